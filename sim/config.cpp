@@ -1,0 +1,225 @@
+#include "sim/config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "sim/units.hpp"
+
+namespace ttsim {
+namespace {
+
+// Levenshtein distance, for "did you mean" hints on misspelled keys.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string join_path(const std::string& parent, std::string_view key) {
+    return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+}
+
+
+}  // namespace
+
+ConfigNode ConfigNode::load_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open scenario file", SourceLocation{path, 0, 0});
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return load_string(buffer.str(), path);
+}
+
+ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {
+    // yaml-cpp accepts a NUL byte silently in places; refuse binary input outright.
+    if (text.find('\0') != std::string::npos)
+        throw InputError("file contains a NUL byte; not a YAML text file", SourceLocation{source_name, 0, 0});
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw InputError("YAML syntax error: " + e.msg,
+                         SourceLocation{source_name, e.mark.line + 1, e.mark.column + 1});
+    }
+    if (!root || root.IsNull()) throw InputError("empty document", SourceLocation{source_name, 1, 1});
+    return ConfigNode(root, source_name, "");
+}
+
+SourceLocation ConfigNode::location() const {
+    const YAML::Mark mark = node_.Mark();
+    if (mark.line < 0) return SourceLocation{file_, 0, 0};
+    return SourceLocation{file_, mark.line + 1, mark.column + 1};
+}
+
+void ConfigNode::fail(const std::string& message) const { throw InputError(message, location(), path_); }
+
+bool ConfigNode::is_map() const { return node_.IsMap(); }
+bool ConfigNode::is_sequence() const { return node_.IsSequence(); }
+bool ConfigNode::is_scalar() const { return node_.IsScalar(); }
+
+bool ConfigNode::has(std::string_view key) const {
+    if (!node_.IsMap()) return false;
+    for (const auto& entry : node_)
+        if (entry.first.IsScalar() && entry.first.Scalar() == key) return true;
+    return false;
+}
+
+std::optional<ConfigNode> ConfigNode::optional(std::string_view key) const {
+    if (!node_.IsMap()) fail("expected a mapping (key: value pairs)");
+    for (const auto& entry : node_) {
+        if (entry.first.IsScalar() && entry.first.Scalar() == key) {
+            if (entry.second.IsNull())
+                ConfigNode(entry.first, file_, join_path(path_, key)).fail("has no value");
+            return ConfigNode(entry.second, file_, join_path(path_, key));
+        }
+    }
+    return std::nullopt;
+}
+
+ConfigNode ConfigNode::required(std::string_view key) const {
+    auto child = optional(key);
+    if (!child) fail("missing required key '" + std::string(key) + "'");
+    return *child;
+}
+
+std::vector<std::string> ConfigNode::keys() const {
+    if (!node_.IsMap()) fail("expected a mapping (key: value pairs)");
+    std::vector<std::string> out;
+    for (const auto& entry : node_) {
+        if (!entry.first.IsScalar()) ConfigNode(entry.first, file_, path_).fail("keys must be plain names");
+        out.push_back(entry.first.Scalar());
+    }
+    return out;
+}
+
+void ConfigNode::check_keys(std::initializer_list<std::string_view> allowed) const {
+    check_keys(std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
+    if (!node_.IsMap()) fail("expected a mapping (key: value pairs)");
+    std::vector<std::string> seen;
+    for (const auto& entry : node_) {
+        ConfigNode key_node(entry.first, file_, path_);
+        if (!entry.first.IsScalar()) key_node.fail("keys must be plain names");
+        const std::string& key = entry.first.Scalar();
+        key_node.path_ = join_path(path_, key);
+        // yaml-cpp keeps duplicate keys; a duplicate is almost always a mistake, so refuse it.
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) key_node.fail("duplicate key");
+        seen.push_back(key);
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+        std::string message = "unknown key";
+        std::size_t best = 3;
+        std::string suggestion;
+        for (const auto& candidate : allowed) {
+            const std::size_t d = edit_distance(key, candidate);
+            if (d < best) { best = d; suggestion = candidate; }
+        }
+        if (!suggestion.empty()) message += "; did you mean '" + suggestion + "'?";
+        else {
+            message += "; allowed keys:";
+            for (const auto& candidate : allowed) message += " " + candidate;
+        }
+        key_node.fail(message);
+    }
+}
+
+std::vector<ConfigNode> ConfigNode::items() const {
+    if (!node_.IsSequence()) fail("expected a list");
+    std::vector<ConfigNode> out;
+    std::size_t index = 0;
+    for (const auto& item : node_) {
+        out.push_back(ConfigNode(item, file_, path_ + "[" + std::to_string(index) + "]"));
+        ++index;
+    }
+    return out;
+}
+
+std::string ConfigNode::scalar_text() const {
+    if (!node_.IsScalar()) fail(node_.IsMap() ? "expected a single value, found a mapping"
+                                              : node_.IsSequence() ? "expected a single value, found a list"
+                                                                   : "expected a value");
+    return node_.Scalar();
+}
+
+std::string ConfigNode::as_string() const {
+    std::string text = scalar_text();
+    if (text.empty()) fail("must not be empty");
+    return text;
+}
+
+std::string ConfigNode::as_choice(std::initializer_list<std::string_view> choices) const {
+    std::string text = as_string();
+    for (auto choice : choices)
+        if (text == choice) return text;
+    std::string message = "'" + text + "' is not one of:";
+    for (auto choice : choices) message += " " + std::string(choice);
+    fail(message);
+}
+
+bool ConfigNode::as_bool() const {
+    const std::string text = scalar_text();
+    if (text == "true" || text == "yes" || text == "on") return true;
+    if (text == "false" || text == "no" || text == "off") return false;
+    fail("expected true or false, got '" + text + "'");
+}
+
+std::int64_t ConfigNode::as_int(std::int64_t min, std::int64_t max) const {
+    const std::string text = scalar_text();
+    std::int64_t value = 0;
+    std::size_t used = 0;
+    try {
+        value = std::stoll(text, &used, 10);
+    } catch (const std::exception&) {
+        fail("expected a whole number, got '" + text + "'");
+    }
+    if (used != text.size()) fail("expected a whole number, got '" + text + "'");
+    if (value < min || value > max)
+        fail("value " + text + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    return value;
+}
+
+double ConfigNode::as_double(double min, double max) const {
+    const std::string text = scalar_text();
+    double value = 0;
+    try {
+        value = units::parse_number(text);
+    } catch (const InputError& e) {
+        fail(e.message());
+    }
+    if (value < min || value > max) {
+        std::ostringstream range;
+        range << "value " << text << " is out of range [" << min << ", " << max << "]";
+        fail(range.str());
+    }
+    return value;
+}
+
+// Unit-carrying scalars: the unit parser's message is kept, and the location and key are added.
+#define TTSIM_WITH_LOCATION(expr)      \
+    try {                              \
+        return expr;                   \
+    } catch (const InputError& e) {    \
+        fail(e.message());             \
+    }
+
+std::uint64_t ConfigNode::as_bytes() const { TTSIM_WITH_LOCATION(units::parse_bytes(scalar_text())) }
+double ConfigNode::as_bandwidth() const { TTSIM_WITH_LOCATION(units::parse_bandwidth(scalar_text())) }
+SimTime ConfigNode::as_time() const { TTSIM_WITH_LOCATION(units::parse_time(scalar_text())) }
+double ConfigNode::as_time_seconds() const { TTSIM_WITH_LOCATION(units::parse_time_seconds(scalar_text())) }
+double ConfigNode::as_power() const { TTSIM_WITH_LOCATION(units::parse_power(scalar_text())) }
+
+#undef TTSIM_WITH_LOCATION
+
+}  // namespace ttsim

@@ -1,0 +1,27 @@
+// Strict parsing of quantities with units, as written in scenarios and on the command line.
+//   sizes      "512B", "64KB", "1.5GB" (powers of 1000), "64KiB", "8GiB" (powers of 1024)
+//   bandwidth  "400Gb/s", "50GB/s", "900Mb/s", "1.2TB/s" (bits b or bytes B per second, SI prefixes)
+//   time       "250ps", "1.5ns", "2us", "10ms", "3s", "5min", "2h"
+//   power      "700W", "1.2kW"
+// A bare number without unit is rejected: an ambiguous unit is the classic configuration bug.
+// Failures throw InputError (without location; the caller adds file, line and key).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "sim/time.hpp"
+
+namespace ttsim::units {
+
+std::uint64_t parse_bytes(std::string_view text);     // bytes; must be a whole, non-negative count
+double parse_bandwidth(std::string_view text);        // bytes per second, > 0
+SimTime parse_time(std::string_view text);            // >= 0
+double parse_time_seconds(std::string_view text);     // >= 0, as double seconds (for long durations)
+double parse_power(std::string_view text);            // watts, >= 0
+double parse_number(std::string_view text);           // a plain finite number (no unit)
+
+// Formatting for reports: "8GiB", "1MiB", "3000B".
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace ttsim::units

@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+
+#include "sim/config.hpp"
+#include "sim/event_queue.hpp"
+
+using namespace ttsim;
+
+TEST_CASE("config values carry their location and key path", "[config]") {
+    auto root = ConfigNode::load_string("name: x\nlink:\n  bandwidth: 400Gb/s\n  latency: 1.5us\n", "t.yaml");
+    root.check_keys({"name", "link"});
+    auto link = root.required("link");
+    CHECK(link.required("bandwidth").as_bandwidth() == Approx(50e9));
+    CHECK(link.required("latency").as_time().ps() == 1'500'000);
+    CHECK(link.required("latency").location().line == 4);
+    CHECK(link.required("latency").path() == "link.latency");
+}
+
+TEST_CASE("config errors name file, line and key", "[config]") {
+    auto root = ConfigNode::load_string("name: x\nlink:\n  bandwith: 400Gb/s\n", "t.yaml");
+    CHECK_THROWS_WITH(root.required("link").check_keys({"bandwidth", "latency"}),
+                      Catch::Contains("t.yaml:3") && Catch::Contains("link.bandwith") &&
+                          Catch::Contains("did you mean 'bandwidth'"));
+    CHECK_THROWS_WITH(root.required("link").required("latency"), Catch::Contains("missing required key 'latency'"));
+    auto units = ConfigNode::load_string("bw: 400\n", "u.yaml");
+    CHECK_THROWS_WITH(units.required("bw").as_bandwidth(), Catch::Contains("u.yaml:1") && Catch::Contains("no unit"));
+    CHECK_THROWS_WITH(ConfigNode::load_string("a: [1, 2\n", "s.yaml"), Catch::Contains("s.yaml:") && Catch::Contains("syntax"));
+    auto dup = ConfigNode::load_string("a: 1\na: 2\n", "d.yaml");
+    CHECK_THROWS_WITH(dup.check_keys({"a"}), Catch::Contains("duplicate"));
+    auto numbers = ConfigNode::load_string("n: 12x\nm: -3\nf: .nan\n", "n.yaml");
+    CHECK_THROWS_AS(numbers.required("n").as_int(0, 10), InputError);
+    CHECK_THROWS_WITH(numbers.required("m").as_int(0, 10), Catch::Contains("out of range"));
+    CHECK_THROWS_AS(numbers.required("f").as_double(0, 1), InputError);
+}
+
+TEST_CASE("events run in (time, insertion) order", "[engine]") {
+    Simulation sim;
+    std::vector<int> order;
+    sim.schedule_at(SimTime::nanoseconds(5), [&] { order.push_back(2); });
+    sim.schedule_at(SimTime::nanoseconds(1), [&] { order.push_back(0); });
+    sim.schedule_at(SimTime::nanoseconds(5), [&] { order.push_back(3); });
+    sim.schedule_at(SimTime::nanoseconds(1), [&] {
+        order.push_back(1);
+        sim.schedule_after(SimTime::zero(), [&] { order.push_back(10); });  // same time, after those queued
+    });
+    sim.run();
+    CHECK(order == std::vector<int>{0, 1, 10, 2, 3});
+    CHECK(sim.now() == SimTime::nanoseconds(5));
+    CHECK(sim.events_processed() == 5);
+    CHECK_THROWS_AS(sim.schedule_at(SimTime::nanoseconds(1), [] {}), InternalError);
+}

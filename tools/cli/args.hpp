@@ -1,0 +1,54 @@
+// Command-line options, each declared once (name, value placeholder, default, help). The same declaration
+// parses the arguments strictly (an unknown or repeated flag, a missing value -> InputError naming the flag)
+// and prints the subcommand's --help, so the help can never drift from what is accepted.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttsim::cli {
+
+struct OptionSpec {
+    std::string name;         // without dashes: "gpus"
+    std::string placeholder;  // "N"; empty for a boolean switch
+    std::string help;
+    std::string default_value;  // shown in --help; empty = no default
+};
+
+class ArgParser {
+public:
+    ArgParser(std::string command, std::string synopsis, std::string description);
+    ArgParser& option(std::string name, std::string placeholder, std::string help, std::string default_value = "");
+    ArgParser& flag(std::string name, std::string help);
+    ArgParser& positional(std::string name, std::string help, bool required = true);
+
+    // Returns false when --help was asked for (the help text has then been written to `help_out`).
+    bool parse(const std::vector<std::string>& args, std::ostream& help_out);
+    std::string help_text() const;
+
+    bool has(const std::string& name) const;
+    std::string get(const std::string& name) const;  // value or declared default; InputError if neither
+    std::optional<std::string> get_optional(const std::string& name) const;
+    bool get_flag(const std::string& name) const;
+    long long get_int(const std::string& name, long long min, long long max) const;
+    double get_double(const std::string& name, double min, double max) const;
+    std::optional<std::string> positional_value(const std::string& name) const;
+
+    // An InputError that names the flag.
+    [[noreturn]] void fail(const std::string& name, const std::string& message) const;
+
+private:
+    const OptionSpec* find(const std::string& name) const;
+    std::string command_;
+    std::string synopsis_;
+    std::string description_;
+    std::vector<OptionSpec> options_;
+    std::vector<std::pair<std::string, std::string>> positional_specs_;
+    std::vector<bool> positional_required_;
+    std::map<std::string, std::string> values_;
+    std::map<std::string, std::string> positional_values_;
+};
+
+}  // namespace ttsim::cli

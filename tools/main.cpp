@@ -1,0 +1,32 @@
+// The `ttsim` program. The only place where errors become exit codes:
+//   2 = the user's input is wrong (InputError: message names file:line:column and key, or the flag),
+//   3 = a bug in ttsim (InternalError or anything unexpected).
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "sim/errors.hpp"
+#include "tools/cli/commands.hpp"
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    try {
+        const int code = ttsim::cli::dispatch(args, std::cout);
+        std::cout.flush();
+        return code;
+    } catch (const ttsim::InputError& e) {
+        std::cout.flush();
+        std::cerr << "ttsim: error: " << e.what() << "\n";
+        return 2;
+    } catch (const ttsim::InternalError& e) {
+        std::cerr << "ttsim: " << e.what() << " (please report this bug)\n";
+        return 3;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "ttsim: internal error: out of memory\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "ttsim: internal error: " << e.what() << " (please report this bug)\n";
+        return 3;
+    }
+}
