@@ -6,6 +6,9 @@ std::vector<Command> all_commands() {
     return {
         {"collective", "nccl-tests-like sweep of one collective over message sizes", run_collective},
         {"run", "run a YAML scenario (scenarios/*.yaml)", run_scenario},
+        {"predict", "predict time-to-train of one workload on one system", run_predict},
+        {"calibrate", "fit compute profiles to the MLPerf v4.1 results (NLopt)", run_calibrate},
+        {"validate", "in-sample and hold-out error of the calibrated simulator", run_validate},
     };
 }
 

@@ -1,0 +1,79 @@
+// Fitting compute profiles to the MLPerf Training v4.1 results, and checking them.
+//
+// Data: each distinct scored result once (models/mlperf/results.hpp), accelerator families H100-SXM, H200-SXM and
+// B200; target = ttt_minutes_official_scaled (the published score). Each result is turned into a PreparedScenario
+// with the layout it actually ran (GPU count, global batch, gradient accumulation from the CSV; TP/CP/DP and
+// switches from NVIDIA's published layout at the nearest scale, CP doubled when the batch does not otherwise split).
+//
+// Fit: per (workload, GPU) the parameters of ComputeProfile (log f_max, log x_half, log fixed_step_seconds) minimise
+// the sum of squared log errors log(predicted / published) with NLopt LN_BOBYQA on log-parameters within bounds.
+// H100-SXM has results at several scales and fits all three; H200-SXM and B200 (single-node results only, a
+// single per-GPU batch) fit f_max only and take x_half and the fixed step cost from H100-SXM's fit of the same
+// workload. The prepared scenarios hold the collective durations, so one objective evaluation costs a few event
+// simulations (microseconds).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_profile.hpp"
+#include "models/mlperf/results.hpp"
+#include "models/training/predict.hpp"
+
+namespace ttsim {
+
+struct CalibrationPoint {
+    MlperfResult result;
+    PreparedScenario scenario;
+    double published_minutes = 0;
+};
+
+struct CalibrationOptions {
+    std::optional<std::filesystem::path> results_csv;    // default: shipped v4.1_results.csv
+    std::optional<int> max_gpus;                         // fit only results with <= this many GPUs
+    std::vector<std::string> families = {"H100-SXM", "H200-SXM", "B200"};
+};
+
+struct PointError {
+    std::string workload, gpu, submitter, system;
+    int gpus = 0;
+    int global_batch = 0;
+    double published_minutes = 0, predicted_minutes = 0;
+    double error = 0;                                    // predicted / published - 1
+};
+
+struct CalibrationReport {
+    ProfileSet profiles;
+    std::vector<PointError> fitted;                      // every result used, predicted vs published
+    double rms_log_error = 0;
+    int objective_evaluations = 0;
+    std::string data_description;                        // data file and filter, for headers
+};
+
+// All distinct scored results of the families, as prepared scenarios (no filter on GPU count).
+std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options);
+
+CalibrationReport calibrate(const CalibrationOptions& options);
+CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description);
+
+PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles);
+double mean_absolute_percentage_error(const std::vector<PointError>& errors);   // in percent
+
+// Hold-out validation: calibrate on results with <= fit_max_gpus GPUs only, predict every H100/H200 result with
+// >= predict_min_gpus GPUs. The held-out results are never passed to the fit.
+struct HoldoutReport {
+    CalibrationReport fit;
+    std::vector<PointError> predicted;
+    double mape_percent = 0;
+};
+HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus = 64,
+                                 int predict_min_gpus = 128);
+
+}  // namespace ttsim
+
+namespace ttsim {
+// Fixed-width table of points (workload, GPU, GPUs, batch, submitter, published, predicted, error %).
+std::string format_point_table(const std::vector<PointError>& points);
+}  // namespace ttsim

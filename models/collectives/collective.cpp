@@ -1,0 +1,90 @@
+// Names and nccl-tests factors of the collective vocabulary (collective.hpp).
+#include "models/collectives/collective.hpp"
+
+#include <array>
+#include <cctype>
+#include <utility>
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+namespace {
+
+// Lower-cases and drops '-', '_' and ' ' so that "All-Reduce", "all_reduce" and "allreduce" agree.
+std::string normalise(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        if (c == '-' || c == '_' || c == ' ') continue;
+        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+template <typename Enum, std::size_t N>
+Enum parse_name(std::string_view text, const std::array<std::pair<const char*, Enum>, N>& names,
+                const char* what) {
+    const std::string key = normalise(text);
+    for (const auto& [name, value] : names)
+        if (key == normalise(name)) return value;
+    std::string valid;
+    for (const auto& [name, value] : names) valid += (valid.empty() ? "" : ", ") + std::string(name);
+    throw InputError("unknown " + std::string(what) + " '" + std::string(text) + "'; valid: " + valid);
+}
+
+constexpr std::array<std::pair<const char*, CollectiveOp>, 5> kOps{{
+    {"allreduce", CollectiveOp::AllReduce},
+    {"reducescatter", CollectiveOp::ReduceScatter},
+    {"allgather", CollectiveOp::AllGather},
+    {"broadcast", CollectiveOp::Broadcast},
+    {"alltoall", CollectiveOp::AllToAll},
+}};
+constexpr std::array<std::pair<const char*, CollectiveAlgorithm>, 7> kAlgorithms{{
+    {"auto", CollectiveAlgorithm::Auto},
+    {"ring", CollectiveAlgorithm::Ring},
+    {"tree", CollectiveAlgorithm::Tree},
+    {"hierarchical", CollectiveAlgorithm::Hierarchical},
+    {"nvls", CollectiveAlgorithm::Nvls},
+    {"sharp", CollectiveAlgorithm::Sharp},
+    {"direct", CollectiveAlgorithm::Direct},
+}};
+constexpr std::array<std::pair<const char*, NcclProtocol>, 4> kProtocols{{
+    {"auto", NcclProtocol::Auto},
+    {"LL", NcclProtocol::LL},
+    {"LL128", NcclProtocol::LL128},
+    {"Simple", NcclProtocol::Simple},
+}};
+
+template <typename Enum, std::size_t N>
+std::string_view name_of(Enum value, const std::array<std::pair<const char*, Enum>, N>& names) {
+    for (const auto& [name, v] : names)
+        if (v == value) return name;
+    TTSIM_ASSERT(false, "enum value without a name");
+    return {};
+}
+
+}  // namespace
+
+std::string_view to_string(CollectiveOp op) { return name_of(op, kOps); }
+std::string_view to_string(CollectiveAlgorithm algorithm) { return name_of(algorithm, kAlgorithms); }
+std::string_view to_string(NcclProtocol protocol) { return name_of(protocol, kProtocols); }
+
+CollectiveOp parse_collective_op(std::string_view text) { return parse_name(text, kOps, "collective"); }
+CollectiveAlgorithm parse_collective_algorithm(std::string_view text) {
+    return parse_name(text, kAlgorithms, "collective algorithm");
+}
+NcclProtocol parse_nccl_protocol(std::string_view text) { return parse_name(text, kProtocols, "NCCL protocol"); }
+
+double bus_bandwidth_factor(CollectiveOp op, int n) {
+    if (n < 2) return 0.0;
+    const double nn = static_cast<double>(n);
+    switch (op) {
+        case CollectiveOp::AllReduce: return 2.0 * (nn - 1.0) / nn;
+        case CollectiveOp::ReduceScatter:
+        case CollectiveOp::AllGather:
+        case CollectiveOp::AllToAll: return (nn - 1.0) / nn;
+        case CollectiveOp::Broadcast: return 1.0;
+    }
+    return 0.0;
+}
+
+}  // namespace ttsim

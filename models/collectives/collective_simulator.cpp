@@ -1,0 +1,151 @@
+// The collective simulator: request -> layout -> plan -> flow simulation (cached) -> NCCL latency and
+// protocol -> result (collective_simulator.hpp).
+#include "models/collectives/collective_simulator.hpp"
+
+#include <cmath>
+
+#include "models/collectives/lower_bound.hpp"
+#include "models/collectives/plan.hpp"
+#include "models/collectives/tuner.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+namespace {
+
+void check_fraction(double value, const char* key, bool zero_means_default) {
+    if (zero_means_default && value == 0.0) return;
+    if (!(std::isfinite(value) && value > 0.0 && value <= 1.0))
+        throw InputError("must be in (0, 1], got " + std::to_string(value), {}, key);
+}
+
+}  // namespace
+
+CollectiveSimulator::CollectiveSimulator(const Topology& topology, CollectiveOptions options)
+    : topology_(topology), options_(options), generation_(gpu_generation_of(topology)),
+      params_(nccl_params(generation_)), router_(topology) {
+    check_fraction(options_.efficiency.nvlink, "nvlink_efficiency", true);
+    check_fraction(options_.efficiency.infiniband, "infiniband_efficiency", false);
+    check_fraction(options_.efficiency.pcie, "pcie_efficiency", false);
+    check_fraction(options_.efficiency.ethernet, "ethernet_efficiency", false);
+    check_fraction(options_.nvls_efficiency, "nvls_efficiency", true);
+    if (!(std::isfinite(options_.net_overhead_us) && options_.net_overhead_us >= 0.0))
+        throw InputError("must be >= 0 microseconds", {}, "net_overhead_us");
+    if (options_.nccl_channels < 1) throw InputError("must be >= 1", {}, "nccl_channels");
+    capacity_.reserve(topology.links().size());
+    for (const LinkSpec& link : topology.links())
+        capacity_.push_back(link_capacity(link, generation_, options_.efficiency));
+}
+
+const CollectiveSimulator::CacheEntry& CollectiveSimulator::simulated(const GroupLayout& layout, CollectiveOp op,
+                                                                      CollectiveAlgorithm algorithm,
+                                                                      std::uint64_t bytes, bool& was_cached) {
+    CacheKey key{op, algorithm, bytes, op == CollectiveOp::Broadcast ? layout.root() : -1, layout.ranks()};
+    if (const auto it = cache_.find(key); it != cache_.end()) {
+        ++cache_hits_;
+        was_cached = true;
+        return it->second;
+    }
+    was_cached = false;
+    const double s = static_cast<double>(bytes);
+    CollectivePlan plan;
+    switch (algorithm) {
+        case CollectiveAlgorithm::Ring: plan = build_ring_plan(layout, op, s, router_); break;
+        case CollectiveAlgorithm::Tree: plan = build_tree_plan(layout, s, router_); break;
+        case CollectiveAlgorithm::Hierarchical: plan = build_hierarchical_plan(layout, s, router_); break;
+        case CollectiveAlgorithm::Nvls:
+            plan = build_nvls_plan(layout, op, s,
+                                   options_.nvls_efficiency > 0.0 ? options_.nvls_efficiency
+                                                                  : nvls_efficiency(generation_));
+            break;
+        case CollectiveAlgorithm::Sharp: plan = build_sharp_plan(layout, s, router_, kSharpEfficiency); break;
+        case CollectiveAlgorithm::Direct: plan = build_direct_plan(layout, s, router_); break;
+        case CollectiveAlgorithm::Auto: TTSIM_ASSERT(false, "auto must be resolved before simulation");
+    }
+    CacheEntry entry;
+    entry.plan = simulate_plan(plan, topology_, capacity_, options_.check_link_capacities);
+    entry.fill_fraction = plan.pipeline_fill_fraction;
+    ++simulations_;
+    if (cache_.size() >= options_.max_cache_entries) cache_.clear();
+    return cache_.emplace(std::move(key), std::move(entry)).first->second;
+}
+
+CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const CollectiveRequest& request,
+                                               CollectiveAlgorithm algorithm) {
+    bool cached = false;
+    const CacheEntry& entry = simulated(layout, request.op, algorithm, request.bytes, cached);
+    const SimulatedPlan& sp = entry.plan;
+    const double bytes = static_cast<double>(request.bytes);
+    const LatencyShape shape{request.op, layout.size(), layout.island_count(), layout.max_per_island(),
+                             options_.net_overhead_us};
+    const double simple_seconds = sp.bandwidth_time.seconds() * (1.0 + entry.fill_fraction);
+    const ProtocolChoice choice = choose_protocol(params_, algorithm, request.protocol, shape, bytes, simple_seconds,
+                                                  options_.nccl_channels);
+    CollectiveResult r;
+    r.algorithm = algorithm;
+    r.protocol = choice.protocol;
+    r.ranks = layout.size();
+    r.islands = layout.island_count();
+    r.latency = SimTime::from_microseconds(choice.latency_us);
+    r.bandwidth_time = SimTime::from_seconds(choice.bandwidth_seconds);
+    r.duration = r.latency + r.bandwidth_time;
+    if (r.duration > SimTime::zero()) {
+        r.algbw_bytes_per_s = bytes / r.duration.seconds();
+        r.busbw_bytes_per_s = r.algbw_bytes_per_s * bus_bandwidth_factor(request.op, layout.size());
+    }
+    r.lower_bound = collective_lower_bound(layout, request.op, bytes);
+    r.max_link_utilisation = sp.max_link_utilisation;
+    r.busiest_link = sp.busiest_link;
+    r.mean_link_utilisation = sp.mean_link_utilisation;
+    r.links_used = sp.links_used;
+    r.flows_simulated = sp.flows;
+    r.events = sp.events;
+    r.fingerprint = sp.fingerprint;
+    r.cached = cached;
+    return r;
+}
+
+CollectiveResult CollectiveSimulator::run(const CollectiveRequest& request) {
+    const GroupLayout layout(topology_, request.group);
+    if (request.algorithm != CollectiveAlgorithm::Auto) {
+        const std::string reason = inapplicable_reason(request.algorithm, request.op, layout, options_.sharp_enabled);
+        if (!reason.empty())
+            throw InputError("algorithm '" + std::string(to_string(request.algorithm)) + "' cannot run " +
+                             std::string(to_string(request.op)) + " here: " + reason);
+    }
+    std::vector<CollectiveAlgorithm> candidates;
+    if (request.algorithm == CollectiveAlgorithm::Auto) {
+        // A forced LL / LL128 protocol narrows `auto` to the algorithms that run it (ring, tree).
+        const bool low_latency = request.protocol == NcclProtocol::LL || request.protocol == NcclProtocol::LL128;
+        for (const CollectiveAlgorithm a : candidate_algorithms(request.op, layout, options_.sharp_enabled))
+            if (!low_latency || a == CollectiveAlgorithm::Ring || a == CollectiveAlgorithm::Tree)
+                candidates.push_back(a);
+        if (candidates.empty())
+            throw InputError("no algorithm runs " + std::string(to_string(request.op)) + " with protocol " +
+                             std::string(to_string(request.protocol)));
+    } else {
+        candidates.push_back(request.algorithm);
+    }
+
+    if (layout.size() < 2 || request.bytes == 0) {
+        // Nothing crosses a link: NCCL returns after a local copy at most. Zero time, zero bandwidth.
+        CollectiveResult r;
+        r.algorithm = candidates.front();
+        r.protocol = request.protocol == NcclProtocol::Auto ? NcclProtocol::Simple : request.protocol;
+        r.ranks = layout.size();
+        r.islands = layout.island_count();
+        return r;
+    }
+    if (candidates.size() == 1) return evaluate(layout, request, candidates.front());
+
+    CollectiveResult best;
+    std::vector<AlgorithmEstimate> considered;
+    for (const CollectiveAlgorithm a : candidates) {
+        CollectiveResult r = evaluate(layout, request, a);
+        considered.push_back({a, r.protocol, r.duration});
+        if (considered.size() == 1 || r.duration < best.duration) best = std::move(r);
+    }
+    best.considered = std::move(considered);
+    return best;
+}
+
+}  // namespace ttsim

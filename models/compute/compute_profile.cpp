@@ -1,0 +1,161 @@
+#include "models/compute/compute_profile.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "sim/config.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+// Why the unfitted defaults in ComputeProfile are what they are (estimates, not fitted; the v4.1 data cannot
+// separate them from the fitted terms):
+//  - step_jitter_cv 1%: typical run-to-run per-step spread of a synchronous data-parallel step on a quiet DGX
+//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs.
+//  - eval_fixed_seconds 50 ms: one evaluation launches a forward pass, all-reduces a metric and logs; at 3472
+//    GPUs BERT's eval compute is a few sequences per GPU, so this fixed part dominates there.
+//  - tp_comm_exposed_fraction 0.3: NeMo's TP communication overlap (NVIDIA LoRA configs) hides most of the
+//    tensor-parallel all-gather/reduce-scatter behind GEMMs; 30% exposed is our estimate.
+
+double peak_flops(const GpuSpec& gpu, bool fp8) {
+    if (fp8 && gpu.fp8_dense_flops) return *gpu.fp8_dense_flops;
+    return gpu.bf16_dense_flops;
+}
+
+double micro_step_compute_seconds(const ComputeProfile& profile, const Workload& workload, const GpuSpec& gpu,
+                                  bool fp8, double samples_per_gpu) {
+    TTSIM_ASSERT(samples_per_gpu > 0, "micro step needs a positive per-GPU batch");
+    const double per_sample = workload.train_flops_per_sample / (peak_flops(gpu, fp8) * profile.max_flops_fraction);
+    return per_sample * (samples_per_gpu + profile.half_saturation_samples);
+}
+
+double forward_seconds(const ComputeProfile& profile, const Workload& workload, const GpuSpec& gpu, bool fp8,
+                       double samples_per_gpu) {
+    if (samples_per_gpu <= 0) return 0.0;
+    const double per_sample = workload.forward_flops_per_sample / (peak_flops(gpu, fp8) * profile.max_flops_fraction);
+    // Forward is a third of the train FLOPs; the launch-bound part scales the same way.
+    return per_sample * (samples_per_gpu + profile.half_saturation_samples);
+}
+
+double optimizer_seconds(const Workload& workload, const GpuSpec& gpu, int optimizer_shards) {
+    TTSIM_ASSERT(optimizer_shards >= 1, "optimizer shards must be >= 1");
+    const double bytes = static_cast<double>(workload.trainable_params) * kOptimizerBytesPerParam / optimizer_shards;
+    return bytes / gpu.hbm_bandwidth;
+}
+
+ComputeProfile transfer_profile(const ComputeProfile& source, const GpuSpec& target) {
+    ComputeProfile p = source;
+    p.gpu = target.name;
+    // Achieved fraction, saturation batch and host costs carry over; peak FLOP/s and HBM bandwidth are the
+    // target's through peak_flops()/optimizer_seconds(), which is the scaling.
+    p.transferred_from = source.transferred_from ? *source.transferred_from : source.gpu;
+    return p;
+}
+
+void ProfileSet::add(ComputeProfile profile) {
+    auto key = std::make_pair(profile.workload, profile.gpu);
+    profiles_[key] = std::move(profile);
+}
+
+bool ProfileSet::contains(const std::string& workload, const std::string& gpu) const {
+    return profiles_.count({workload, gpu}) > 0;
+}
+
+ComputeProfile ProfileSet::find(const Workload& workload, const GpuSpec& gpu, std::string* transfer_note) const {
+    auto it = profiles_.find({workload.name, gpu.name});
+    if (it != profiles_.end() && !it->second.transferred_from) return it->second;
+    if (it != profiles_.end()) {
+        if (transfer_note)
+            *transfer_note = "no v4.1 calibration for " + gpu.name + "; " + workload.name + " profile transferred from " +
+                             *it->second.transferred_from + " by scaling with peak FLOP/s and HBM bandwidth";
+        return it->second;
+    }
+    const ComputeProfile* best = nullptr;
+    double best_distance = 0;
+    for (const auto& [key, profile] : profiles_) {
+        if (key.first != workload.name || profile.transferred_from) continue;
+        const GpuSpec& source = find_gpu(profile.gpu);
+        const double distance = std::abs(std::log(source.bf16_dense_flops / gpu.bf16_dense_flops)) +
+                                (profile.gpu == "H100-SXM" ? -1e-9 : 0.0);
+        if (!best || distance < best_distance) {
+            best = &profile;
+            best_distance = distance;
+        }
+    }
+    if (!best)
+        throw InputError("no calibrated compute profile for workload '" + workload.name +
+                         "' in the profile set; run 'ttsim calibrate' or pass --profiles DIR");
+    if (transfer_note)
+        *transfer_note = "no v4.1 calibration for " + gpu.name + "; " + workload.name + " profile transferred from " +
+                         best->gpu + " by scaling with peak FLOP/s and HBM bandwidth";
+    return transfer_profile(*best, gpu);
+}
+
+std::filesystem::path ProfileSet::default_dir() {
+    if (const char* env = std::getenv("TTSIM_PROFILES_DIR"); env && *env) return env;
+    return std::filesystem::path(TTSIM_SOURCE_DIR) / "models" / "profiles";
+}
+
+ProfileSet ProfileSet::load_dir(const std::filesystem::path& dir) {
+    const auto file = dir / "profiles.yaml";
+    if (!std::filesystem::is_regular_file(file))
+        throw InputError("profile file " + file.string() + " not found (write one with 'ttsim calibrate --out " +
+                             dir.string() + "')",
+                         {}, "profiles");
+    return load_file(file);
+}
+
+ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
+    ConfigNode root = ConfigNode::load_file(file.string());
+    root.check_keys({"format", "profiles"});
+    if (root.required("format").as_string() != "ttsim-compute-profiles-1")
+        root.required("format").fail("expected 'ttsim-compute-profiles-1'");
+    ProfileSet set;
+    for (const ConfigNode& item : root.required("profiles").items()) {
+        item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
+                         "step_jitter_cv", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from"});
+        ComputeProfile p;
+        p.workload = find_workload(item.required("workload").as_string()).name;
+        p.gpu = find_gpu(item.required("gpu").as_string()).name;
+        p.max_flops_fraction = item.required("max_flops_fraction").as_double(1e-4, 1.0);
+        p.half_saturation_samples = item.required("half_saturation_samples").as_double(0.0, 1e6);
+        p.fixed_step_seconds = item.required("fixed_step_seconds").as_double(0.0, 100.0);
+        if (auto n = item.optional("step_jitter_cv")) p.step_jitter_cv = n->as_double(0.0, 1.0);
+        if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
+        if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
+        if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
+        if (set.contains(p.workload, p.gpu)) item.fail("duplicate profile for " + p.workload + " on " + p.gpu);
+        set.add(std::move(p));
+    }
+    return set;
+}
+
+void ProfileSet::save_file(const std::filesystem::path& file) const {
+    std::ostringstream out;
+    std::istringstream header(header_comment);
+    for (std::string line; std::getline(header, line);) out << "# " << line << "\n";
+    out << "format: ttsim-compute-profiles-1\nprofiles:\n";
+    out << std::setprecision(10);
+    for (const auto& [key, p] : profiles_) {
+        out << "  - workload: " << p.workload << "\n"
+            << "    gpu: " << p.gpu << "\n"
+            << "    max_flops_fraction: " << p.max_flops_fraction << "\n"
+            << "    half_saturation_samples: " << p.half_saturation_samples << "\n"
+            << "    fixed_step_seconds: " << p.fixed_step_seconds << "\n"
+            << "    step_jitter_cv: " << p.step_jitter_cv << "\n"
+            << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
+            << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
+        if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";
+    }
+    std::error_code ec;
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+    std::ofstream f(file);
+    if (!f) throw InputError("cannot write " + file.string(), {}, "out");
+    f << out.str();
+    if (!f) throw InputError("error writing " + file.string(), {}, "out");
+}
+
+}  // namespace ttsim

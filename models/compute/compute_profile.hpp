@@ -1,0 +1,94 @@
+// Compute profile of one (workload, GPU) pair: how long forward+backward of one micro step takes on one GPU,
+// and the fixed per-step costs around it. Physics first, few parameters, all calibrated (models/calibration).
+//
+//   micro-step compute [s] = FLOPs(x) / (peak FLOP/s * f(x)),   f(x) = f_max * x / (x + x_half)
+//     x = samples per GPU per micro step = per-rank micro batch / (TP * CP) (a TP/CP group shares each sample)
+//     => time = FLOP_per_sample / (peak * f_max) * (x + x_half): linear in x, with a fixed part that stands for
+//        kernels too small to fill the GPU (launch-bound, latency-bound work) at small per-GPU batches.
+//   per optimizer step  [s] = fixed_step_seconds (host overhead, launches, data loader, loss-scale checks)
+//                            + optimizer bytes per GPU / HBM bandwidth (the optimizer is memory bound: it reads
+//                              and writes master weights, two Adam/LAMB moments and the gradient).
+//
+// Peak FLOP/s: the catalog's FP8 figure when the layout runs FP8 (LoRA on NVIDIA), else dense BF16.
+// GPUs without v4.1 results (GB200, MI300X, A100) get a profile transferred from a calibrated one: the achieved
+// fraction is kept (same software stack assumed), peak FLOP/s and HBM bandwidth come from the target GPU's
+// catalog entry, fixed host costs are kept; the profile is marked `transferred_from` and predictions warn.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hardware/gpu_catalog.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace ttsim {
+
+struct ComputeProfile {
+    std::string workload;                  // canonical workload name, e.g. "bert"
+    std::string gpu;                       // canonical GPU catalog name, e.g. "H100-SXM"
+
+    // Fitted parameters.
+    double max_flops_fraction = 0.4;       // f_max: achieved fraction of peak at large per-GPU batch (0..1]
+    double half_saturation_samples = 1.0;  // x_half: samples per GPU per micro step at which f = f_max / 2
+    double fixed_step_seconds = 0.005;     // per optimizer step, seconds
+
+    // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
+    double step_jitter_cv = 0.01;          // per-GPU step-time coefficient of variation (OS noise, clocks)
+    double eval_fixed_seconds = 0.05;      // per evaluation: launch, metric all-reduce, host-side bookkeeping
+    double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
+
+    std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
+};
+
+// Optimizer memory traffic per trainable parameter per step, bytes: fp32 master weight (read+write 8), two fp32
+// moments (read+write 16), fp16/bf16 gradient read (2) and fp16/bf16 weight copy write (2) = 28 bytes (Adam,
+// LAMB; LAMB's extra norm pass is small). Source: mixed-precision Adam/LAMB state layout (apex FusedAdam/LAMB).
+inline constexpr double kOptimizerBytesPerParam = 28.0;
+
+// Peak FLOP/s the profile scales against for this layout (FP8 when fp8 is set and the GPU has it).
+double peak_flops(const GpuSpec& gpu, bool fp8);
+
+// Forward+backward seconds of one micro step on one GPU at `samples_per_gpu` (= x above, > 0).
+double micro_step_compute_seconds(const ComputeProfile& profile, const Workload& workload, const GpuSpec& gpu,
+                                  bool fp8, double samples_per_gpu);
+
+// Forward-only seconds for `samples_per_gpu` evaluation samples on one GPU (same efficiency curve).
+double forward_seconds(const ComputeProfile& profile, const Workload& workload, const GpuSpec& gpu, bool fp8,
+                       double samples_per_gpu);
+
+// Optimizer step seconds on one GPU: optimizer bytes (sharded over `optimizer_shards` ranks with the distributed
+// optimizer, else 1) / HBM bandwidth.
+double optimizer_seconds(const Workload& workload, const GpuSpec& gpu, int optimizer_shards);
+
+// Calibrated (or transferred) profiles keyed by (workload, GPU), plus where they came from.
+class ProfileSet {
+public:
+    void add(ComputeProfile profile);
+    // The profile for (workload, gpu). When missing, transfers from the calibrated profile of the same workload
+    // on the nearest GPU (by peak BF16 FLOP/s, preferring H100-SXM at ties) and records a warning text in
+    // `transfer_note`; none calibrated for the workload at all -> InputError.
+    ComputeProfile find(const Workload& workload, const GpuSpec& gpu, std::string* transfer_note = nullptr) const;
+    bool contains(const std::string& workload, const std::string& gpu) const;
+    const std::map<std::pair<std::string, std::string>, ComputeProfile>& all() const { return profiles_; }
+
+    std::string header_comment;            // provenance (data, filter, date, residual), written into YAML
+
+    // YAML: one file `profiles.yaml` under a directory; strict (unknown keys -> InputError with file:line).
+    static ProfileSet load_file(const std::filesystem::path& file);
+    static ProfileSet load_dir(const std::filesystem::path& dir);
+    void save_file(const std::filesystem::path& file) const;
+    // The shipped full-data calibration: <source root>/models/profiles/profiles.yaml (env TTSIM_PROFILES_DIR
+    // overrides the directory).
+    static std::filesystem::path default_dir();
+
+private:
+    std::map<std::pair<std::string, std::string>, ComputeProfile> profiles_;
+};
+
+// A profile for `target` derived from `source` calibrated on another GPU (rule in the header comment).
+ComputeProfile transfer_profile(const ComputeProfile& source, const GpuSpec& target);
+
+}  // namespace ttsim

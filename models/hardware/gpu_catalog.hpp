@@ -1,0 +1,67 @@
+// Catalog of accelerators ttsim can model: peak compute, memory, scale-up (NVLink / Infinity Fabric) and scale-out
+// (NIC) figures, power. Values are compiled in from models/data/hardware/params.yaml; gpu_catalog.cpp cites the
+// `src` key of every value. Units are SI base units throughout: FLOP/s, bytes, bytes/s, watts.
+//
+// Lookup is by name, case-insensitive, ignoring '-', '_' and spaces, with aliases ("h100", "H100-SXM",
+// "h100-sxm5", "H100_SXM5_80GB" all find H100-SXM). What-if studies start from a catalog entry and override
+// fields on a copy: make_variant(find_gpu("h100"), "H100-2xHBM") then edit, then validate_gpu_spec().
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttsim {
+
+struct GpuSpec {
+    std::string name;                 // canonical catalog name, e.g. "H100-SXM"
+    std::string description;          // e.g. "NVIDIA H100 SXM5 80GB (HGX/DGX H100)"
+    std::string vendor;               // "NVIDIA" or "AMD"
+    bool hypothetical = false;        // true for what-if variants made with make_variant()
+
+    // Peak dense tensor-core throughput (2:4 sparsity excluded), FLOP/s.
+    double bf16_dense_flops = 0;
+    std::optional<double> fp8_dense_flops;   // nullopt: no FP8 tensor cores (A100)
+
+    // High-bandwidth memory.
+    double hbm_capacity_bytes = 0;                 // nominal (vendor GB = 1e9 bytes)
+    std::optional<double> hbm_reported_bytes;      // as the driver reports it in MLPerf system files (MiB * 2^20)
+    double hbm_bandwidth = 0;                      // bytes/s, vendor peak
+
+    // Scale-up fabric (NVLink + NVSwitch, or AMD Infinity Fabric point to point).
+    int scaleup_links = 0;                         // links per GPU
+    double scaleup_bandwidth_per_direction = 0;    // bytes/s per GPU, all links, one direction (line rate)
+    double scaleup_bandwidth_bidirectional = 0;    // bytes/s per GPU, both directions (the marketing figure)
+    // What the collective library itself assumes one link delivers, bytes/s per direction (NCCL's
+    // SM80/SM90/SM100_NVLINK_BW, RCCL's 48 GB/s per XGMI link); nullopt where no such constant is known.
+    std::optional<double> collective_effective_link_bandwidth;
+    bool scaleup_switched = true;                  // false: links are point to point (MI300X), no switch
+    int gpus_per_scaleup_domain = 0;               // GPUs reachable over the scale-up fabric (8, or 72 on NVL72)
+
+    // Scale-out network: compute NICs per GPU and each NIC's line rate, bytes/s per direction.
+    int nics_per_gpu = 0;
+    double nic_bandwidth_per_direction = 0;
+
+    // Power.
+    double tdp_watts = 0;
+    double idle_watts = 0;                         // an estimate, see gpu_catalog.cpp
+};
+
+// All catalog entries, in a fixed order (A100-SXM, H100-SXM, H200-SXM, B200, GB200, MI300X).
+const std::vector<GpuSpec>& gpu_catalog();
+
+// Canonical names of all catalog entries, in catalog order.
+std::vector<std::string> gpu_names();
+
+// Looks a GPU up by name or alias. Unknown names throw InputError listing the valid names.
+const GpuSpec& find_gpu(std::string_view name);
+
+// A copy of `base` renamed to `variant_name` and marked hypothetical, for overriding fields in what-if studies.
+GpuSpec make_variant(const GpuSpec& base, std::string variant_name);
+
+// Checks a (possibly user-edited) spec for impossible values: non-positive rates or sizes, a scale-up domain
+// smaller than 1, an idle power above TDP. Throws InputError naming the field.
+void validate_gpu_spec(const GpuSpec& spec);
+
+}  // namespace ttsim

@@ -1,0 +1,263 @@
+#include "models/mlperf/results.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "models/data_dir.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+namespace {
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+// Column access by header name for one record, with errors that point at the file, line and column.
+class RecordReader {
+public:
+    RecordReader(const std::map<std::string, std::size_t>& columns, const std::vector<std::string>& fields,
+                 const std::string& file, int line)
+        : columns_(columns), fields_(fields), file_(file), line_(line) {}
+
+    const std::string& text(const std::string& column) const {
+        const auto it = columns_.find(column);
+        TTSIM_ASSERT(it != columns_.end(), "column '" + column + "' not checked at load");
+        return fields_[it->second];
+    }
+
+    std::optional<double> optional_number(const std::string& column) const {
+        const std::string& t = text(column);
+        if (t.empty()) return std::nullopt;
+        double value = 0;
+        const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
+        if (error != std::errc() || end != t.data() + t.size())
+            throw InputError("not a number: '" + t + "'", SourceLocation{file_, line_, 0}, column);
+        return value;
+    }
+
+    std::optional<int> optional_int(const std::string& column) const {
+        const std::optional<double> value = optional_number(column);
+        if (!value) return std::nullopt;
+        // Some integer columns are written as "1.0000"; accept those, reject fractions.
+        if (*value != static_cast<double>(static_cast<int>(*value)))
+            throw InputError("not a whole number: '" + text(column) + "'", SourceLocation{file_, line_, 0}, column);
+        return static_cast<int>(*value);
+    }
+
+    int required_int(const std::string& column) const {
+        const std::optional<int> value = optional_int(column);
+        if (!value) throw InputError("empty value", SourceLocation{file_, line_, 0}, column);
+        return *value;
+    }
+
+    bool boolean(const std::string& column) const {
+        const std::string& t = text(column);
+        if (t.empty() || t == "False") return false;
+        if (t == "True") return true;
+        throw InputError("expected True or False, got '" + t + "'", SourceLocation{file_, line_, 0}, column);
+    }
+
+private:
+    const std::map<std::string, std::size_t>& columns_;
+    const std::vector<std::string>& fields_;
+    const std::string& file_;
+    int line_;
+};
+
+const std::vector<std::string> kRequiredColumns{
+    "benchmark", "submitter", "system", "status", "accelerator", "accelerator_family", "n_accelerators", "n_nodes",
+    "accel_per_node", "interconnect", "global_batch_size", "local_batch_size", "n_runs", "ttt_minutes_olympic",
+    "ttt_minutes_official_scaled", "samples_to_converge_mean", "epochs_to_converge_mean", "eval_interval",
+    "eval_interval_unit", "rcp_check", "log_predates_round", "same_run_times_as", "hparams_json"};
+
+// Union-find over row indices, for rows that share run times.
+std::size_t find_root(std::vector<std::size_t>& parent, std::size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name) {
+    std::vector<std::vector<std::string>> records;
+    std::vector<std::string> record;
+    std::string field;
+    bool in_quotes = false;
+    bool field_was_quoted = false;
+    bool record_has_content = false;
+    int line = 1;
+    int quote_line = 0;
+
+    auto end_field = [&] {
+        record.push_back(std::move(field));
+        field.clear();
+        field_was_quoted = false;
+    };
+    auto end_record = [&] {
+        end_field();
+        records.push_back(std::move(record));
+        record.clear();
+        record_has_content = false;
+    };
+
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_quotes) {
+            if (c == '"') {
+                if (i + 1 < text.size() && text[i + 1] == '"') {
+                    field += '"';
+                    ++i;
+                } else {
+                    in_quotes = false;
+                }
+            } else {
+                if (c == '\n') ++line;
+                field += c;
+            }
+            continue;
+        }
+        switch (c) {
+            case '"':
+                if (!field.empty() || field_was_quoted)
+                    throw InputError("stray double quote inside an unquoted field", SourceLocation{source_name, line, 0});
+                in_quotes = true;
+                field_was_quoted = true;
+                quote_line = line;
+                record_has_content = true;
+                break;
+            case ',':
+                end_field();
+                record_has_content = true;
+                break;
+            case '\r':
+                if (i + 1 < text.size() && text[i + 1] == '\n') break;   // CRLF: the LF ends the record
+                throw InputError("bare carriage return", SourceLocation{source_name, line, 0});
+            case '\n':
+                if (record_has_content || !field.empty()) end_record();   // blank lines are skipped
+                ++line;
+                break;
+            default:
+                if (field_was_quoted)
+                    throw InputError("text after a closing double quote", SourceLocation{source_name, line, 0});
+                field += c;
+                record_has_content = true;
+        }
+    }
+    if (in_quotes) throw InputError("unterminated quoted field", SourceLocation{source_name, quote_line, 0});
+    if (record_has_content || !field.empty()) end_record();
+    return records;
+}
+
+bool MlperfResult::rcp_passed() const { return ends_with(lower(rcp_check), "pass"); }
+
+std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path) {
+    const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_results.csv");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw InputError("cannot open " + file.string());
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+    const std::string name = file.string();
+
+    // parse_csv does not report record line numbers; recount them here (quoted fields may hold line breaks).
+    const std::vector<std::vector<std::string>> rows = parse_csv(text, name);
+    if (rows.empty()) throw InputError("empty CSV file", SourceLocation{name, 1, 0});
+
+    std::map<std::string, std::size_t> columns;
+    for (std::size_t i = 0; i < rows[0].size(); ++i) columns[rows[0][i]] = i;
+    for (const std::string& column : kRequiredColumns)
+        if (!columns.count(column)) throw InputError("missing column", SourceLocation{name, 1, 0}, column);
+
+    std::vector<MlperfResult> results;
+    int line = 2;   // line of the first data record (header has no embedded line breaks)
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+        const std::vector<std::string>& fields = rows[r];
+        if (fields.size() != rows[0].size())
+            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
+                                 std::to_string(rows[0].size()),
+                             SourceLocation{name, line, 0});
+        const RecordReader read(columns, fields, name, line);
+        MlperfResult m;
+        m.csv_line = line;
+        m.benchmark = read.text("benchmark");
+        m.submitter = read.text("submitter");
+        m.system = read.text("system");
+        m.status = read.text("status");
+        m.accelerator = read.text("accelerator");
+        m.accelerator_family = read.text("accelerator_family");
+        m.n_accelerators = read.required_int("n_accelerators");
+        m.n_nodes = read.required_int("n_nodes");
+        m.accel_per_node = read.required_int("accel_per_node");
+        m.interconnect = read.text("interconnect");
+        m.global_batch_size = read.optional_int("global_batch_size");
+        m.local_batch_size = read.optional_int("local_batch_size");
+        m.n_runs = read.required_int("n_runs");
+        m.ttt_minutes_olympic = read.optional_number("ttt_minutes_olympic");
+        m.ttt_minutes_official_scaled = read.optional_number("ttt_minutes_official_scaled");
+        m.samples_to_converge_mean = read.optional_number("samples_to_converge_mean");
+        m.epochs_to_converge_mean = read.optional_number("epochs_to_converge_mean");
+        m.eval_interval = read.optional_number("eval_interval");
+        m.eval_interval_unit = read.text("eval_interval_unit");
+        m.rcp_check = read.text("rcp_check");
+        m.log_predates_round = read.boolean("log_predates_round");
+        m.same_run_times_as = read.text("same_run_times_as");
+        m.hparams_json = read.text("hparams_json");
+        results.push_back(std::move(m));
+        for (const std::string& f : fields) line += static_cast<int>(std::count(f.begin(), f.end(), '\n'));
+        ++line;
+    }
+    return results;
+}
+
+std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult>& results,
+                                                  const ResultFilter& filter) {
+    // Step 1: scored rows only.
+    std::vector<const MlperfResult*> scored;
+    for (const MlperfResult& m : results)
+        if (m.ttt_minutes_official_scaled) scored.push_back(&m);
+
+    // Step 2: group rows that share run times within this round; keep the first of each group.
+    constexpr std::string_view kThisRound = "v4.1:";
+    std::map<std::string, std::size_t> index_of_key;
+    for (std::size_t i = 0; i < scored.size(); ++i) index_of_key.emplace(scored[i]->key(), i);
+    std::vector<std::size_t> parent(scored.size());
+    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    for (std::size_t i = 0; i < scored.size(); ++i) {
+        const std::string& link = scored[i]->same_run_times_as;
+        if (link.rfind(kThisRound, 0) != 0) continue;   // empty, or another round's result
+        const auto other = index_of_key.find(link.substr(kThisRound.size()));
+        if (other == index_of_key.end()) continue;      // the twin is absent or unscored
+        const std::size_t a = find_root(parent, i);
+        const std::size_t b = find_root(parent, other->second);
+        parent[std::max(a, b)] = std::min(a, b);        // the earliest row is the group's root
+    }
+
+    // Step 3: the caller's filter.
+    std::optional<std::string> benchmark;
+    if (filter.benchmark) benchmark = lower(*filter.benchmark) == "retinanet" ? "ssd" : lower(*filter.benchmark);
+    std::vector<MlperfResult> out;
+    for (std::size_t i = 0; i < scored.size(); ++i) {
+        if (find_root(parent, i) != i) continue;
+        const MlperfResult& m = *scored[i];
+        if (benchmark && m.benchmark != *benchmark) continue;
+        if (filter.accelerator_family && lower(m.accelerator_family) != lower(*filter.accelerator_family)) continue;
+        if (!filter.include_preview && m.status == "preview") continue;
+        if (!filter.include_predating_logs && m.log_predates_round) continue;
+        if (filter.require_rcp_pass && !m.rcp_passed()) continue;
+        out.push_back(m);
+    }
+    return out;
+}
+
+}  // namespace ttsim

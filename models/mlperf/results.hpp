@@ -1,0 +1,75 @@
+// MLPerf Training v4.1 published results (models/data/mlperf/v4.1_results.csv, one row per result folder
+// results/<system>/<benchmark> of mlcommons/training_results_v4.1 @b87b9e3), the calibration and validation target.
+//
+// Counting distinct results (distinct_scored_results): the file has 110 rows, but not every row is a separate
+// measurement. The rule, applied in this order:
+//  1. Drop rows without a score (`ttt_minutes_official_scaled` empty: logs were not available).
+//  2. Rows linked by `same_run_times_as` to another row of this round ("v4.1:<submitter>/<system>/<benchmark>")
+//     that is present and scored carry the same run times: of each such linked group only the row that comes first
+//     in the file is kept. (In v4.1 this is the Dell 8xXE9680 / 8xXE9680-POWER Llama2-LoRA pair, which point at
+//     each other.) Links to other rounds ("v4.0:...", "v5.0:...") point outside this file and drop nothing:
+//     the row is still one distinct v4.1 result; `log_predates_round` tells whether its logs are older.
+//  3. Then the caller's filter (benchmark, accelerator family, status, whether to admit reused older logs and
+//     results that failed the RCP check).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttsim {
+
+// RFC 4180 CSV: fields separated by ',', records by LF or CRLF; a field in double quotes may contain commas,
+// line breaks and doubled quotes ("" = one "). `source_name` names the input in errors (InputError with line).
+std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name);
+
+struct MlperfResult {
+    int csv_line = 0;                        // 1-based line of the record in the file, for messages
+    std::string benchmark;                   // "bert", "llama2_70b_lora", "ssd", "stable_diffusion"
+    std::string submitter;
+    std::string system;
+    std::string status;                      // "available" or "preview"
+    std::string accelerator;                 // as submitted, e.g. "NVIDIA H100-SXM5-80GB"
+    std::string accelerator_family;          // normalised: "H100-SXM", "H200-SXM", "B200", "TPU v5p", ...
+    int n_accelerators = 0;
+    int n_nodes = 0;
+    int accel_per_node = 0;
+    std::string interconnect;
+    std::optional<int> global_batch_size;
+    std::optional<int> local_batch_size;     // NVIDIA BERT: packed rows (global = 2 x GPUs x local)
+    int n_runs = 0;
+    std::optional<double> ttt_minutes_olympic;
+    std::optional<double> ttt_minutes_official_scaled;   // the published score; empty when not scored
+    std::optional<double> samples_to_converge_mean;
+    std::optional<double> epochs_to_converge_mean;
+    std::optional<double> eval_interval;     // as logged, in eval_interval_unit
+    std::string eval_interval_unit;
+    std::string rcp_check;                   // e.g. "RCP Interpolation: pass"
+    bool log_predates_round = false;         // logs reused from an earlier round
+    std::string same_run_times_as;           // "v4.0:NVIDIA/eos_.../bert" or empty
+    std::string hparams_json;                // logged hyperparameters, JSON text
+
+    // "<submitter>/<system>/<benchmark>", the form same_run_times_as uses after "v4.1:".
+    std::string key() const { return submitter + "/" + system + "/" + benchmark; }
+    bool rcp_passed() const;                 // rcp_check ends in "pass"
+};
+
+// Loads the shipped v4.1_results.csv (or `path`). Columns are found by header name; a missing column or a
+// malformed number is an InputError with file, line and column name.
+std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path = std::nullopt);
+
+struct ResultFilter {
+    std::optional<std::string> benchmark;            // MLPerf id; "retinanet" is accepted for "ssd"
+    std::optional<std::string> accelerator_family;   // exact, case-insensitive ("H100-SXM")
+    bool include_preview = true;
+    bool include_predating_logs = true;              // admit results whose logs come from an earlier round
+    bool require_rcp_pass = false;                   // drop results that failed the RCP check
+};
+
+// Each distinct scored result once (rule in the comment at the top), then filtered; file order.
+std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult>& results,
+                                                  const ResultFilter& filter = {});
+
+}  // namespace ttsim

@@ -1,0 +1,83 @@
+#include "models/training/iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/errors.hpp"
+#include "sim/event_queue.hpp"
+
+namespace ttsim {
+
+namespace {
+// Inverse standard normal CDF, Acklam's rational approximation (relative error < 1.2e-9).
+double inverse_normal_cdf(double p) {
+    static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                   1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+    static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                   6.680131188771972e+01,  -1.328068155288572e+01};
+    static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                   -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+    static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                   3.754408661907416e+00};
+    const double low = 0.02425;
+    if (p < low) {
+        const double q = std::sqrt(-2 * std::log(p));
+        return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+               ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    }
+    if (p > 1 - low) return -inverse_normal_cdf(1 - p);
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+}  // namespace
+
+double expected_max_standard_normal(long long n) {
+    if (n <= 1) return 0.0;
+    return inverse_normal_cdf((n - 0.375) / (n + 0.25));
+}
+
+IterationResult simulate_iteration(const IterationPlan& plan) {
+    TTSIM_ASSERT(plan.micro_steps >= 1, "iteration needs at least one micro step");
+    TTSIM_ASSERT(plan.straggler_factor >= 1.0, "straggler factor below 1");
+    const double micro = plan.micro_step_compute_seconds * plan.straggler_factor;
+    const double forward = micro * (1.0 - plan.backward_share);
+    const double backward = micro * plan.backward_share;
+
+    Simulation sim;
+    // Compute stream: micro steps 1..k-1 back to back, then the last micro step's forward, then its backward,
+    // which releases bucket b at the end of its slice (gradients of later layers are ready first).
+    const SimTime last_backward_start = SimTime::from_seconds(micro * (plan.micro_steps - 1) + forward);
+    const SimTime backward_end = SimTime::from_seconds(micro * plan.micro_steps);
+    const std::size_t buckets = plan.bucket_comm_seconds.size();
+
+    // Communication stream: FIFO of ready buckets, one collective at a time.
+    SimTime comm_free = last_backward_start;
+    SimTime comm_done = backward_end;
+    double comm_busy = 0;
+    for (std::size_t b = 0; b < buckets; ++b) {
+        const SimTime ready = last_backward_start + SimTime::from_seconds(backward * double(b + 1) / double(buckets));
+        const double duration = plan.bucket_comm_seconds[b];
+        sim.schedule_at(ready, [&sim, &comm_free, &comm_done, &comm_busy, duration] {
+            const SimTime start = std::max(sim.now(), comm_free);
+            const SimTime end = start + SimTime::from_seconds(duration);
+            comm_free = end;
+            comm_busy += duration;
+            sim.schedule_at(end, [&comm_done, end] { comm_done = std::max(comm_done, end); });
+        });
+    }
+    sim.run();
+
+    IterationResult r;
+    const double gradients_ready = comm_done.seconds();
+    const double wait = std::max(0.0, gradients_ready - backward_end.seconds());
+    r.compute_seconds = micro * plan.micro_steps + plan.optimizer_seconds;
+    r.exposed_comm_seconds = wait + plan.param_all_gather_seconds;
+    r.total_comm_seconds = comm_busy + plan.param_all_gather_seconds;
+    r.fixed_seconds = plan.fixed_step_seconds;
+    r.step_seconds = r.compute_seconds + r.exposed_comm_seconds + r.fixed_seconds;
+    r.events = sim.events_processed();
+    return r;
+}
+
+}  // namespace ttsim

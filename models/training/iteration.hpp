@@ -1,0 +1,42 @@
+// One optimizer step of synchronous data-parallel training, simulated on the event engine (sim/event_queue.hpp).
+//
+// Per GPU there are two streams: compute (forward, backward, optimizer) and communication. Micro steps before the
+// last one accumulate gradients locally (no communication). In the last micro step backward produces gradient
+// buckets at even intervals; each bucket is reduced on the communication stream (FIFO, one collective at a
+// time) while backward continues. Exposed communication = time the step waits for the last bucket after
+// backward ends, plus the parameter all-gather of the distributed optimizer (on the critical path before the next
+// forward). All data-parallel ranks are symmetric, so ONE rank class is simulated; the slowest of N GPUs sets
+// the pace, which enters as the expected maximum of N per-GPU step-time draws (compute stretched by
+// 1 + cv * E[max of N standard normals]), so the cost is independent of the GPU count.
+#pragma once
+
+#include <vector>
+
+namespace ttsim {
+
+struct IterationPlan {
+    int micro_steps = 1;                     // gradient accumulation
+    double micro_step_compute_seconds = 0;   // forward + backward of one micro step (incl. exposed TP/CP comm)
+    double backward_share = 2.0 / 3.0;       // backward = 2x forward FLOPs
+    std::vector<double> bucket_comm_seconds; // one per gradient bucket, in emission order (last layer first)
+    double optimizer_seconds = 0;
+    double fixed_step_seconds = 0;           // host overhead per optimizer step
+    double param_all_gather_seconds = 0;     // distributed optimizer, after the optimizer step
+    double straggler_factor = 1.0;           // 1 + cv * E[max of N]; stretches compute of the slowest rank
+};
+
+struct IterationResult {
+    double step_seconds = 0;
+    double compute_seconds = 0;              // forward+backward of all micro steps + optimizer (straggler incl.)
+    double exposed_comm_seconds = 0;
+    double total_comm_seconds = 0;           // busy time of the communication stream
+    double fixed_seconds = 0;
+    unsigned long long events = 0;
+};
+
+IterationResult simulate_iteration(const IterationPlan& plan);
+
+// E[max of n i.i.d. standard normals], Blom's approximation Phi^-1((n - 0.375) / (n + 0.25)); 0 for n <= 1.
+double expected_max_standard_normal(long long n);
+
+}  // namespace ttsim

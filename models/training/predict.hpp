@@ -1,0 +1,102 @@
+// Time-to-train prediction: the library API the CLI (`ttsim predict`), calibration and the sweep/planning layer
+// use.
+//
+//   TTT [min] = (steps x step time + evaluations x evaluation time (when on the clock)) / 60
+//   steps     = ceil(samples to converge at the global batch / global batch)     (models/convergence)
+//   step time = simulate_iteration(): compute + exposed gradient communication + optimizer + fixed costs
+//
+// predict() is deterministic and thread-safe: it keeps no state between calls (every model it builds is local
+// to the call), so concurrent calls from many threads are fine.
+// prepare() + evaluate() split predict() into the profile-independent part (layout, collective durations,
+// convergence, evaluation counts; the expensive part) and the cheap part that depends on the compute profile,
+// so that calibration evaluates its objective thousands of times without recomputing collectives.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_profile.hpp"
+#include "models/convergence/convergence.hpp"
+#include "models/hardware/gpu_catalog.hpp"
+#include "models/training/iteration.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace ttsim {
+
+struct PredictionRequest {
+    std::string workload;                  // "bert", "llama2_70b_lora", "retinanet", "stable_diffusion" (aliases ok)
+    std::string system;                    // "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", or a GPU name
+    int gpus = 0;
+    std::optional<int> global_batch;       // default: from v4.1 at the nearest scale
+    std::optional<int> tensor_parallel;
+    std::optional<int> context_parallel;
+    std::optional<int> gradient_accumulation;   // micro steps; default derived from the published layout
+    std::optional<bool> sharp;             // default: on for multi-node NVIDIA layouts, as in v4.1
+    bool compute_efficiency_vs_8gpu = true;     // one extra 8-GPU prediction for efficiency_vs_8gpu
+};
+
+struct Prediction {
+    std::string workload, system, gpu;
+    int gpus = 0;
+    ParallelismConfig layout;
+    double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0;
+    double samples_to_converge = 0;
+    int global_batch = 0;
+    long long steps = 0;
+    double step_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_total_ms = 0, fixed_ms = 0;
+    double eval_minutes = 0;               // on-the-clock evaluation time (0 for Stable Diffusion)
+    long long evaluations = 0;
+    double per_gpu_throughput = 0;         // samples / s / GPU
+    std::optional<double> efficiency_vs_8gpu;   // per-GPU throughput relative to the default 8-GPU layout
+    double gpu_hours = 0;
+    double compute_only_bound_minutes = 0; // steps x compute-only step time (no comm, no fixed costs, no eval)
+    std::vector<std::string> defaults;     // what was taken from v4.1 defaults
+    std::vector<std::string> warnings;
+};
+
+// Everything about a scenario that does not depend on the compute profile.
+struct PreparedScenario {
+    const Workload* workload = nullptr;    // catalog entries (static lifetime)
+    const GpuSpec* gpu = nullptr;
+    std::string system;
+    int gpus = 0;
+    ParallelismConfig layout;
+    double samples_per_gpu = 0;            // per micro step per GPU (x in compute_profile.hpp)
+    double samples_mean = 0, samples_p10 = 0, samples_p90 = 0;
+    std::vector<double> bucket_comm_seconds;
+    double param_all_gather_seconds = 0;
+    double tp_cp_comm_seconds_per_micro_step = 0;   // before the exposed fraction
+    int optimizer_shards = 1;
+    long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
+    double eval_samples_per_gpu = 0;
+    double straggler_sigmas = 0;           // E[max of N standard normals]
+    std::vector<std::string> defaults;
+    std::vector<std::string> warnings;
+};
+
+// Resolves names, layout and defaults, checks the request (InputError naming the flag), and computes the
+// profile-independent parts.
+PreparedScenario prepare(const PredictionRequest& request);
+// Same, with the layout given explicitly (calibration: the layout a published result actually used).
+PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gpu, const std::string& system,
+                                     int gpus, const ParallelismConfig& layout);
+
+Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
+
+Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
+
+// System name -> GPU catalog entry and GPUs per node; InputError (flag "system") listing valid names.
+struct SystemInfo {
+    std::string name;                      // canonical system name
+    const GpuSpec* gpu = nullptr;
+    int gpus_per_node = 8;
+};
+SystemInfo resolve_system(const std::string& system);
+std::vector<std::string> system_names();
+
+// Gradient bucket size, bytes: PyTorch DDP's default is 25 MB; NVIDIA's MLPerf code uses larger fused buckets.
+// 64 MB is our middle estimate.
+inline constexpr double kGradientBucketBytes = 64e6;
+
+}  // namespace ttsim

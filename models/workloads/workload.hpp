@@ -1,0 +1,120 @@
+// The four MLPerf Training v4.1 workloads ttsim models: what one training sample costs (FLOPs), what one step
+// communicates (gradient bytes), how big the dataset is, when evaluation happens and whether it is timed, what
+// counts as converged, and how NVIDIA parallelised each one in its v4.1 submissions.
+// Values are compiled in from models/data/hardware/params.md §4 / params.yaml `workloads:`; workload.cpp cites
+// the `src` key of each. FLOPs are analytic (2 x MACs of matmul/conv/attention; norms and elementwise ignored).
+//
+// Names: "bert"; "llama2_70b_lora" (aliases "lora", "llama2-70b-lora"); "retinanet" (MLPerf benchmark id "ssd",
+// alias "ssd"); "stable_diffusion" (aliases "sd", "stable-diffusion"). Lookup is case-insensitive, '-' == '_'.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ttsim {
+
+// What the RCP tables and the MLPerf logs count convergence in.
+enum class ConvergenceUnit { samples, epochs };
+
+// When evaluations happen, in training samples consumed (see eval_schedule()).
+struct EvalSchedule {
+    std::uint64_t first_eval_samples = 0;   // samples trained before the first evaluation
+    std::uint64_t interval_samples = 0;     // samples between consecutive evaluations
+    bool on_the_clock = true;               // false: evaluated offline, not part of time to train (SD)
+};
+
+// One data-parallel-or-more layout, as run (or derived from a run). Batch counts are in samples (sequences,
+// images); BERT's packing is separate: NVIDIA packs up to `packing_factor` sequences into one row.
+struct ParallelismConfig {
+    int tensor_parallel = 1;
+    int context_parallel = 1;
+    int pipeline_parallel = 1;
+    int data_parallel = 1;                  // gpus / (TP * CP * PP)
+    int samples_per_micro_batch = 1;        // per data-parallel rank per micro step (after unpacking)
+    int gradient_accumulation = 1;          // micro steps per optimizer step
+    int packing_factor = 1;                 // samples per packed row (BERT on NVIDIA: 2)
+    int global_batch = 1;                   // = data_parallel * samples_per_micro_batch * gradient_accumulation
+    bool distributed_optimizer = false;     // optimizer state sharded: reduce-scatter grads + all-gather params
+    bool sharp = false;                     // InfiniBand SHARP in-network reduction enabled
+    bool sequence_parallel = false;
+    bool fp8 = false;
+
+    int gpus() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
+};
+
+// A configuration NVIDIA (or AMD) published: system family and GPU count -> parallelism.
+struct PublishedParallelism {
+    std::string system_family;              // GPU catalog name: "H100-SXM", "H200-SXM", "B200", "GB200", "MI300X"
+    int gpus = 0;
+    ParallelismConfig config;
+    std::string source;                     // e.g. "MLP41 bert config_DGXH100_8x8x72x1.sh (params.md §4.3)"
+};
+
+struct Workload {
+    std::string name;                       // canonical: "bert", "llama2_70b_lora", "retinanet", "stable_diffusion"
+    std::string mlperf_benchmark;           // id in MLPerf files: "bert", "llama2_70b_lora", "ssd", "stable_diffusion"
+    std::string description;
+
+    std::uint64_t total_params = 0;         // including frozen weights
+    std::uint64_t trainable_params = 0;     // what the optimizer updates and data parallelism all-reduces
+    std::string gradient_dtype;             // "fp16" or "bf16"
+    bool gradient_dtype_confirmed = false;  // false: dtype assumed (params.md §7 item 4)
+    std::uint64_t gradient_bytes = 0;       // per step, whole model = trainable_params * bytes(gradient_dtype)
+
+    double train_flops_per_sample = 0;      // forward + backward, FLOP, at the sample size ttsim assumes
+    double forward_flops_per_sample = 0;    // FLOP
+    std::string flops_note;                 // what sample size / assumption the FLOP figures rest on
+
+    std::optional<std::uint64_t> train_samples;  // dataset size; nullopt when unknown and not needed (BERT)
+    std::uint64_t eval_samples = 0;
+    ConvergenceUnit convergence_unit = ConvergenceUnit::samples;
+    int runs_per_result = 10;               // runs averaged (olympic) into one score
+    std::string quality_target;             // human-readable MLPerf closed-division target
+    bool eval_on_the_clock = true;
+
+    std::vector<PublishedParallelism> published_parallelism;   // NVIDIA v4.1 (and v5.0 for GB200/MI300X)
+};
+
+// All workloads in a fixed order: bert, llama2_70b_lora, retinanet, stable_diffusion.
+const std::vector<Workload>& workload_catalog();
+std::vector<std::string> workload_names();
+
+// Looks a workload up by name, MLPerf id or alias; unknown names throw InputError listing the valid names.
+const Workload& find_workload(std::string_view name);
+
+// Evaluation cadence at a global batch (MLPerf v4.1 rules, params.md §4.2):
+//  - bert: every FLOOR(0.05 * (230.23 * GBS + 3,000,000), 25,000) samples, i.e. rounded down to a multiple of
+//    25,000; the first evaluation after one interval; on the clock.
+//  - retinanet: every epoch (train_samples); on the clock.
+//  - llama2_70b_lora: every 384 samples, the first FLOOR(0.125 * GBS + 2) evaluations skipped, so the first
+//    happens after (skipped + 1) * 384 samples; on the clock. (Checked against v4.1 run logs: at GBS 8 a run that
+//    converged at 2688 samples logged 4 evaluations: 1536, 1920, 2304, 2688.)
+//  - stable_diffusion: a checkpoint every 512,000 samples, evaluated offline (not timed).
+// Evaluations happen at the first optimizer-step boundary at or after each point; the caller rounds up to steps.
+// global_batch must be >= 1 (InputError otherwise).
+EvalSchedule eval_schedule(const Workload& workload, std::int64_t global_batch);
+
+// BERT's interval formula on its own (samples), for tests and reports.
+std::uint64_t bert_eval_interval_samples(std::int64_t global_batch);
+
+// The parallelism ttsim assumes by default for `gpus` GPUs of `system_family`, derived from the nearest published
+// configuration. Rule: the published GPU count nearest in log scale among the family's own layouts if one is
+// within 2x of `gpus`, else among the family's and H100-SXM's (NVIDIA's reference platform; ties prefer the
+// family, then the smaller count); keep its
+// TP/CP/PP and switches; DP = gpus / (TP*CP*PP). Then hold the published global batch if it splits evenly over DP
+// without a bigger per-GPU micro batch than published; otherwise keep the published per-GPU micro batch and set
+// global batch = DP * micro batch (no accumulation). gpus not divisible by TP*CP*PP is an InputError.
+struct ParallelismChoice {
+    ParallelismConfig config;               // scaled to the requested GPU count
+    PublishedParallelism basis;             // the published configuration it was derived from
+    bool exact_match = false;               // same family and same GPU count as published
+    std::vector<std::string> notes;         // what was assumed or changed, for reports
+};
+ParallelismChoice default_parallelism(const Workload& workload, std::string_view system_family, int gpus);
+
+const char* to_string(ConvergenceUnit unit);
+
+}  // namespace ttsim

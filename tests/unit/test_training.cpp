@@ -1,0 +1,125 @@
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <vector>
+
+#include "models/training/iteration.hpp"
+#include "models/training/predict.hpp"
+#include "sim/errors.hpp"
+
+using namespace ttsim;
+
+namespace {
+const ProfileSet& shipped_profiles() {
+    static const ProfileSet set = ProfileSet::load_dir(ProfileSet::default_dir());
+    return set;
+}
+PredictionRequest request(const char* workload, const char* system, int gpus) {
+    PredictionRequest r;
+    r.workload = workload;
+    r.system = system;
+    r.gpus = gpus;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("iteration overlaps bucket communication with backward", "[training]") {
+    IterationPlan plan;
+    plan.micro_step_compute_seconds = 0.3;   // forward 0.1, backward 0.2
+    plan.bucket_comm_seconds = {0.01, 0.01, 0.01, 0.01};
+    IterationResult r = simulate_iteration(plan);
+    // Buckets ready every 50 ms of backward; each takes 10 ms, so only the last one is exposed.
+    CHECK(r.exposed_comm_seconds == Approx(0.01).margin(1e-9));
+    CHECK(r.step_seconds == Approx(0.31).margin(1e-9));
+    plan.bucket_comm_seconds = {0.1, 0.1, 0.1, 0.1};   // comm-bound: 0.05 + 4 x 0.1 ends at 0.45
+    r = simulate_iteration(plan);
+    CHECK(r.exposed_comm_seconds == Approx(0.15).margin(1e-9));
+}
+
+TEST_CASE("expected maximum of normals grows with N", "[training]") {
+    CHECK(expected_max_standard_normal(1) == 0.0);
+    CHECK(expected_max_standard_normal(2) == Approx(0.56).margin(0.03));
+    CHECK(expected_max_standard_normal(1000) == Approx(3.24).margin(0.05));
+}
+
+TEST_CASE("more GPUs at fixed per-GPU batch never lower exposed communication", "[training]") {
+    for (const char* workload : {"bert", "retinanet", "stable_diffusion"}) {
+        double previous = -1;
+        for (int gpus : {8, 16, 64, 256, 1024, 4096}) {
+            PredictionRequest r = request(workload, "dgx-h100", gpus);
+            const int per_gpu = std::string(workload) == "bert" ? 48 : 8;
+            r.global_batch = per_gpu * gpus;
+            if (std::string(workload) == "stable_diffusion" && r.global_batch > 4096) continue;
+            r.compute_efficiency_vs_8gpu = false;
+            const Prediction p = predict(r, shipped_profiles());
+            INFO(workload << " " << gpus);
+            CHECK(p.exposed_comm_ms >= previous - 1e-9);
+            previous = p.exposed_comm_ms;
+        }
+    }
+}
+
+TEST_CASE("time to train is never below the compute-only bound", "[training]") {
+    for (const char* workload : {"bert", "llama2_70b_lora", "retinanet", "stable_diffusion"})
+        for (const char* system : {"dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"})
+            for (int gpus : {8, 64, 512}) {
+                const Prediction p = predict(request(workload, system, gpus), shipped_profiles());
+                INFO(workload << " " << system << " " << gpus);
+                CHECK(p.ttt_minutes >= p.compute_only_bound_minutes);
+                CHECK(p.ttt_p10_minutes <= p.ttt_minutes);
+                CHECK(p.ttt_p90_minutes >= p.ttt_minutes);
+                CHECK(p.steps * p.global_batch >= p.samples_to_converge);
+            }
+}
+
+TEST_CASE("GPUs without v4.1 data get a transferred profile and a warning", "[training]") {
+    const Prediction p = predict(request("bert", "gb200-nvl72", 72), shipped_profiles());
+    bool warned = false;
+    for (const auto& w : p.warnings) warned |= w.find("transferred") != std::string::npos;
+    CHECK(warned);
+}
+
+TEST_CASE("bad prediction input is an InputError naming the flag", "[training]") {
+    const auto key_of = [](PredictionRequest r) {
+        try {
+            predict(r, shipped_profiles());
+        } catch (const InputError& e) {
+            return e.key();
+        }
+        return std::string("no error");
+    };
+    CHECK(key_of(request("gpt5", "dgx-h100", 8)).empty() == false);
+    CHECK(key_of(request("bert", "dgx-h999", 8)) == "system");
+    CHECK(key_of(request("bert", "dgx-h100", 12)) == "gpus");
+    CHECK(key_of(request("bert", "dgx-h100", 0)) == "gpus");
+    PredictionRequest r = request("bert", "dgx-h100", 64);
+    r.global_batch = 1000;   // not divisible by DP 64
+    CHECK(key_of(r) == "global-batch");
+    r.global_batch = 64 * 1024;   // 4x the largest BERT RCP batch
+    CHECK(key_of(r) == "global-batch");
+    r.global_batch = 64;          // 4x below the smallest
+    CHECK(key_of(r) == "global-batch");
+    PredictionRequest t = request("llama2_70b_lora", "dgx-h100", 64);
+    t.tensor_parallel = 16;       // larger than the 8-GPU NVLink domain
+    CHECK(key_of(t) == "tp");
+    t.tensor_parallel = 4;
+    t.context_parallel = 3;
+    CHECK(key_of(t) == "cp");
+}
+
+TEST_CASE("predict is deterministic and safe to call concurrently", "[training]") {
+    const PredictionRequest r = request("llama2_70b_lora", "dgx-h100", 1024);
+    const Prediction reference = predict(r, shipped_profiles());
+    std::vector<std::future<double>> futures;
+    for (int i = 0; i < 4; ++i)
+        futures.push_back(std::async(std::launch::async, [&] { return predict(r, shipped_profiles()).ttt_minutes; }));
+    for (auto& f : futures) CHECK(f.get() == reference.ttt_minutes);
+}
+
+TEST_CASE("a 16,384-GPU prediction is fast", "[training]") {
+    const auto start = std::chrono::steady_clock::now();
+    const Prediction p = predict(request("bert", "dgx-b200", 16384), shipped_profiles());
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(p.ttt_minutes > 0);
+    CHECK(seconds < 2.0);
+}

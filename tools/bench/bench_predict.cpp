@@ -1,0 +1,20 @@
+// Speed of one time-to-train prediction (acceptance: a 16,384-GPU prediction in <= 2 s).
+#include <benchmark/benchmark.h>
+
+#include "models/training/predict.hpp"
+
+namespace {
+void predict_at_scale(benchmark::State& state, const char* workload, const char* system) {
+    const ttsim::ProfileSet profiles = ttsim::ProfileSet::load_dir(ttsim::ProfileSet::default_dir());
+    ttsim::PredictionRequest request;
+    request.workload = workload;
+    request.system = system;
+    request.gpus = static_cast<int>(state.range(0));
+    for (auto _ : state) benchmark::DoNotOptimize(ttsim::predict(request, profiles).ttt_minutes);
+}
+}  // namespace
+
+BENCHMARK_CAPTURE(predict_at_scale, bert_b200, "bert", "dgx-b200")->Arg(8)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(predict_at_scale, lora_h100, "llama2_70b_lora", "dgx-h100")->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(predict_at_scale, sd_gb200, "stable_diffusion", "gb200-nvl72")->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK_MAIN();

@@ -1,0 +1,43 @@
+// `ttsim calibrate`: fit compute profiles to the v4.1 results and write them as YAML.
+#include <chrono>
+#include <ctime>
+#include <ostream>
+
+#include "models/calibration/calibration.hpp"
+#include "tools/cli/args.hpp"
+#include "tools/cli/command_list.hpp"
+
+namespace ttsim::cli {
+
+int run_calibrate(const CommandArgs& args, std::ostream& out) {
+    ArgParser parser("calibrate", "ttsim calibrate [--data FILE] [--max-gpus N] [--out DIR]",
+                     "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
+                     "print predicted vs published for every result used, and write DIR/profiles.yaml.");
+    parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")
+        .option("max-gpus", "N", "fit only results with at most N GPUs")
+        .option("out", "DIR", "directory to write profiles.yaml into", "models/profiles (the shipped profiles)");
+    if (!parser.parse(args, out)) return 0;
+    CalibrationOptions options;
+    if (parser.has("data")) options.results_csv = parser.get("data");
+    if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
+    const std::filesystem::path dir = parser.has("out") ? std::filesystem::path(parser.get("out")) : ProfileSet::default_dir();
+
+    CalibrationReport report = calibrate(options);
+    if (report.fitted.empty()) parser.fail("max-gpus", "no results left to fit");
+    const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    char residual[128];
+    std::snprintf(residual, sizeof residual, "residual: RMS log error %.4f, MAPE %.2f%% over %zu results",
+                  report.rms_log_error, mean_absolute_percentage_error(report.fitted), report.fitted.size());
+    report.profiles.header_comment = "ttsim compute profiles, fitted by 'ttsim calibrate' (NLopt LN_BOBYQA / "
+                                     "LN_NELDERMEAD on log-parameters, squared log error)\n" +
+                                     report.data_description + "\ndate: " + date + "\n" + residual;
+    report.profiles.save_file(dir / "profiles.yaml");
+    out << format_point_table(report.fitted) << residual << "\n"
+        << "objective evaluations: " << report.objective_evaluations << "\n"
+        << "wrote " << (dir / "profiles.yaml").string() << "\n";
+    return 0;
+}
+
+}  // namespace ttsim::cli

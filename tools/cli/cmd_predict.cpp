@@ -1,0 +1,95 @@
+// `ttsim predict`: time-to-train of one workload on one system at one scale.
+#include <iomanip>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/training/predict.hpp"
+#include "tools/cli/args.hpp"
+#include "tools/cli/command_list.hpp"
+
+namespace ttsim::cli {
+
+int run_predict(const CommandArgs& args, std::ostream& out) {
+    ArgParser parser("predict",
+                     "ttsim predict --workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
+                     "[--profiles DIR] [--format table|json]",
+                     "Predict MLPerf-style time-to-train. Unset options default to NVIDIA's v4.1 layout at the nearest "
+                     "scale; the output says which defaults were used.");
+    parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
+        .option("system", "S", "dgx-h100, dgx-h200, dgx-b200, gb200-nvl72 (or a GPU name)")
+        .option("gpus", "N", "number of GPUs")
+        .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
+        .option("tp", "T", "tensor parallel size", "published")
+        .option("cp", "C", "context parallel size", "published")
+        .option("profiles", "DIR", "directory with calibrated profiles.yaml", "models/profiles")
+        .option("format", "F", "table or json", "table");
+    if (!parser.parse(args, out)) return 0;
+    PredictionRequest request;
+    request.workload = parser.get("workload");
+    request.system = parser.get("system");
+    request.gpus = static_cast<int>(parser.get_int("gpus", 1, 1 << 30));
+    if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
+    if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
+    if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
+    const std::string format = parser.get("format");
+    if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
+    const ProfileSet profiles = ProfileSet::load_dir(
+        parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir());
+    const Prediction p = predict(request, profiles);
+
+    if (format == "json") {
+        nlohmann::ordered_json j;
+        j["workload"] = p.workload;
+        j["system"] = p.system;
+        j["gpu"] = p.gpu;
+        j["gpus"] = p.gpus;
+        j["layout"] = {{"tp", p.layout.tensor_parallel}, {"cp", p.layout.context_parallel},
+                       {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
+                       {"micro_batch", p.layout.samples_per_micro_batch},
+                       {"gradient_accumulation", p.layout.gradient_accumulation},
+                       {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp}};
+        j["ttt_minutes"] = p.ttt_minutes;
+        j["ttt_p10_minutes"] = p.ttt_p10_minutes;
+        j["ttt_p90_minutes"] = p.ttt_p90_minutes;
+        j["samples_to_converge"] = p.samples_to_converge;
+        j["global_batch"] = p.global_batch;
+        j["steps"] = p.steps;
+        j["step_ms"] = p.step_ms;
+        j["compute_ms"] = p.compute_ms;
+        j["exposed_comm_ms"] = p.exposed_comm_ms;
+        j["comm_total_ms"] = p.comm_total_ms;
+        j["fixed_ms"] = p.fixed_ms;
+        j["eval_minutes"] = p.eval_minutes;
+        j["evaluations"] = p.evaluations;
+        j["per_gpu_throughput"] = p.per_gpu_throughput;
+        j["efficiency_vs_8gpu"] = p.efficiency_vs_8gpu ? nlohmann::ordered_json(*p.efficiency_vs_8gpu) : nullptr;
+        j["gpu_hours"] = p.gpu_hours;
+        j["compute_only_bound_minutes"] = p.compute_only_bound_minutes;
+        j["defaults"] = p.defaults;
+        j["warnings"] = p.warnings;
+        out << j.dump(2) << "\n";
+        return 0;
+    }
+    out << std::fixed << std::setprecision(3);
+    out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system << ")\n"
+        << "  layout             TP " << p.layout.tensor_parallel << " CP " << p.layout.context_parallel << " DP "
+        << p.layout.data_parallel << ", micro batch " << p.layout.samples_per_micro_batch << " x "
+        << p.layout.gradient_accumulation << " micro steps" << (p.layout.distributed_optimizer ? ", distributed optimizer" : "")
+        << (p.layout.sharp ? ", SHARP" : "") << "\n"
+        << "  time to train      " << p.ttt_minutes << " min (p10 " << p.ttt_p10_minutes << ", p90 " << p.ttt_p90_minutes
+        << ")\n"
+        << "  global batch       " << p.global_batch << ", samples to converge " << std::setprecision(0)
+        << p.samples_to_converge << ", steps " << p.steps << std::setprecision(3) << "\n"
+        << "  step               " << p.step_ms << " ms = compute " << p.compute_ms << " + exposed comm "
+        << p.exposed_comm_ms << " + fixed " << p.fixed_ms << " (comm total " << p.comm_total_ms << ")\n"
+        << "  evaluation         " << p.eval_minutes << " min on the clock (" << p.evaluations << " evaluations)\n"
+        << "  per-GPU throughput " << p.per_gpu_throughput << " samples/s";
+    if (p.efficiency_vs_8gpu) out << " (" << *p.efficiency_vs_8gpu << " x of 8 GPUs)";
+    out << "\n  GPU hours          " << p.gpu_hours << "\n";
+    for (const auto& d : p.defaults) out << "  default: " << d << "\n";
+    for (const auto& w : p.warnings) out << "  warning: " << w << "\n";
+    return 0;
+}
+
+}  // namespace ttsim::cli

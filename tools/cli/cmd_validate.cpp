@@ -1,0 +1,36 @@
+// `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
+// predicts the large-scale H100/H200 results it never saw.
+#include <ostream>
+
+#include "models/calibration/calibration.hpp"
+#include "tools/cli/args.hpp"
+#include "tools/cli/command_list.hpp"
+
+namespace ttsim::cli {
+
+int run_validate(const CommandArgs& args, std::ostream& out) {
+    ArgParser parser("validate", "ttsim validate [--data FILE] [--profiles DIR]",
+                     "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
+                     "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
+    parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
+        .option("profiles", "DIR", "directory with profiles.yaml", "models/profiles");
+    if (!parser.parse(args, out)) return 0;
+    CalibrationOptions options;
+    if (parser.has("data")) options.results_csv = parser.get("data");
+    const ProfileSet profiles = ProfileSet::load_dir(parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
+                                                                           : ProfileSet::default_dir());
+    const std::vector<CalibrationPoint> points = load_calibration_points(options);
+    std::vector<PointError> in_sample;
+    for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
+    out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
+    out << "in-sample MAPE: " << mean_absolute_percentage_error(in_sample) << "% over " << in_sample.size()
+        << " results\n\n";
+    const HoldoutReport holdout = holdout_validation(points, 64, 128);
+    out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
+        << mean_absolute_percentage_error(holdout.fit.fitted) << "%), predicting results with >= 128 GPUs\n"
+        << format_point_table(holdout.predicted) << "hold-out MAPE: " << holdout.mape_percent << "% over "
+        << holdout.predicted.size() << " results\n";
+    return 0;
+}
+
+}  // namespace ttsim::cli

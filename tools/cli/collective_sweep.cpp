@@ -1,0 +1,145 @@
+#include "tools/cli/collective_sweep.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "models/collectives/collective_simulator.hpp"
+#include "sim/units.hpp"
+
+namespace ttsim::cli {
+namespace {
+
+// Sizes double from min to max, as nccl-tests' -f 2 does; max is always included.
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes) {
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t s = min_bytes; s <= max_bytes; s *= 2) {
+        sizes.push_back(s);
+        if (s > max_bytes / 2) break;
+    }
+    if (sizes.back() != max_bytes) sizes.push_back(max_bytes);
+    return sizes;
+}
+
+std::string fixed(double value, int decimals) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+    return buffer;
+}
+
+}  // namespace
+
+std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& spec) {
+    if (spec.min_bytes == 0) throw InputError("minimum size must be at least 1B", {}, "--min-size");
+    if (spec.max_bytes < spec.min_bytes) throw InputError("maximum size is below the minimum size", {}, "--max-size");
+    const Topology topology = spec.cluster.build();
+    CollectiveOptions options;
+    options.sharp_enabled = spec.cluster.sharp;
+    CollectiveSimulator simulator(topology, options);
+    std::vector<CollectiveSweepRow> rows;
+    for (std::uint64_t bytes : sweep_sizes(spec.min_bytes, spec.max_bytes)) {
+        CollectiveRequest request;
+        request.op = spec.op;
+        request.bytes = bytes;
+        request.algorithm = spec.algorithm;
+        request.protocol = spec.protocol;
+        rows.push_back({bytes, simulator.run(request)});
+    }
+    return rows;
+}
+
+std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
+    std::ostringstream out;
+    if (!spec.name.empty()) out << "# " << spec.name << "\n";
+    out << "# " << to_string(spec.op) << " on " << spec.cluster.describe() << ", algorithm "
+        << to_string(spec.algorithm) << "\n";
+    out << "# busbw by nccl-tests' formulas; lower bound = bytes through each GPU's narrowest link at line rate"
+           " + minimum path latency\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%14s %10s %14s %12s %12s %8s %7s %14s\n", "size(B)", "size", "time(us)",
+                  "algbw(GB/s)", "busbw(GB/s)", "algo", "proto", "lowbound(us)");
+    out << line;
+    for (const auto& row : rows) {
+        const auto& r = row.result;
+        std::snprintf(line, sizeof line, "%14llu %10s %14.2f %12.2f %12.2f %8s %7s %14.2f\n",
+                      static_cast<unsigned long long>(row.bytes), units::format_bytes(row.bytes).c_str(),
+                      r.duration.microseconds_f(), r.algbw_bytes_per_s / 1e9, r.busbw_bytes_per_s / 1e9,
+                      std::string(to_string(r.algorithm)).c_str(), std::string(to_string(r.protocol)).c_str(),
+                      r.lower_bound.microseconds_f());
+        out << line;
+    }
+    return out.str();
+}
+
+std::string format_sweep_csv(const std::vector<CollectiveSweepRow>& rows) {
+    std::ostringstream out;
+    out << "bytes,time_us,algbw_gbps,busbw_gbps,algo,protocol,lower_bound_us,max_link_utilisation\n";
+    for (const auto& row : rows) {
+        const auto& r = row.result;
+        out << row.bytes << "," << fixed(r.duration.microseconds_f(), 3) << "," << fixed(r.algbw_bytes_per_s / 1e9, 3)
+            << "," << fixed(r.busbw_bytes_per_s / 1e9, 3) << "," << to_string(r.algorithm) << ","
+            << to_string(r.protocol) << "," << fixed(r.lower_bound.microseconds_f(), 3) << ","
+            << fixed(r.max_link_utilisation, 4) << "\n";
+    }
+    return out.str();
+}
+
+std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
+    nlohmann::ordered_json doc;
+    doc["schema"] = "ttsim.collective/1";
+    if (!spec.name.empty()) doc["name"] = spec.name;
+    doc["cluster"] = spec.cluster.describe();
+    doc["op"] = std::string(to_string(spec.op));
+    doc["algorithm_requested"] = std::string(to_string(spec.algorithm));
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    for (const auto& row : rows) {
+        const auto& r = row.result;
+        nlohmann::ordered_json entry;
+        entry["bytes"] = row.bytes;
+        entry["time_us"] = r.duration.microseconds_f();
+        entry["algbw_gbps"] = r.algbw_bytes_per_s / 1e9;
+        entry["busbw_gbps"] = r.busbw_bytes_per_s / 1e9;
+        entry["algo"] = std::string(to_string(r.algorithm));
+        entry["protocol"] = std::string(to_string(r.protocol));
+        entry["latency_us"] = r.latency.microseconds_f();
+        entry["lower_bound_us"] = r.lower_bound.microseconds_f();
+        entry["max_link_utilisation"] = r.max_link_utilisation;
+        entry["busiest_link"] = r.busiest_link;
+        entry["fingerprint"] = r.fingerprint;
+        results.push_back(entry);
+    }
+    doc["results"] = results;
+    return doc.dump(2) + "\n";
+}
+
+std::string format_sweep(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
+    if (spec.format == "csv") return format_sweep_csv(rows);
+    if (spec.format == "json") return format_sweep_json(spec, rows);
+    return format_sweep_table(spec, rows);
+}
+
+void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec) {
+    node.check_keys({"op", "algorithm", "protocol", "min_size", "max_size"});
+    auto parse_with = [](const ConfigNode& value, auto parse) {
+        try {
+            return parse(value.as_string());
+        } catch (const InputError& e) {
+            value.fail(e.message());
+        }
+    };
+    spec.op = parse_with(node.required("op"), [](const std::string& s) { return parse_collective_op(s); });
+    if (auto algorithm = node.optional("algorithm"))
+        spec.algorithm = parse_with(*algorithm, [](const std::string& s) { return parse_collective_algorithm(s); });
+    if (auto protocol = node.optional("protocol"))
+        spec.protocol = parse_with(*protocol, [](const std::string& s) { return parse_nccl_protocol(s); });
+    const ConfigNode min_size = node.required("min_size");
+    const ConfigNode max_size = node.required("max_size");
+    spec.min_bytes = min_size.as_bytes();
+    spec.max_bytes = max_size.as_bytes();
+    if (spec.min_bytes == 0) min_size.fail("must be at least 1B");
+    if (spec.max_bytes < spec.min_bytes) max_size.fail("is below min_size");
+    if (spec.max_bytes > (1ULL << 40)) max_size.fail("is above 1TiB, beyond any collective buffer");
+}
+
+}  // namespace ttsim::cli

@@ -1,0 +1,40 @@
+// An nccl-tests-like sweep: one collective over message sizes doubling from min to max, on one cluster.
+// Shared by `ttsim collective` (flags) and `ttsim run` (a `scenario: collective` file).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+#include "tools/cli/cluster_spec.hpp"
+
+namespace ttsim::cli {
+
+struct CollectiveSweepSpec {
+    std::string name;                  // scenario name, or empty
+    ClusterSpec cluster;
+    CollectiveOp op = CollectiveOp::AllReduce;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+    NcclProtocol protocol = NcclProtocol::Auto;
+    std::uint64_t min_bytes = 1ULL << 20;
+    std::uint64_t max_bytes = 8ULL << 30;
+    std::string format = "table";      // table | csv | json
+};
+
+struct CollectiveSweepRow {
+    std::uint64_t bytes = 0;
+    CollectiveResult result;
+};
+
+std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& spec);
+
+std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);
+std::string format_sweep_csv(const std::vector<CollectiveSweepRow>& rows);
+std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);
+std::string format_sweep(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);
+
+// Reads a `collective:` section {op, algorithm, protocol, min_size, max_size}.
+void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec);
+
+}  // namespace ttsim::cli

@@ -1,0 +1,141 @@
+// Preset systems. Figures from /work/shared/data/hardware/params.md sections 1-2 (source keys in brackets).
+#include "topologies/presets.hpp"
+
+#include <cmath>
+
+#include "sim/errors.hpp"
+#include "topologies/superpod_fabric.hpp"
+
+namespace ttsim {
+namespace {
+
+constexpr double kGB = 1e9;
+
+// NVLink bandwidth per GPU per direction: NVLink4 18 links = 450 GB/s (GLK_H100, NT_212; H200 same, NV_DS);
+// NVLink5 18 links = 900 GB/s (GLK_B200, SPOD_B200; GB200 SPOD_GB200).
+constexpr double kNvLink4 = 450 * kGB;
+constexpr double kNvLink5 = 900 * kGB;
+// GPU <-> NIC: PCIe Gen5 x16 = 32 GT/s x 16 x 128/130 / 8 = 63.0 GB/s per direction (params.md, arithmetic).
+constexpr double kPcieGen5x16 = 63.0 * kGB;
+// An 800 Gb/s XDR port (100 GB/s) would be capped by Gen5; ConnectX-8 attaches over PCIe Gen6 x16, twice
+// Gen5's rate (estimate: Gen6 doubles the transfer rate; not in params.md).
+constexpr double kPcieGen6x16 = 2 * kPcieGen5x16;
+// IB port line rate per direction: NDR 400 Gb/s = 50 GB/s (MLP41 systems, SPOD_H100); XDR 800 Gb/s = 100 GB/s
+// (CX8). NCCL achieves 46-49 GB/s per NDR NIC (NT_290, NT_267); that efficiency belongs to the NCCL model,
+// not to the wire, so links carry the line rate.
+constexpr double kNdrPort = 50 * kGB;
+constexpr double kXdrPort = 100 * kGB;
+
+// Latencies: ALL ESTIMATES, no authoritative hardware figure exists (params.md section 2 and item 7.2).
+// - NVSwitch traversal 0.5 us + 0.25 us per NVLink port crossing: GPU -> switch -> GPU = 1.0 us, the figure
+//   CALCULON uses for NVLink (params.md "NVSwitch/NVLink hop latency").
+// - IB switch hop 300 ns: third-party figures are ~330 ns / <400 ns for Quantum-2, 130 ns for HDR
+//   (params.md "IB switch hop latency").
+// - Cable propagation 50 ns (~10 m of fibre at ~5 ns/m).
+// - NIC + PCIe traversal 0.5 us each way, so that a same-leaf RDMA path GPU->NIC->leaf->NIC->GPU is
+//   0.5 + 0.35 + 0.05 + 0.5 = 1.4 us, inside the 1-2 us end-to-end estimate (params.md).
+const SimTime kNvLinkPortLatency = SimTime::nanoseconds(250);
+const SimTime kNvSwitchLatency = SimTime::nanoseconds(500);
+const SimTime kIbSwitchLatency = SimTime::nanoseconds(300);
+const SimTime kCableLatency = SimTime::nanoseconds(50);
+const SimTime kNicLatency = SimTime::nanoseconds(500);
+
+// A GB200 NVL72 rack: 18 compute trays x 4 GPUs in one NVLink5 domain (SPOD_GB200).
+constexpr int kTraysPerNvl72Rack = 18;
+
+struct NodeType {
+    PresetInfo info;
+    double nvlink_bandwidth;
+};
+
+const std::vector<NodeType>& node_types() {
+    // DGX H100/H200/B200: 8 GPUs, one NVSwitch domain per node, 8 compute NICs (one per GPU; the 2 storage
+    // NICs are not modelled) (MLP41/MLP50 systems). GB200: 4 GPUs and 4 CX-7 NICs per compute tray
+    // (MLP50 tyche systems), 72 GPUs per NVLink domain.
+    static const std::vector<NodeType> types = {
+        {{"dgx-h100", 8, 8}, kNvLink4},
+        {{"dgx-h200", 8, 8}, kNvLink4},
+        {{"dgx-b200", 8, 8}, kNvLink5},
+        {{"gb200-nvl72", 4, 4 * kTraysPerNvl72Rack}, kNvLink5},
+    };
+    return types;
+}
+
+std::string known_systems() {
+    std::string out;
+    for (const NodeType& t : node_types()) out += (out.empty() ? "" : ", ") + t.info.name;
+    return out;
+}
+
+void check_gpu_count(const PresetInfo& info, int gpus) {
+    const int per_node = info.gpus_per_node;
+    const bool one_partial_node = gpus >= 1 && gpus <= per_node;
+    const bool whole_nodes = gpus > 0 && gpus % per_node == 0 && gpus <= kMaxPresetGpus;
+    if (one_partial_node || whole_nodes) return;
+    throw InputError(info.name + " takes 1 to " + std::to_string(per_node) + " GPUs (one " +
+                     (info.gpus_per_node == info.gpus_per_nvlink_domain ? "node" : "compute tray") +
+                     ") or a multiple of " + std::to_string(per_node) + " up to " +
+                     std::to_string(kMaxPresetGpus) + " GPUs; got " + std::to_string(gpus));
+}
+
+}  // namespace
+
+NicSpeed parse_nic_speed(std::string_view text) {
+    if (text == "ndr" || text == "ndr400") return NicSpeed::Ndr400;
+    if (text == "xdr" || text == "xdr800") return NicSpeed::Xdr800;
+    throw InputError("unknown NIC speed '" + std::string(text) + "'; use ndr (400 Gb/s) or xdr (800 Gb/s)");
+}
+
+const std::vector<PresetInfo>& preset_systems() {
+    static const std::vector<PresetInfo> infos = [] {
+        std::vector<PresetInfo> out;
+        for (const NodeType& t : node_types()) out.push_back(t.info);
+        return out;
+    }();
+    return infos;
+}
+
+Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
+    const NodeType* type = nullptr;
+    for (const NodeType& t : node_types())
+        if (t.info.name == system) type = &t;
+    if (type == nullptr)
+        throw InputError("unknown system '" + std::string(system) + "'; known systems: " + known_systems());
+    check_gpu_count(type->info, gpus);
+    if (!std::isfinite(options.oversubscription) || options.oversubscription < 1.0 ||
+        options.oversubscription > 64.0)
+        throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
+                         std::to_string(options.oversubscription));
+
+    const bool xdr = options.nic == NicSpeed::Xdr800;
+    const PortSpec nvlink{type->nvlink_bandwidth, kNvLinkPortLatency + kNvSwitchLatency, kNvLinkPortLatency};
+    const PortSpec pcie{xdr ? kPcieGen6x16 : kPcieGen5x16, kNicLatency, kNicLatency};
+
+    Topology topology(std::string(system) + " x" + std::to_string(gpus));
+    const int per_node = type->info.gpus_per_node;
+    const int per_domain = type->info.gpus_per_nvlink_domain;
+    Vertex domain = kNoVertex;
+    for (int rank = 0; rank < gpus; ++rank) {
+        if (rank % per_domain == 0) {
+            const std::string unit = per_domain == per_node ? "node" : "rack";
+            domain = topology.add_vertex(VertexKind::NvSwitch,
+                                         unit + std::to_string(rank / per_domain) + ".nvswitch");
+        }
+        topology.add_gpu(rank / per_node, rank % per_node, domain, nvlink, pcie);
+    }
+    // One NVLink domain needs no scale-out fabric; its NICs stay unconnected, as on a lone DGX.
+    if (gpus > per_domain) {
+        SuperPodFabricSpec spec;
+        spec.port_bandwidth_bytes_per_s = xdr ? kXdrPort : kNdrPort;
+        spec.oversubscription = options.oversubscription;
+        spec.switch_latency = kIbSwitchLatency;
+        spec.cable_latency = kCableLatency;
+        build_superpod_fabric(topology, spec);
+    }
+    topology.finalize();
+    const std::string problem = topology.connectivity_problem();
+    TTSIM_ASSERT(problem.empty(), "preset " + topology.name() + " is not connected: " + problem);
+    return topology;
+}
+
+}  // namespace ttsim

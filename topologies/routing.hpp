@@ -1,0 +1,61 @@
+// Routes between GPUs as lists of directed link ids, with deterministic ECMP.
+//
+// Rules (those of NCCL on a rail-optimised fabric without PXN):
+//  - Same NVLink domain: GPU -> NVLink switch -> GPU (2 links), never the network.
+//  - Otherwise: GPU -> its own NIC (PCIe) -> network switches only -> the destination GPU's own NIC -> GPU.
+//    GPUs and NICs never forward traffic, so a path like GPU->NVSwitch->GPU->NIC is impossible by
+//    construction, and inter-node traffic always leaves and enters through the GPUs' own rails.
+//  - Among the switch paths, only shortest ones (fewest hops) are used. At every hop where several next
+//    switches are equally short, one is chosen by a hash of (source rank, destination rank, flow key, hop),
+//    so different flows between the same pair, or different pairs, spread over the spines/cores, and the
+//    same inputs always give the same path on every machine.
+//
+// Cost. We do not BFS per pair. Distances are needed only TO a destination, and a destination NIC is reached
+// through the switch(es) it attaches to, so the Router keeps one distance map per destination attachment
+// (the destination NIC's leaf switch on every preset), computed lazily by one Boost.Graph multi-source BFS
+// over the switch-only graph (S vertices: 1,280 for 16,384 GPUs) and cached. A route is then a greedy walk
+// down the distance gradient, O(path length x switch degree). At most one BFS per leaf switch is ever run
+// (512 leaves at 16,384 GPUs, ~0.7 MB of uint16 distances in total).
+//
+// Thread safety: route() fills the cache, so a Router is not thread-safe; use one Router per thread (each
+// only reads the shared, immutable Topology).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace ttsim {
+
+class Router {
+public:
+    explicit Router(const Topology& topology);
+
+    // Directed link ids from GPU src_rank to GPU dst_rank; empty when src == dst. Bad ranks: InternalError.
+    std::vector<LinkId> route(int src_rank, int dst_rank, std::uint64_t flow_key);
+    // Same, appending to `path` after clearing it (no allocation once `path` has grown).
+    void route_into(int src_rank, int dst_rank, std::uint64_t flow_key, std::vector<LinkId>& path);
+
+    std::size_t cached_distance_maps() const { return distance_maps_.size(); }
+    const Topology& topology() const { return topology_; }
+
+private:
+    static constexpr std::uint16_t kUnreachable = 0xFFFF;
+    // Hop distance from every switch to the switches the destination NIC attaches to.
+    const std::vector<std::uint16_t>& distances_to_nic_of(int dst_rank);
+
+    const Topology& topology_;
+    const SwitchFabric& fabric_;
+    std::vector<std::vector<std::uint16_t>> distance_maps_;
+    // Cache slots: by the single switch a NIC attaches to (the usual case), or by rank for a NIC attached to
+    // several switches (possible in YAML topologies).
+    std::vector<std::int32_t> slot_by_switch_;
+    std::unordered_map<int, std::int32_t> slot_by_multihomed_rank_;
+    // Scratch, reused between calls: BFS colours and the equal-cost candidates of one hop.
+    std::vector<boost::default_color_type> bfs_colors_;
+    std::vector<std::uint32_t> candidates_;
+};
+
+}  // namespace ttsim

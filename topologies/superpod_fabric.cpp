@@ -1,0 +1,153 @@
+// Wiring of the DGX SuperPOD compute fabric.
+//
+// Sources: SPOD_H100 (network-fabrics, Table 4) and SPOD_B200 (architecture and components pages), as
+// summarised in /work/shared/data/hardware/params.md section 2 and params.yaml links.dgx_superpod.
+//
+// Leaves (both tiers). Nodes are grouped into scalable units (SU) of 32 node slots. Each SU has one leaf per
+// rail, and NIC k of every node of the SU plugs into leaf k of that SU ("rail-optimised": same-rail traffic
+// inside an SU crosses one switch, SPOD_H100). A 64-port leaf thus has 32 ports down (one per node) and 32
+// ports up, which makes it non-blocking. With an oversubscription ratio R the uplink capacity is divided by
+// R (the same spines, thinner trunks), so a 2.0 fabric halves every leaf's uplink bandwidth.
+//
+// Two tiers (up to 64 leaves = 8 SU of DGX = 2,048 GPUs, SPOD_B200). Every leaf connects to EVERY spine,
+// splitting its 32 uplinks evenly, so all rails share one spine group and cross-rail traffic needs only
+// leaf -> spine -> leaf. The spine count is the number of 64-port switches that can terminate all leaf
+// uplinks, rounded up to a power of two so that 32 uplinks divide evenly (integer cables per trunk). That
+// reproduces SPOD_H100 Table 4: 1 SU 8 leaves / 4 spines (8 cables per leaf-spine pair), 2 SU 16/8, 3 SU
+// 24/16 (provisioned like 4 SU), 4 SU 32/16; and SPOD_B200: 8 SU 64 leaves / 32 spines (1 cable per pair).
+//
+// Three tiers (beyond 64 leaves). A leaf can no longer reach every spine (32 uplinks < spines), so spines
+// are grouped per rail: units are grouped into pods of up to 32 SU; the leaves of rail r in pod p connect to
+// every spine of group (p, r), G spines per group with G = the pod's units rounded up to a power of two (so
+// each spine's 32 downlinks are filled when the pod is full). Spine number g of every group connects to
+// every core of "plane" g, whose K cores terminate all those spines' 32 uplinks: K = rails x pods / 2
+// (pods rounded up to a power of two). Cross-rail (or cross-pod) traffic goes leaf -> spine -> core ->
+// spine -> leaf; same-rail traffic within a pod turns at the spine. Counts match SPOD_B200: 16 SU
+// 128 leaves / 128 spines / 64 cores, 32 SU 256/256/128, 64 SU 512/512/256. The largest such fabric of
+// 64-port switches has K = 32 and holds 65,536 NIC ports (2 x 32^3).
+#include "topologies/superpod_fabric.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+#include <vector>
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+namespace {
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+int next_pow2(int x) { return static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(x, 1)))); }
+
+}  // namespace
+
+SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit, int switch_ports) {
+    TTSIM_ASSERT(nodes >= 1 && rails >= 1 && std::has_single_bit(static_cast<unsigned>(rails)),
+                 "SuperPOD fabric needs >= 1 node and a power-of-two rail count");
+    const int half = switch_ports / 2;
+    TTSIM_ASSERT(nodes_per_unit == half, "leaf switches are split half down (one port per node), half up");
+    SuperPodShape shape;
+    shape.rails = rails;
+    shape.units = ceil_div(nodes, nodes_per_unit);
+    shape.leaves = shape.units * rails;
+    if (shape.leaves <= switch_ports) {
+        shape.tiers = 2;
+        shape.pods = 1;
+        shape.spines = next_pow2(ceil_div(shape.leaves * half, switch_ports));
+        shape.spines_per_group = shape.spines;
+        shape.cables_leaf_to_spine = half / shape.spines;
+        return shape;
+    }
+    shape.tiers = 3;
+    shape.pods = ceil_div(shape.units, half);
+    const int units_per_pod = shape.pods == 1 ? shape.units : half;
+    shape.spines_per_group = next_pow2(units_per_pod);
+    shape.spines = shape.pods * rails * shape.spines_per_group;
+    shape.cables_leaf_to_spine = half / shape.spines_per_group;
+    shape.cores_per_plane = std::max(1, rails * next_pow2(shape.pods) / 2);
+    TTSIM_ASSERT(shape.cores_per_plane <= half,
+                 "fabric for " + std::to_string(nodes) + " nodes needs more than three switch tiers");
+    shape.cables_spine_to_core = half / shape.cores_per_plane;
+    shape.cores = shape.spines_per_group * shape.cores_per_plane;
+    return shape;
+}
+
+int superpod_max_nodes(int rails, int nodes_per_unit, int switch_ports) {
+    // Largest power-of-two pod count with rails * pods / 2 <= ports / 2 cores per plane.
+    const int max_pods = std::max(1, static_cast<int>(std::bit_floor(static_cast<unsigned>(switch_ports / rails))));
+    return max_pods * (switch_ports / 2) * nodes_per_unit;
+}
+
+SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec& spec) {
+    TTSIM_ASSERT(spec.oversubscription >= 1.0, "oversubscription below 1");
+    int rails = 0;
+    for (const GpuInfo& g : topology.gpus()) rails = std::max(rails, g.local_index + 1);
+    const SuperPodShape shape =
+        superpod_shape(topology.node_count(), rails, spec.nodes_per_unit, spec.switch_ports);
+
+    // Latency of a directed cable = propagation + forwarding of the switch it enters (see topology.hpp).
+    const SimTime into_switch = spec.cable_latency + spec.switch_latency;
+    const SimTime into_nic = spec.cable_latency;
+    const double port = spec.port_bandwidth_bytes_per_s;
+    const double leaf_spine_bw = shape.cables_leaf_to_spine * port / spec.oversubscription;
+    const double spine_core_bw = shape.cables_spine_to_core * port;
+
+    // Leaves, indexed [unit * rails + rail].
+    std::vector<Vertex> leaves;
+    leaves.reserve(static_cast<std::size_t>(shape.leaves));
+    for (int u = 0; u < shape.units; ++u)
+        for (int r = 0; r < rails; ++r)
+            leaves.push_back(topology.add_vertex(VertexKind::LeafSwitch,
+                                                 "su" + std::to_string(u) + ".rail" + std::to_string(r) + ".leaf"));
+    for (const GpuInfo& g : topology.gpus()) {
+        const int unit = g.node / spec.nodes_per_unit;
+        topology.add_duplex_link(g.nic, leaves[static_cast<std::size_t>(unit * rails + g.local_index)],
+                                 LinkKind::InfiniBand, port, into_switch, into_nic);
+    }
+
+    if (shape.tiers == 2) {
+        std::vector<Vertex> spines;
+        for (int s = 0; s < shape.spines; ++s)
+            spines.push_back(topology.add_vertex(VertexKind::SpineSwitch, "spine" + std::to_string(s)));
+        for (Vertex leaf : leaves)
+            for (Vertex spine : spines)
+                topology.add_duplex_link(leaf, spine, LinkKind::InfiniBand, leaf_spine_bw, into_switch, into_switch);
+        return shape;
+    }
+
+    // Three tiers. Spines indexed [(pod * rails + rail) * G + g]; cores [g * K + k].
+    const int per_group = shape.spines_per_group;
+    std::vector<Vertex> spines;
+    spines.reserve(static_cast<std::size_t>(shape.spines));
+    for (int p = 0; p < shape.pods; ++p)
+        for (int r = 0; r < rails; ++r)
+            for (int g = 0; g < per_group; ++g)
+                spines.push_back(topology.add_vertex(
+                    VertexKind::SpineSwitch,
+                    "pod" + std::to_string(p) + ".rail" + std::to_string(r) + ".spine" + std::to_string(g)));
+    std::vector<Vertex> cores;
+    cores.reserve(static_cast<std::size_t>(shape.cores));
+    for (int g = 0; g < per_group; ++g)
+        for (int k = 0; k < shape.cores_per_plane; ++k)
+            cores.push_back(topology.add_vertex(VertexKind::CoreSwitch,
+                                                "plane" + std::to_string(g) + ".core" + std::to_string(k)));
+    const int units_per_pod = shape.pods == 1 ? shape.units : spec.switch_ports / 2;
+    for (int u = 0; u < shape.units; ++u) {
+        const int pod = u / units_per_pod;
+        for (int r = 0; r < rails; ++r)
+            for (int g = 0; g < per_group; ++g)
+                topology.add_duplex_link(leaves[static_cast<std::size_t>(u * rails + r)],
+                                         spines[static_cast<std::size_t>((pod * rails + r) * per_group + g)],
+                                         LinkKind::InfiniBand, leaf_spine_bw, into_switch, into_switch);
+    }
+    for (int group = 0; group < shape.pods * rails; ++group)
+        for (int g = 0; g < per_group; ++g)
+            for (int k = 0; k < shape.cores_per_plane; ++k)
+                topology.add_duplex_link(spines[static_cast<std::size_t>(group * per_group + g)],
+                                         cores[static_cast<std::size_t>(g * shape.cores_per_plane + k)],
+                                         LinkKind::InfiniBand, spine_core_bw, into_switch, into_switch);
+    return shape;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,254 @@
+#include "topologies/topology.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include <boost/graph/graph_traits.hpp>
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+std::string_view to_string(VertexKind kind) {
+    switch (kind) {
+        case VertexKind::Gpu: return "gpu";
+        case VertexKind::NvSwitch: return "nvswitch";
+        case VertexKind::Nic: return "nic";
+        case VertexKind::LeafSwitch: return "leaf";
+        case VertexKind::SpineSwitch: return "spine";
+        case VertexKind::CoreSwitch: return "core";
+        case VertexKind::Switch: return "switch";
+    }
+    return "?";
+}
+
+std::string_view to_string(LinkKind kind) {
+    switch (kind) {
+        case LinkKind::NvLink: return "nvlink";
+        case LinkKind::Pcie: return "pcie";
+        case LinkKind::InfiniBand: return "infiniband";
+        case LinkKind::Ethernet: return "ethernet";
+    }
+    return "?";
+}
+
+Topology::Topology(std::string name)
+    : name_(std::move(name)), graph_(std::make_unique<TopologyGraph>()) {}
+
+Vertex Topology::add_vertex(VertexKind kind, std::string name) {
+    TTSIM_ASSERT(!finalized_, "topology modified after finalize()");
+    return boost::add_vertex(VertexProps{kind, std::move(name)}, *graph_);
+}
+
+LinkId Topology::add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandwidth_bytes_per_s,
+                                 SimTime latency_a_to_b, SimTime latency_b_to_a) {
+    TTSIM_ASSERT(!finalized_, "topology modified after finalize()");
+    TTSIM_ASSERT(a < vertex_count() && b < vertex_count() && a != b, "link between invalid vertices");
+    TTSIM_ASSERT(bandwidth_bytes_per_s > 0.0, "link bandwidth must be positive");
+    TTSIM_ASSERT(latency_a_to_b >= SimTime::zero() && latency_b_to_a >= SimTime::zero(), "negative latency");
+    TTSIM_ASSERT(links_.size() + 2 < kNoLink, "too many links");
+    const auto forward = static_cast<LinkId>(links_.size());
+    const std::string& name_a = (*graph_)[a].name;
+    const std::string& name_b = (*graph_)[b].name;
+    links_.push_back({forward, a, b, kind, bandwidth_bytes_per_s, latency_a_to_b, name_a + "->" + name_b});
+    links_.push_back({forward + 1, b, a, kind, bandwidth_bytes_per_s, latency_b_to_a, name_b + "->" + name_a});
+    boost::add_edge(a, b, EdgeProps{forward}, *graph_);
+    boost::add_edge(b, a, EdgeProps{forward + 1}, *graph_);
+    return forward;
+}
+
+int Topology::add_gpu(int node, int local_index, Vertex nvlink_domain, const PortSpec& nvlink,
+                      const PortSpec& pcie) {
+    TTSIM_ASSERT(node >= 0 && local_index >= 0, "negative node or local index");
+    GpuInfo info;
+    info.rank = gpu_count();
+    info.node = node;
+    info.local_index = local_index;
+    const std::string prefix = "node" + std::to_string(node);
+    info.vertex = add_vertex(VertexKind::Gpu, prefix + ".gpu" + std::to_string(local_index));
+    info.nic = add_vertex(VertexKind::Nic, prefix + ".nic" + std::to_string(local_index));
+    info.pcie_up = add_duplex_link(info.vertex, info.nic, LinkKind::Pcie, pcie.bandwidth_bytes_per_s,
+                                   pcie.latency_up, pcie.latency_down);
+    info.pcie_down = info.pcie_up + 1;
+    if (nvlink_domain != kNoVertex) {
+        TTSIM_ASSERT((*graph_)[nvlink_domain].kind == VertexKind::NvSwitch, "NVLink domain is not an NVSwitch");
+        if (domain_index_of_vertex_.size() <= nvlink_domain) domain_index_of_vertex_.resize(nvlink_domain + 1, -1);
+        int& domain_index = domain_index_of_vertex_[nvlink_domain];
+        if (domain_index < 0) domain_index = nvlink_domain_count_++;
+        info.nvlink_domain = nvlink_domain;
+        info.nvlink_domain_index = domain_index;
+        info.nvlink_up = add_duplex_link(info.vertex, nvlink_domain, LinkKind::NvLink,
+                                         nvlink.bandwidth_bytes_per_s, nvlink.latency_up, nvlink.latency_down);
+        info.nvlink_down = info.nvlink_up + 1;
+    }
+    node_count_ = std::max(node_count_, node + 1);
+    gpus_.push_back(info);
+    return info.rank;
+}
+
+void Topology::finalize() {
+    TTSIM_ASSERT(!finalized_, "finalize() called twice");
+    SwitchFabric& f = fabric_;
+    const std::size_t vertices = vertex_count();
+    f.switch_of_vertex.assign(vertices, -1);
+    for (Vertex v = 0; v < vertices; ++v) {
+        if (!is_network_switch((*graph_)[v].kind)) continue;
+        f.switch_of_vertex[v] = static_cast<std::int32_t>(f.vertex_of_switch.size());
+        f.vertex_of_switch.push_back(v);
+    }
+    const std::size_t switches = f.switch_count();
+
+    // Switch-to-switch hops in CSR form, in edge creation order (which keeps ECMP choices deterministic).
+    f.hop_begin.assign(switches + 1, 0);
+    std::vector<std::pair<std::size_t, std::size_t>> switch_edges;
+    for (std::size_t s = 0; s < switches; ++s) {
+        f.hop_begin[s] = static_cast<std::uint32_t>(f.hop_neighbor.size());
+        for (auto [e, end] = boost::out_edges(f.vertex_of_switch[s], *graph_); e != end; ++e) {
+            const std::int32_t neighbor = f.switch_of_vertex[boost::target(*e, *graph_)];
+            if (neighbor < 0) continue;
+            f.hop_neighbor.push_back(static_cast<std::uint32_t>(neighbor));
+            f.hop_link.push_back((*graph_)[*e].link_id);
+            switch_edges.emplace_back(s, static_cast<std::size_t>(neighbor));
+        }
+    }
+    f.hop_begin[switches] = static_cast<std::uint32_t>(f.hop_neighbor.size());
+    // Edges are generated in source order, as the CSR constructor requires.
+    f.graph = std::make_unique<SwitchFabric::SwitchGraph>(boost::edges_are_sorted, switch_edges.begin(),
+                                                          switch_edges.end(), switches);
+
+    // NIC attachments per GPU rank: every link from the GPU's NIC to a network switch.
+    f.attachment_begin.assign(gpus_.size() + 1, 0);
+    for (const GpuInfo& g : gpus_) {
+        f.attachment_begin[static_cast<std::size_t>(g.rank)] = static_cast<std::uint32_t>(f.attachments.size());
+        for (auto [e, end] = boost::out_edges(g.nic, *graph_); e != end; ++e) {
+            const std::int32_t s = f.switch_of_vertex[boost::target(*e, *graph_)];
+            if (s < 0) continue;
+            const LinkId up = (*graph_)[*e].link_id;
+            f.attachments.push_back({static_cast<std::uint32_t>(s), up, links_[up].reverse()});
+        }
+    }
+    f.attachment_begin[gpus_.size()] = static_cast<std::uint32_t>(f.attachments.size());
+
+    // Components of the switch fabric; links are full duplex, so the directed graph's components are the
+    // undirected ones. A small union-find avoids building an undirected copy for Boost.
+    std::vector<int> parent(switches);
+    for (std::size_t s = 0; s < switches; ++s) parent[s] = static_cast<int>(s);
+    auto find = [&](int x) {
+        while (parent[static_cast<std::size_t>(x)] != x) {
+            parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+            x = parent[static_cast<std::size_t>(x)];
+        }
+        return x;
+    };
+    for (std::size_t s = 0; s < switches; ++s)
+        for (std::uint32_t h = f.hop_begin[s]; h < f.hop_begin[s + 1]; ++h)
+            parent[static_cast<std::size_t>(find(static_cast<int>(s)))] = find(static_cast<int>(f.hop_neighbor[h]));
+    f.component.resize(switches);
+    for (std::size_t s = 0; s < switches; ++s) f.component[s] = find(static_cast<int>(s));
+    finalized_ = true;
+}
+
+const SwitchFabric& Topology::fabric() const {
+    TTSIM_ASSERT(finalized_, "topology used before finalize()");
+    return fabric_;
+}
+
+std::string Topology::connectivity_problem() const {
+    const SwitchFabric& f = fabric();
+    if (gpus_.empty()) return "the topology has no GPUs";
+    // All GPUs in one NVLink domain: no scale-out path is needed.
+    const int first_domain = gpus_.front().nvlink_domain_index;
+    if (first_domain >= 0 && std::all_of(gpus_.begin(), gpus_.end(), [&](const GpuInfo& g) {
+            return g.nvlink_domain_index == first_domain;
+        }))
+        return {};
+
+    auto describe = [&](const GpuInfo& g) {
+        return "GPU rank " + std::to_string(g.rank) + " (" + (*graph_)[g.vertex].name + ")";
+    };
+    // Otherwise every GPU must reach, through its own NIC, the GPUs outside its domain: all NICs must touch
+    // one common switch component. Pick the component touched by the most NICs and report one that misses it.
+    std::vector<std::set<int>> touched(gpus_.size());
+    std::vector<int> nic_count_per_component(f.switch_count(), 0);
+    for (const GpuInfo& g : gpus_) {
+        const auto r = static_cast<std::size_t>(g.rank);
+        for (std::uint32_t a = f.attachment_begin[r]; a < f.attachment_begin[r + 1]; ++a)
+            touched[r].insert(f.component[f.attachments[a].switch_index]);
+        if (touched[r].empty())
+            return describe(g) + " cannot reach GPUs outside its NVLink domain: its NIC " + (*graph_)[g.nic].name +
+                   " has no link to any network switch";
+        for (int c : touched[r]) ++nic_count_per_component[static_cast<std::size_t>(c)];
+    }
+    const auto main_component = static_cast<int>(
+        std::max_element(nic_count_per_component.begin(), nic_count_per_component.end()) -
+        nic_count_per_component.begin());
+    const GpuInfo* reference = nullptr;
+    for (const GpuInfo& g : gpus_)
+        if (touched[static_cast<std::size_t>(g.rank)].count(main_component)) { reference = &g; break; }
+    for (const GpuInfo& g : gpus_) {
+        if (touched[static_cast<std::size_t>(g.rank)].count(main_component)) continue;
+        return describe(g) + " cannot reach " + describe(*reference) + ": the switches its NIC " +
+               (*graph_)[g.nic].name + " connects to are not connected to those of " + (*graph_)[reference->nic].name +
+               " (the switch fabric is disconnected)";
+    }
+    return {};
+}
+
+TopologySummary Topology::summary() const {
+    TopologySummary s;
+    s.name = name_;
+    s.gpus = gpu_count();
+    s.nodes = node_count_;
+    s.nvlink_domains = nvlink_domain_count_;
+    for (Vertex v = 0; v < vertex_count(); ++v) {
+        switch ((*graph_)[v].kind) {
+            case VertexKind::Nic: ++s.nics; break;
+            case VertexKind::LeafSwitch: ++s.leaf_switches; break;
+            case VertexKind::SpineSwitch: ++s.spine_switches; break;
+            case VertexKind::CoreSwitch: ++s.core_switches; break;
+            case VertexKind::Switch: ++s.untiered_switches; break;
+            default: break;
+        }
+    }
+    s.fabric_tiers = (s.leaf_switches > 0) + (s.spine_switches > 0) + (s.core_switches > 0) +
+                     (s.untiered_switches > 0 && s.leaf_switches == 0 ? 1 : 0);
+    s.directed_links = links_.size();
+    s.physical_links = links_.size() / 2;
+    return s;
+}
+
+std::string TopologySummary::to_string() const {
+    std::ostringstream out;
+    out << "topology " << name << ": " << gpus << " GPUs on " << nodes << " nodes, " << nvlink_domains
+        << " NVLink domains, " << nics << " NICs\n";
+    out << "  switches: " << leaf_switches << " leaf, " << spine_switches << " spine, " << core_switches
+        << " core";
+    if (untiered_switches > 0) out << ", " << untiered_switches << " untiered";
+    out << " (" << fabric_tiers << " tier" << (fabric_tiers == 1 ? "" : "s") << ")\n";
+    out << "  links: " << physical_links << " full-duplex = " << directed_links << " directed\n";
+    return out.str();
+}
+
+std::vector<NetworkLink> Topology::network_links() const {
+    std::vector<NetworkLink> out;
+    out.reserve(links_.size());
+    for (const LinkSpec& l : links_) out.push_back({l.bandwidth_bytes_per_s, l.latency, l.name});
+    return out;
+}
+
+double Topology::out_bandwidth(Vertex v, VertexKind to_kind) const {
+    double total = 0.0;
+    for (auto [e, end] = boost::out_edges(v, *graph_); e != end; ++e)
+        if ((*graph_)[boost::target(*e, *graph_)].kind == to_kind) total += links_[(*graph_)[*e].link_id].bandwidth_bytes_per_s;
+    return total;
+}
+
+std::vector<Vertex> Topology::vertices_of_kind(VertexKind kind) const {
+    std::vector<Vertex> out;
+    for (Vertex v = 0; v < vertex_count(); ++v)
+        if ((*graph_)[v].kind == kind) out.push_back(v);
+    return out;
+}
+
+}  // namespace ttsim

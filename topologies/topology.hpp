@@ -1,0 +1,193 @@
+// The physical cluster as a Boost.Graph: which devices exist and which links join them.
+//
+// Vertices are devices: GPUs, NVLink switch domains, NICs and network switches (leaf / spine / core, or
+// untiered switches from a YAML description). A whole NVLink switch domain is ONE vertex: the 4 NVSwitch
+// chips of a DGX H100 (or the 18 NVLink switch chips of a GB200 NVL72 rack) behave as one non-blocking
+// crossbar for bandwidth purposes, and every GPU has one link (all its NVLink lanes) to that vertex.
+//
+// Every physical link is full duplex and becomes TWO directed links, so the two directions never share
+// bandwidth. Link ids are dense: the physical link k owns ids 2k (a->b) and 2k+1 (b->a), so the reverse
+// of link `id` is `id ^ 1`. The flow network (sim/flow_network.hpp) consumes links as a vector indexed by
+// these ids: see network_links().
+//
+// Parallel cables between the same two switches (e.g. 8 cables from a leaf to each spine of one SU) are one
+// trunk link whose bandwidth is the sum: a single flow cannot use more than its 50 GB/s NIC anyway, and the
+// trunk keeps the graph (and the routing) small.
+//
+// Latency convention used by the presets: a directed link's latency is its propagation delay plus the
+// forwarding latency of the switch it ENTERS, so the sum over a path counts each switch traversal once.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+
+#include "sim/flow_network.hpp"
+#include "sim/time.hpp"
+
+namespace ttsim {
+
+enum class VertexKind : std::uint8_t {
+    Gpu,
+    NvSwitch,      // one NVLink switch domain (node or rack), modelled as one crossbar
+    Nic,           // scale-out network adapter, one per GPU
+    LeafSwitch,    // network switches by tier; `Switch` is an untiered switch from a YAML description
+    SpineSwitch,
+    CoreSwitch,
+    Switch,
+};
+
+enum class LinkKind : std::uint8_t { NvLink, Pcie, InfiniBand, Ethernet };
+
+std::string_view to_string(VertexKind kind);
+std::string_view to_string(LinkKind kind);
+// Network switches are the only vertices inter-domain traffic may pass through (GPUs and NICs never
+// forward; NVLink switches only join the GPUs of their own domain).
+constexpr bool is_network_switch(VertexKind kind) {
+    return kind == VertexKind::LeafSwitch || kind == VertexKind::SpineSwitch || kind == VertexKind::CoreSwitch ||
+           kind == VertexKind::Switch;
+}
+
+struct VertexProps {
+    VertexKind kind = VertexKind::Gpu;
+    std::string name;
+};
+struct EdgeProps {
+    std::uint32_t link_id = 0;
+};
+using TopologyGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, VertexProps, EdgeProps>;
+using Vertex = TopologyGraph::vertex_descriptor;
+using LinkId = std::uint32_t;
+inline constexpr Vertex kNoVertex = std::numeric_limits<Vertex>::max();
+inline constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
+
+// One direction of one physical link.
+struct LinkSpec {
+    LinkId id = kNoLink;
+    Vertex from = kNoVertex;
+    Vertex to = kNoVertex;
+    LinkKind kind = LinkKind::NvLink;
+    double bandwidth_bytes_per_s = 0.0;  // per direction
+    SimTime latency;                     // propagation + forwarding of the switch it enters
+    std::string name;                    // "node3.gpu5->node3.nvswitch"
+    LinkId reverse() const { return id ^ 1u; }
+};
+
+// Bandwidth (per direction) and latency of a GPU's port; latency_up is GPU->device, latency_down back.
+struct PortSpec {
+    double bandwidth_bytes_per_s = 0.0;
+    SimTime latency_up;
+    SimTime latency_down;
+};
+
+struct GpuInfo {
+    int rank = 0;         // global rank 0..G-1
+    int node = 0;         // node (DGX, or GB200 compute tray) index
+    int local_index = 0;  // index within the node = rail (NIC k of a node sits on rail k)
+    Vertex vertex = kNoVertex;
+    Vertex nic = kNoVertex;            // its own NIC
+    Vertex nvlink_domain = kNoVertex;  // its NVLink switch vertex; kNoVertex if it has no NVLink
+    int nvlink_domain_index = -1;      // dense index of that domain; -1 if none
+    LinkId nvlink_up = kNoLink, nvlink_down = kNoLink;  // GPU->NVLink switch, NVLink switch->GPU
+    LinkId pcie_up = kNoLink, pcie_down = kNoLink;      // GPU->NIC, NIC->GPU
+};
+
+struct TopologySummary {
+    std::string name;
+    int gpus = 0, nodes = 0, nvlink_domains = 0, nics = 0;
+    int leaf_switches = 0, spine_switches = 0, core_switches = 0, untiered_switches = 0;
+    int fabric_tiers = 0;  // 0 = no scale-out switches; 2 = leaf/spine; 3 = leaf/spine/core
+    std::size_t physical_links = 0, directed_links = 0;
+    std::string to_string() const;  // one line per item, for `ttsim` reports
+};
+
+// The scale-out switch fabric, indexed for routing: network switches renumbered densely 0..S-1, their
+// switch-to-switch links as a compact adjacency (CSR), and each GPU's NIC attachments. Built by finalize().
+struct SwitchFabric {
+    struct NicAttachment {
+        std::uint32_t switch_index;
+        LinkId up;    // NIC -> switch
+        LinkId down;  // switch -> NIC
+    };
+    // Compressed sparse row: the fastest Boost.Graph layout to traverse, and the BFS runs once per leaf.
+    using SwitchGraph = boost::compressed_sparse_row_graph<boost::directedS>;
+
+    std::vector<std::int32_t> switch_of_vertex;  // -1 for non-switch vertices
+    std::vector<Vertex> vertex_of_switch;
+    // Switch-to-switch hops of switch s are [hop_begin[s], hop_begin[s+1]): the neighbor (dense switch index)
+    // and the directed link to it, kept as two arrays so that scanning neighbors touches only 4 bytes each.
+    std::vector<std::uint32_t> hop_begin;  // size S+1
+    std::vector<std::uint32_t> hop_neighbor;
+    std::vector<LinkId> hop_link;
+    std::vector<std::uint32_t> attachment_begin;  // per GPU rank, size G+1
+    std::vector<NicAttachment> attachments;
+    std::vector<int> component;  // connected component of each switch
+    // Switches only, same switch-to-switch edges (for Boost BFS). Behind a pointer because Boost 1.74's
+    // adjacency_list has no move constructor: without it every move of a Topology would copy the graphs.
+    std::unique_ptr<SwitchGraph> graph;
+
+    std::size_t switch_count() const { return vertex_of_switch.size(); }
+};
+
+class Topology {
+public:
+    explicit Topology(std::string name);
+    Topology(Topology&&) noexcept = default;
+    Topology& operator=(Topology&&) noexcept = default;
+    Topology(const Topology&) = delete;  // large (100k+ links at scale); Routers refer to it
+    Topology& operator=(const Topology&) = delete;
+
+    // ---- building (presets and the YAML loader) ----
+    Vertex add_vertex(VertexKind kind, std::string name);
+    // One physical full-duplex link a<->b: returns the id of a->b; b->a is that id + 1.
+    LinkId add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandwidth_bytes_per_s,
+                           SimTime latency_a_to_b, SimTime latency_b_to_a);
+    // Adds GPU `rank` = next rank, with its own NIC ("node<n>.nic<k>") over PCIe, and (if nvlink_domain is
+    // not kNoVertex) its NVLink link to that domain. Ranks are assigned in call order.
+    int add_gpu(int node, int local_index, Vertex nvlink_domain, const PortSpec& nvlink, const PortSpec& pcie);
+    // Builds the routing index. Call once, after the last add_*; the topology is read-only afterwards.
+    void finalize();
+    // Empty when every GPU can reach every other GPU under the routing rules (same NVLink domain, or
+    // own NIC -> network switches -> destination's NIC); otherwise a sentence naming an unreachable pair.
+    std::string connectivity_problem() const;
+
+    // ---- queries ----
+    const std::string& name() const { return name_; }
+    const TopologyGraph& graph() const { return *graph_; }
+    int gpu_count() const { return static_cast<int>(gpus_.size()); }
+    int node_count() const { return node_count_; }
+    const GpuInfo& gpu(int rank) const { return gpus_.at(static_cast<std::size_t>(rank)); }
+    const std::vector<GpuInfo>& gpus() const { return gpus_; }
+    const std::vector<LinkSpec>& links() const { return links_; }
+    const LinkSpec& link(LinkId id) const { return links_.at(id); }
+    const VertexProps& vertex(Vertex v) const { return (*graph_)[v]; }
+    std::size_t vertex_count() const { return boost::num_vertices(*graph_); }
+    const SwitchFabric& fabric() const;
+    TopologySummary summary() const;
+    // The links in the form the flow network takes, index = link id.
+    std::vector<NetworkLink> network_links() const;
+    // Sum of the bandwidth of the directed links leaving `v` whose target has kind `to_kind`.
+    double out_bandwidth(Vertex v, VertexKind to_kind) const;
+    // Vertices of a kind, in creation order.
+    std::vector<Vertex> vertices_of_kind(VertexKind kind) const;
+
+private:
+    std::string name_;
+    std::unique_ptr<TopologyGraph> graph_;  // a pointer so that moving a Topology never copies the graph
+    std::vector<LinkSpec> links_;
+    std::vector<GpuInfo> gpus_;
+    int node_count_ = 0;
+    int nvlink_domain_count_ = 0;
+    std::vector<int> domain_index_of_vertex_;  // dense NVLink domain index per vertex, grown on demand
+    SwitchFabric fabric_;
+    bool finalized_ = false;
+};
+
+}  // namespace ttsim
