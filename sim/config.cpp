@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -34,8 +35,23 @@ std::string join_path(const std::string& parent, std::string_view key) {
 }  // namespace
 
 ConfigNode ConfigNode::load_file(const std::string& path) {
+    // Only regular files of sane size: a directory reads as "empty", and /dev/zero, /dev/urandom or a FIFO
+    // would be read forever. Scenarios and topologies are a few kilobytes.
+    constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status))
+        throw InputError("cannot open file: no such file", SourceLocation{path, 0, 0});
+    if (std::filesystem::is_directory(status))
+        throw InputError("is a directory, not a YAML file", SourceLocation{path, 0, 0});
+    if (!std::filesystem::is_regular_file(status))
+        throw InputError("is not a regular file (a device or pipe?); expected a YAML file", SourceLocation{path, 0, 0});
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxFileBytes)
+        throw InputError("file is " + std::to_string(size) + " bytes; a YAML scenario or topology is at most 16MiB",
+                         SourceLocation{path, 0, 0});
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot open scenario file", SourceLocation{path, 0, 0});
+    if (!in) throw InputError("cannot open file", SourceLocation{path, 0, 0});
     std::ostringstream buffer;
     buffer << in.rdbuf();
     return load_string(buffer.str(), path);
@@ -43,11 +59,25 @@ ConfigNode ConfigNode::load_file(const std::string& path) {
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {
     // yaml-cpp accepts a NUL byte silently in places; refuse binary input outright.
-    if (text.find('\0') != std::string::npos)
-        throw InputError("file contains a NUL byte; not a YAML text file", SourceLocation{source_name, 0, 0});
+    if (const auto nul = text.find('\0'); nul != std::string::npos) {
+        const std::string_view before(text.data(), nul);
+        const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+        const auto line_start = before.rfind('\n');
+        const auto column = static_cast<int>(line_start == std::string_view::npos ? nul + 1 : nul - line_start);
+        throw InputError("file contains a NUL byte; not a YAML text file", SourceLocation{source_name, line, column});
+    }
     YAML::Node root;
     try {
-        root = YAML::Load(text);
+        // LoadAll, not Load: Load silently ignores everything after a second '---'.
+        const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+        if (documents.size() > 1) {
+            const YAML::Mark mark = documents[1].Mark();
+            const auto line = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+            throw InputError("more than one YAML document (a second '---'); a file holds one document",
+                             mark.line >= 0 ? SourceLocation{source_name, mark.line + 1, mark.column + 1}
+                                            : SourceLocation{source_name, std::max(line, 1), 0});
+        }
+        if (!documents.empty()) root = documents.front();
     } catch (const YAML::Exception& e) {
         throw InputError("YAML syntax error: " + e.msg,
                          SourceLocation{source_name, e.mark.line + 1, e.mark.column + 1});

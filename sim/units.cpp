@@ -115,6 +115,8 @@ double parse_time_seconds(std::string_view text) {
     if (scale == 0) throw InputError("unknown time unit '" + std::string(unit) + "'; expected e.g. " + std::string(examples));
     const double seconds = number * scale;
     if (seconds < 0) throw InputError("time " + quoted(text) + " is negative");
+    // "1e308h" overflows to infinity: refuse it rather than hand an infinite duration on.
+    if (!std::isfinite(seconds) || seconds > 1e15) throw InputError("time " + quoted(text) + " is too large");
     return seconds;
 }
 
@@ -136,6 +138,7 @@ double parse_power(std::string_view text) {
     if (scale == 0) throw InputError("unknown power unit '" + std::string(unit) + "'; expected e.g. " + std::string(examples));
     const double watts = number * scale;
     if (watts < 0) throw InputError("power " + quoted(text) + " is negative");
+    if (!std::isfinite(watts) || watts > 1e15) throw InputError("power " + quoted(text) + " is too large");
     return watts;
 }
 

@@ -18,7 +18,8 @@
 // (512 leaves at 16,384 GPUs, ~0.7 MB of uint16 distances in total).
 //
 // Thread safety: route() fills the cache, so a Router is not thread-safe; use one Router per thread (each
-// only reads the shared, immutable Topology).
+// only reads the shared, immutable Topology). The Topology must outlive its Routers and must not be moved
+// while they exist (they refer to its switch index).
 #pragma once
 
 #include <cstdint>

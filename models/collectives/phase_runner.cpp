@@ -32,22 +32,37 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
 
     FlowNetwork network(std::move(links));
     Simulation sim;
+    // A step lasts until its last flow has DRAINED: the cut-through latency of each hop is part of NCCL's
+    // per-step latency terms (hardware + software, nccl_params.hpp), which the result adds once; counting
+    // the flow's path latency here too would count the hops twice.
+    struct PhaseState {
+        Simulation* sim = nullptr;
+        SimTime start, last_drain;
+        std::vector<SimTime> path_latency;  // per flow of the phase
+    } state;
+    state.sim = &sim;
     std::vector<std::uint32_t> path;
     for (const PlanPhase& phase : plan.phases) {
-        const SimTime start = sim.now();
-        SimTime last_end = start;
+        state.start = state.last_drain = sim.now();
+        state.path_latency.assign(phase.flows.size(), SimTime::zero());
         for (std::size_t f = 0; f < phase.flows.size(); ++f) {
             path.clear();
             for (const LinkId id : phase.flows.path(f)) path.push_back(static_cast<std::uint32_t>(local[id]));
-            network.start_flow(sim, path, phase.flows.bytes[f], [&sim, &last_end] { last_end = sim.now(); });
+            state.path_latency[f] = network.path_latency(path);
+            const auto index = static_cast<std::uint32_t>(f);
+            PhaseState* st = &state;  // two words: the callback stays in std::function's inline buffer
+            network.start_flow(sim, path, phase.flows.bytes[f], [st, index] {
+                st->last_drain = std::max(st->last_drain, st->sim->now() - st->path_latency[index]);
+            });
         }
         out.flows += phase.flows.size();
         // Queued behind the network's reshare for this instant, so it sees the shared rates.
         if (check_capacities && phase.flows.size() > 0)
             sim.schedule_at(sim.now(), [&network] { network.check_link_capacities(1e-9); });
         sim.run();
-        out.step_times.push_back(last_end - start);
-        out.bandwidth_time += (last_end - start) * phase.repeat;
+        const SimTime step = state.last_drain - state.start;
+        out.step_times.push_back(step);
+        out.bandwidth_time += step * phase.repeat;
     }
     network.sync_stats();
     const SimTime window = sim.now();

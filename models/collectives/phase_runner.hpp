@@ -1,7 +1,7 @@
 // Runs a collective plan on the flow network: each phase's flows start together on a FlowNetwork built
-// from only the links the plan uses (so the cost follows the group, not the cluster), the phase lasts until
-// its last flow completes (drain + cut-through path latency), and phases run back to back on one
-// Simulation. Deterministic: flows start in plan order, links are renumbered in first-use order.
+// from only the links the plan uses (so the cost follows the group, not the cluster), the phase's step time
+// is when its last flow has drained (its bandwidth time; hop latencies belong to NCCL's latency terms), and
+// phases run back to back on one Simulation. Deterministic: flows start in plan order, links are renumbered in first-use order.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 namespace ttsim {
 
 struct SimulatedPlan {
-    std::vector<SimTime> step_times;   // per phase, one step
+    std::vector<SimTime> step_times;   // per phase, one step: drain time of its last flow
     SimTime bandwidth_time;            // sum of repeat x step time, before pipeline fill/drain
     std::uint64_t fingerprint = 0;
     std::uint64_t events = 0;

@@ -68,6 +68,19 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     }
     sim.run();
 
+    std::vector<SimTime> bucket_start;
+    if (plan.record_timeline) {
+        // Replay the FIFO with the same SimTime arithmetic as the events above (exact same starts).
+        SimTime free = last_backward_start;
+        for (std::size_t b = 0; b < buckets; ++b) {
+            const SimTime ready =
+                last_backward_start + SimTime::from_seconds(backward * double(b + 1) / double(buckets));
+            const SimTime start = std::max(ready, free);
+            bucket_start.push_back(start);
+            free = start + SimTime::from_seconds(plan.bucket_comm_seconds[b]);
+        }
+    }
+
     IterationResult r;
     const double gradients_ready = comm_done.seconds();
     const double wait = std::max(0.0, gradients_ready - backward_end.seconds());
@@ -77,6 +90,38 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     r.fixed_seconds = plan.fixed_step_seconds;
     r.step_seconds = r.compute_seconds + r.exposed_comm_seconds + r.fixed_seconds;
     r.events = sim.events_processed();
+
+    if (plan.record_timeline) {
+        auto& t = r.timeline;
+        auto span = [&t](const char* stream, std::string name, SimTime start, SimTime duration) {
+            t.push_back({stream, std::move(name), start, duration});
+        };
+        for (int m = 0; m < plan.micro_steps; ++m) {
+            const SimTime begin = SimTime::from_seconds(micro * m);
+            const SimTime mid = SimTime::from_seconds(micro * m + forward);
+            const SimTime end = SimTime::from_seconds(micro * (m + 1));
+            span("compute", "forward mb" + std::to_string(m), begin, mid - begin);
+            span("compute", "backward mb" + std::to_string(m), mid, end - mid);
+        }
+        for (std::size_t b = 0; b < buckets; ++b)
+            span("comm", plan.bucket_comm_name + " bucket " + std::to_string(b), bucket_start[b],
+                 SimTime::from_seconds(plan.bucket_comm_seconds[b]));
+        SimTime now = std::max(backward_end, comm_done);
+        const SimTime optimizer = SimTime::from_seconds(plan.optimizer_seconds);
+        span("compute", "optimizer", now, optimizer);
+        now += optimizer;
+        if (plan.param_all_gather_seconds > 0) {
+            const SimTime gather = SimTime::from_seconds(plan.param_all_gather_seconds);
+            span("comm", "param allgather", now, gather);
+            now += gather;
+        }
+        if (plan.fixed_step_seconds > 0) {
+            const SimTime fixed = SimTime::from_seconds(plan.fixed_step_seconds);
+            span("compute", "fixed step overhead", now, fixed);
+            now += fixed;
+        }
+        if (plan.eval_seconds > 0) span("compute", "eval", now, SimTime::from_seconds(plan.eval_seconds));
+    }
     return r;
 }
 

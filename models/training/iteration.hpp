@@ -10,9 +10,30 @@
 // 1 + cv * E[max of N standard normals]), so the cost is independent of the GPU count.
 #pragma once
 
+#include <string>
 #include <vector>
 
+#include "sim/time.hpp"
+
 namespace ttsim {
+
+// One span of the simulated iteration's timeline, for traces (models/trace). Times are relative to the start of
+// the optimizer step (t = 0 at the first micro step's forward) for the representative rank class (all
+// data-parallel ranks are symmetric in the model, so every GPU shares this timeline).
+//   stream: "compute" (forward, backward, optimizer, fixed host overhead, evaluation) or "comm" (gradient
+//           collectives, parameter all-gather).
+//   name:   "forward mb<k>" / "backward mb<k>" (k = micro step, 0-based), "<bucket_comm_name> bucket <b>"
+//           (b = 0-based bucket in emission order, e.g. "allreduce bucket 3"), "optimizer",
+//           "param allgather", "fixed step overhead", "eval".
+// Spans on one stream never overlap. The "eval" span (only when IterationPlan::eval_seconds > 0) is placed
+// after the step and is NOT part of step_seconds: an evaluation runs once per evaluation interval, not per step.
+// The gap on the compute stream between the last backward and "optimizer" is exposed communication.
+struct TimelineSpan {
+    std::string stream;
+    std::string name;
+    SimTime start;
+    SimTime duration;
+};
 
 struct IterationPlan {
     int micro_steps = 1;                     // gradient accumulation
@@ -23,6 +44,12 @@ struct IterationPlan {
     double fixed_step_seconds = 0;           // host overhead per optimizer step
     double param_all_gather_seconds = 0;     // distributed optimizer, after the optimizer step
     double straggler_factor = 1.0;           // 1 + cv * E[max of N]; stretches compute of the slowest rank
+
+    // Timeline (traces only; off on the hot path). When record_timeline is set, IterationResult::timeline is
+    // filled; the step time is identical either way.
+    bool record_timeline = false;
+    std::string bucket_comm_name = "allreduce";   // span name prefix of the gradient bucket collectives
+    double eval_seconds = 0;                 // one evaluation, shown as an "eval" span after the step (timeline only)
 };
 
 struct IterationResult {
@@ -32,6 +59,7 @@ struct IterationResult {
     double total_comm_seconds = 0;           // busy time of the communication stream
     double fixed_seconds = 0;
     unsigned long long events = 0;
+    std::vector<TimelineSpan> timeline;      // empty unless IterationPlan::record_timeline (see TimelineSpan)
 };
 
 IterationResult simulate_iteration(const IterationPlan& plan);

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
 
+#include "models/collectives/collective_simulator.hpp"
 #include "models/training/comm_model.hpp"
 #include "sim/errors.hpp"
 #include "topologies/presets.hpp"
@@ -44,6 +48,142 @@ long long evaluations_until(const EvalSchedule& schedule, double samples) {
     return 1 + ceil_div(samples - first, static_cast<double>(schedule.interval_samples));
 }
 
+
+// The preset topology of a system: its own preset, or (a system named only by its GPU, e.g. an MLPerf system
+// string or "H100") the DGX preset of that GPU. Empty when the GPU has no preset (A100, MI300X).
+std::string preset_of(const std::string& system, const GpuSpec& gpu) {
+    const std::string key = lower(system);
+    for (const auto& s : kPresetSystems)
+        if (key == s.name) return s.name;
+    for (const auto& s : kPresetSystems)
+        if (gpu.name == s.gpu) return s.name;
+    return {};
+}
+
+struct CommTimes {
+    std::vector<double> bucket_seconds;
+    std::string bucket_name = "allreduce";
+    double param_all_gather_seconds = 0;
+    double tp_cp_seconds_per_micro_step = 0;
+    int optimizer_shards = 1;
+    std::string topology;                  // preset name, or "analytic" (no preset for the GPU)
+    std::uint64_t simulations = 0;
+    std::vector<std::string> warnings;
+};
+
+// Global rank of the GPU at (tp, cp, pp, dp) coordinates: Megatron order, TP fastest, then CP, PP, DP.
+int rank_of(const ParallelismConfig& c, int tp, int cp, int pp, int dp) {
+    return tp + c.tensor_parallel * (cp + c.context_parallel * (pp + c.pipeline_parallel * dp));
+}
+
+// Collective durations of one optimizer step for the representative rank class (TP = CP = PP = 0 coordinates).
+// The topology (build_preset) and the CollectiveSimulator are local to this call, so prepare()/predict() stay
+// thread-safe; the simulator caches per (op, algorithm, bytes, group), so every bucket after the first is a
+// lookup. Algorithm and protocol are auto (NCCL-like tuner); SHARP is available when the layout enables it.
+//
+// Groups (all other rank classes run the same collectives at the same time on their own rails; with one NIC per
+// GPU on a rail-optimised fabric they do not share NICs, so one group is simulated):
+//  - data parallel: the ranks that share TP/CP/PP coordinates;
+//  - plain data parallel: one all-reduce per gradient bucket over the DP group;
+//  - distributed optimizer (apex DistributedFusedLAMB/Adam, dwu group = the NVLink domain): reduce-scatter of the
+//    bucket over the DP ranks inside the NVLink domain, all-reduce of this rank's shard over the DP ranks with the
+//    same position in every other domain (SHARP when on), optimizer on the shard, all-gather of the updated
+//    parameters inside the domain;
+//  - tensor parallel (Llama2-70B LoRA, Megatron sequence parallelism): per layer 4 all-gathers + 4 reduce-scatters
+//    of this rank's activations over the TP group; context parallel (ring attention): ~3 all-gathers of K,V per
+//    layer over the CP group.
+CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const std::string& system, int gpus,
+                           const ParallelismConfig& c) {
+    CommTimes out;
+    const std::string preset = preset_of(system, gpu);
+    std::optional<Topology> topology;
+    std::optional<CollectiveSimulator> simulator;
+    std::optional<AnalyticCommModel> analytic;
+    int domain_size = std::min(gpus, gpu.gpus_per_scaleup_domain);
+    if (!preset.empty()) {
+        topology.emplace(build_preset(preset, gpus));
+        CollectiveOptions options;
+        options.sharp_enabled = c.sharp;
+        simulator.emplace(*topology, options);
+        for (const PresetInfo& p : preset_systems())
+            if (p.name == preset) domain_size = std::min(gpus, p.gpus_per_nvlink_domain);
+        out.topology = preset;
+    } else {
+        analytic.emplace(gpu);
+        out.topology = "analytic";
+        out.warnings.push_back("no preset topology for " + gpu.name +
+                               "; collective durations from the analytic NCCL model (comm_model.hpp)");
+    }
+    // Seconds of one collective over `group` (global ranks).
+    auto seconds = [&](CollectiveOp op, double bytes, const std::vector<int>& group) -> double {
+        if (group.size() < 2 || bytes <= 0) return 0.0;
+        if (simulator) {
+            CollectiveRequest request;
+            request.op = op;
+            request.bytes = static_cast<std::uint64_t>(std::llround(bytes));
+            request.group = group;
+            return simulator->run(request).duration.seconds();
+        }
+        std::map<int, int> per_domain;
+        for (int r : group) ++per_domain[r / std::max(1, domain_size)];
+        const CommGroupShape shape{static_cast<int>(group.size()), per_domain.begin()->second,
+                                   c.sharp && per_domain.size() > 1};
+        const CollectiveKind kind = op == CollectiveOp::AllReduce       ? CollectiveKind::all_reduce
+                                    : op == CollectiveOp::ReduceScatter ? CollectiveKind::reduce_scatter
+                                                                        : CollectiveKind::all_gather;
+        return analytic->seconds(kind, bytes, shape);
+    };
+
+    // Data-parallel groups.
+    std::vector<int> dp_group;
+    for (int d = 0; d < c.data_parallel; ++d) dp_group.push_back(rank_of(c, 0, 0, 0, d));
+    const int domain_of_first = dp_group.front() / std::max(1, domain_size);
+    std::vector<int> dp_in_domain, dp_across_domains;
+    for (int r : dp_group)
+        if (r / std::max(1, domain_size) == domain_of_first) dp_in_domain.push_back(r);
+    const int dp_per_domain = static_cast<int>(dp_in_domain.size());
+    for (std::size_t i = 0; i < dp_group.size(); i += dp_per_domain) dp_across_domains.push_back(dp_group[i]);
+
+    // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
+    const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
+    const int buckets = std::max(1, static_cast<int>(std::ceil(gradient_bytes / kGradientBucketBytes)));
+    const double bucket_bytes = gradient_bytes / buckets;
+    if (c.data_parallel > 1) {
+        if (!c.distributed_optimizer) {
+            out.bucket_seconds.assign(buckets, seconds(CollectiveOp::AllReduce, bucket_bytes, dp_group));
+        } else {
+            const double rs = seconds(CollectiveOp::ReduceScatter, bucket_bytes, dp_in_domain);
+            const double ar = seconds(CollectiveOp::AllReduce, bucket_bytes / dp_per_domain, dp_across_domains);
+            out.bucket_seconds.assign(buckets, rs + ar);
+            out.bucket_name = dp_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
+            out.param_all_gather_seconds = seconds(CollectiveOp::AllGather, gradient_bytes, dp_in_domain);
+            out.optimizer_shards = dp_per_domain;
+        }
+    }
+
+    // Tensor / context parallel collectives per micro step (Llama2-70B LoRA only in v4.1).
+    if (workload.name == "llama2_70b_lora" && (c.tensor_parallel > 1 || c.context_parallel > 1)) {
+        const double tokens_per_rank = kLlamaTokens * c.samples_per_micro_batch / c.context_parallel;
+        double total = 0;
+        if (c.tensor_parallel > 1) {
+            std::vector<int> tp_group;
+            for (int t = 0; t < c.tensor_parallel; ++t) tp_group.push_back(rank_of(c, t, 0, 0, 0));
+            const double activation = tokens_per_rank * kLlamaHidden * kActivationBytes;
+            total += kLlamaLayers * 4 *
+                     (seconds(CollectiveOp::AllGather, activation, tp_group) +
+                      seconds(CollectiveOp::ReduceScatter, activation, tp_group));
+        }
+        if (c.context_parallel > 1) {
+            std::vector<int> cp_group;
+            for (int k = 0; k < c.context_parallel; ++k) cp_group.push_back(rank_of(c, 0, k, 0, 0));
+            const double kv = tokens_per_rank * 2 * kLlamaKvWidth * kActivationBytes * c.context_parallel;
+            total += kLlamaLayers * 3 * seconds(CollectiveOp::AllGather, kv, cp_group);
+        }
+        out.tp_cp_seconds_per_micro_step = total;
+    }
+    if (simulator) out.simulations = simulator->simulations();
+    return out;
+}
 }  // namespace
 
 std::vector<std::string> system_names() {
@@ -107,61 +247,16 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
     s.samples_p90 = estimate.samples_p90;
     for (auto& w : estimate.warnings) s.warnings.push_back(w);
 
-    // Communication groups. Ranks of one data-parallel group that share an NVLink domain:
-    const int domain = std::min(gpus, gpu.gpus_per_scaleup_domain);
-    const int dp_per_domain = std::max(1, std::min(layout.data_parallel, domain / std::min(domain, model_split)));
-    const int domains = (layout.data_parallel + dp_per_domain - 1) / dp_per_domain;
-    const bool sharp = layout.sharp && domains > 1;
-    const AnalyticCommModel comm(gpu);
-
-    // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
-    const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / layout.tensor_parallel;
-    const int buckets = std::max(1, static_cast<int>(std::ceil(gradient_bytes / kGradientBucketBytes)));
-    const double bucket_bytes = gradient_bytes / buckets;
-    if (layout.data_parallel > 1) {
-        if (!layout.distributed_optimizer) {
-            const double t = comm.seconds(CollectiveKind::all_reduce, bucket_bytes,
-                                          {layout.data_parallel, dp_per_domain, sharp});
-            s.bucket_comm_seconds.assign(buckets, t);
-            s.optimizer_shards = 1;
-        } else {
-            // Distributed optimizer, hierarchical as in apex DistributedFusedLAMB/Adam: reduce-scatter inside the
-            // NVLink domain, all-reduce of each rank's shard across domains (SHARP when on), optimizer on the
-            // shard, all-gather of the updated parameters inside the domain.
-            const double rs = comm.seconds(CollectiveKind::reduce_scatter, bucket_bytes,
-                                           {dp_per_domain, dp_per_domain, false});
-            const double ar = domains > 1 ? comm.seconds(CollectiveKind::all_reduce, bucket_bytes / dp_per_domain,
-                                                         {domains, 1, sharp})
-                                          : 0.0;
-            s.bucket_comm_seconds.assign(buckets, rs + ar);
-            s.param_all_gather_seconds =
-                comm.seconds(CollectiveKind::all_gather, gradient_bytes, {dp_per_domain, dp_per_domain, false});
-            s.optimizer_shards = dp_per_domain;
-        }
-    }
-
-    // Tensor / context parallel collectives per micro step (Llama2-70B LoRA only in v4.1).
-    if (workload.name == "llama2_70b_lora" && (layout.tensor_parallel > 1 || layout.context_parallel > 1)) {
-        const double tokens_per_rank = kLlamaTokens * layout.samples_per_micro_batch / layout.context_parallel;
-        double seconds = 0;
-        if (layout.tensor_parallel > 1) {
-            // Megatron sequence parallelism: per layer 2 all-gathers + 2 reduce-scatters forward, the same
-            // backward, each over the full activation tensor of this rank's tokens.
-            const double activation = tokens_per_rank * kLlamaHidden * kActivationBytes;
-            const int tp = layout.tensor_parallel;
-            const double one = comm.seconds(CollectiveKind::all_gather, activation, {tp, std::min(tp, domain), false});
-            seconds += kLlamaLayers * 8 * one;
-        }
-        if (layout.context_parallel > 1) {
-            // Ring attention: each rank passes its K and V chunk around the CP ring, once forward and twice in
-            // backward (KV and their gradients): ~ an all-gather of K,V three times per layer.
-            const int cp = layout.context_parallel;
-            const double kv = tokens_per_rank * 2 * kLlamaKvWidth * kActivationBytes * cp;
-            const int cp_per_domain = std::max(1, std::min(cp, domain / std::min(domain, layout.tensor_parallel)));
-            seconds += kLlamaLayers * 3 * comm.seconds(CollectiveKind::all_gather, kv, {cp, cp_per_domain, false});
-        }
-        s.tp_cp_comm_seconds_per_micro_step = seconds;
-    }
+    // Collectives: simulated on the real topology (collective_times below).
+    CommTimes comm = collective_times(workload, gpu, system, gpus, layout);
+    s.bucket_comm_seconds = std::move(comm.bucket_seconds);
+    s.bucket_comm_name = comm.bucket_name;
+    s.param_all_gather_seconds = comm.param_all_gather_seconds;
+    s.tp_cp_comm_seconds_per_micro_step = comm.tp_cp_seconds_per_micro_step;
+    s.optimizer_shards = comm.optimizer_shards;
+    s.comm_topology = comm.topology;
+    s.collective_simulations = comm.simulations;
+    for (auto& w : comm.warnings) s.warnings.push_back(std::move(w));
 
     // Evaluation.
     const EvalSchedule schedule = eval_schedule(workload, layout.global_batch);
@@ -174,7 +269,13 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
 }
 
 PreparedScenario prepare(const PredictionRequest& request) {
-    const Workload& workload = find_workload(request.workload);
+    const Workload* found = nullptr;
+    try {
+        found = &find_workload(request.workload);
+    } catch (const InputError& e) {
+        throw InputError(e.message(), {}, "workload");
+    }
+    const Workload& workload = *found;
     const SystemInfo system = resolve_system(request.system);
     const GpuSpec& gpu = *system.gpu;
     const int n = request.gpus;
@@ -248,6 +349,22 @@ PreparedScenario prepare(const PredictionRequest& request) {
         c.samples_per_micro_batch = share / accumulation;
         c.global_batch = b;
     } else {
+        // Scaling the published per-GPU batch far beyond the published scale can leave the RCP range (convergence
+        // unknown above 2x the largest RCP batch): shrink the micro batch (keeping packing whole) until it fits.
+        const auto kept = load_rcp_table(workload).kept();
+        const long long limit = kept.empty() ? 0 : 2LL * kept.back().global_batch;
+        const int min_micro = std::max(1, c.packing_factor);
+        while (limit > 0 && static_cast<long long>(c.global_batch) > limit && c.gradient_accumulation > 1) {
+            c.gradient_accumulation = 1;
+            c.global_batch = c.data_parallel * c.samples_per_micro_batch;
+        }
+        while (limit > 0 && static_cast<long long>(c.global_batch) > limit && c.samples_per_micro_batch / 2 >= min_micro &&
+               c.samples_per_micro_batch % 2 == 0) {
+            c.samples_per_micro_batch /= 2;
+            c.global_batch = c.data_parallel * c.samples_per_micro_batch;
+            defaults.push_back("micro batch halved to " + std::to_string(c.samples_per_micro_batch) +
+                               " to keep the global batch within 2x the largest RCP batch");
+        }
         defaults.push_back("global batch " + std::to_string(c.global_batch) + " (v4.1 at the nearest scale)");
     }
     if (c.packing_factor > 1 && c.samples_per_micro_batch % c.packing_factor != 0) c.packing_factor = 1;
@@ -261,25 +378,41 @@ PreparedScenario prepare(const PredictionRequest& request) {
     return s;
 }
 
-Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
+namespace {
+double evaluation_seconds(const PreparedScenario& s, const ComputeProfile& profile) {
+    const Workload& w = *s.workload;
+    if (!w.eval_on_the_clock) return 0.0;
+    return forward_seconds(profile, w, *s.gpu, s.layout.fp8, s.eval_samples_per_gpu) + profile.eval_fixed_seconds;
+}
+}  // namespace
+
+IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfile& profile) {
     const Workload& w = *s.workload;
     const GpuSpec& gpu = *s.gpu;
     const ParallelismConfig& c = s.layout;
-
     IterationPlan plan;
     plan.micro_steps = c.gradient_accumulation;
     const double compute = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
     plan.micro_step_compute_seconds = compute + profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
     plan.bucket_comm_seconds = s.bucket_comm_seconds;
+    plan.bucket_comm_name = s.bucket_comm_name;
     plan.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
     plan.fixed_step_seconds = profile.fixed_step_seconds;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * s.straggler_sigmas;
-    const IterationResult it = simulate_iteration(plan);
+    plan.eval_seconds = evaluation_seconds(s, profile);
+    return plan;
+}
 
-    const double eval_seconds =
-        w.eval_on_the_clock ? forward_seconds(profile, w, gpu, c.fp8, s.eval_samples_per_gpu) + profile.eval_fixed_seconds
-                            : 0.0;
+Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
+    const Workload& w = *s.workload;
+    const GpuSpec& gpu = *s.gpu;
+    const ParallelismConfig& c = s.layout;
+
+    const IterationPlan plan = make_iteration_plan(s, profile);
+    const double compute = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
+    const IterationResult it = simulate_iteration(plan);
+    const double eval_seconds = plan.eval_seconds;
     const EvalSchedule schedule = eval_schedule(w, c.global_batch);
     auto minutes_for = [&](double samples, long long* steps_out, long long* evals_out) {
         const long long steps = ceil_div(samples, c.global_batch);

@@ -12,6 +12,7 @@
 // so that calibration evaluates its objective thousands of times without recomputing collectives.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,13 +65,16 @@ struct PreparedScenario {
     ParallelismConfig layout;
     double samples_per_gpu = 0;            // per micro step per GPU (x in compute_profile.hpp)
     double samples_mean = 0, samples_p10 = 0, samples_p90 = 0;
-    std::vector<double> bucket_comm_seconds;
+    std::vector<double> bucket_comm_seconds;   // per gradient bucket (simulated collectives, see predict.cpp)
+    std::string bucket_comm_name = "allreduce";   // "allreduce", "reducescatter+allreduce" (timeline names)
     double param_all_gather_seconds = 0;
     double tp_cp_comm_seconds_per_micro_step = 0;   // before the exposed fraction
     int optimizer_shards = 1;
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
     double eval_samples_per_gpu = 0;
     double straggler_sigmas = 0;           // E[max of N standard normals]
+    std::string comm_topology;             // preset the collectives were simulated on, or "analytic"
+    std::uint64_t collective_simulations = 0;   // flow simulations run by prepare (cache misses)
     std::vector<std::string> defaults;
     std::vector<std::string> warnings;
 };
@@ -83,6 +87,10 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
                                      int gpus, const ParallelismConfig& layout);
 
 Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
+
+// The iteration plan evaluate() simulates (for traces: set plan.record_timeline and call simulate_iteration()).
+// eval_seconds is set to one evaluation's duration when evaluation is on the clock.
+IterationPlan make_iteration_plan(const PreparedScenario& scenario, const ComputeProfile& profile);
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
 

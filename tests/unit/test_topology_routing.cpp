@@ -207,16 +207,12 @@ TEST_CASE("Routing 131k ring routes on 16,384 GPUs (3-tier) is fast", "[topology
 
     const TopologySummary s = t.summary();
     std::cout << "[topology timing] dgx-h100 x16384 (" << s.leaf_switches << " leaf / " << s.spine_switches
-              << " spine / " << s.core_switches << " core, " << s.directed_links << " directed links)
-"
-              << "  build: " << span(t0, t1) << "
-"
+              << " spine / " << s.core_switches << " core, " << s.directed_links << " directed links)\n"
+              << "  build: " << span(t0, t1) << "\n"
               << "  " << channels * n << " ring routes, 8 channels, cold cache (" << router.cached_distance_maps()
-              << " BFS maps): " << span(t2, t3) << "
-"
+              << " BFS maps): " << span(t2, t3) << "\n"
               << "  " << channels * n << " random-pair routes, cold cache (" << cold.cached_distance_maps()
-              << " BFS maps): " << span(t4, t5) << "
-";
+              << " BFS maps): " << span(t4, t5) << "\n";
     CHECK(total_links > 0);
     CHECK(t3.cpu_ms - t2.cpu_ms < 300.0);
 }

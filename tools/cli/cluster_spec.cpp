@@ -3,12 +3,19 @@
 #include <filesystem>
 #include <sstream>
 
+#include "sim/resource_guard.hpp"
 #include "topologies/yaml_topology.hpp"
 
 namespace ttsim::cli {
 
 Topology ClusterSpec::build() const {
-    if (topology_file) return load_topology_file(*topology_file);
+    // Resource guard (sim/resource_guard.hpp): refuse before building what would not fit.
+    if (topology_file) {
+        Topology topology = load_topology_file(*topology_file);
+        check_resources({.gpus = topology.gpu_count()}, "topology " + *topology_file);
+        return topology;
+    }
+    check_resources({.gpus = gpus}, "gpus");
     return build_preset(system, gpus, fabric);
 }
 
@@ -43,6 +50,11 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         spec.system = system.as_string();
         const ConfigNode gpus = node.required("gpus");
         spec.gpus = static_cast<int>(gpus.as_int(1, kMaxPresetGpus));
+        try {
+            check_resources({.gpus = spec.gpus}, "");
+        } catch (const InputError& e) {
+            gpus.fail(e.message());
+        }
         if (auto nic = node.optional("nic")) {
             try {
                 spec.fabric.nic = parse_nic_speed(nic->as_string());

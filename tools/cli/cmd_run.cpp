@@ -14,6 +14,9 @@ using Handler = int (*)(const ConfigNode&, const ScenarioContext&, std::ostream&
 const std::map<std::string, Handler>& scenario_handlers() {
     static const std::map<std::string, Handler> handlers = {
         {"collective", run_collective_scenario},
+        {"scaling-study", run_scaling_study_scenario},
+        {"sweep", run_sweep_scenario},
+        {"plan", run_plan_scenario},
     };
     return handlers;
 }

@@ -9,6 +9,7 @@ std::vector<Command> all_commands() {
         {"predict", "predict time-to-train of one workload on one system", run_predict},
         {"calibrate", "fit compute profiles to the MLPerf v4.1 results (NLopt)", run_calibrate},
         {"validate", "in-sample and hold-out error of the calibrated simulator", run_validate},
+        {"plan", "answer a planning question: fewest GPUs / fastest / cheapest within a deadline or budget", run_plan},
     };
 }
 

@@ -10,4 +10,5 @@ namespace ttsim::cli {
 int run_predict(const CommandArgs& args, std::ostream& out);
 int run_calibrate(const CommandArgs& args, std::ostream& out);
 int run_validate(const CommandArgs& args, std::ostream& out);
+int run_plan(const CommandArgs& args, std::ostream& out);
 }  // namespace ttsim::cli

@@ -19,5 +19,8 @@ struct ScenarioContext {
 
 // Handlers, one per scenario kind. `root` is the whole document; the handler checks its own keys.
 int run_collective_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
+int run_scaling_study_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
+int run_sweep_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
+int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
 
 }  // namespace ttsim::cli

@@ -1,0 +1,51 @@
+#include "models/planning/cost_energy.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/errors.hpp"
+#include "topologies/superpod_fabric.hpp"
+
+namespace ttsim::planning {
+
+namespace {
+constexpr double kJoulesPerKwh = 3.6e6;
+}
+
+double CostParameters::price_for(const std::string& system) const {
+    const auto it = price_per_gpu_hour.find(system);
+    return it == price_per_gpu_hour.end() ? default_price : it->second;
+}
+
+EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& p) {
+    TTSIM_ASSERT(run.busy_seconds <= run.ttt_seconds * (1 + 1e-9) + 1e-9, "busy time exceeds the run time");
+    const double busy = std::clamp(run.busy_seconds, 0.0, run.ttt_seconds);
+    const int nodes = (run.gpus + run.gpus_per_node - 1) / run.gpus_per_node;
+    EnergyBreakdown e;
+    e.gpu_kwh = run.gpus * (busy * run.gpu_tdp_watts + (run.ttt_seconds - busy) * run.gpu_idle_watts) / kJoulesPerKwh;
+    e.node_kwh = nodes * p.node_watts * run.ttt_seconds / kJoulesPerKwh;
+    e.network_kwh = run.network_switches * p.switch_watts * run.ttt_seconds / kJoulesPerKwh;
+    e.it_kwh = e.gpu_kwh + e.node_kwh + e.network_kwh;
+    e.facility_kwh = e.it_kwh * p.pue;
+    return e;
+}
+
+int network_switches_for(int gpus, int gpus_per_node) {
+    const int nodes = (gpus + gpus_per_node - 1) / gpus_per_node;
+    if (nodes <= 1) return 0;
+    const SuperPodShape shape = superpod_shape(nodes, gpus_per_node);
+    return shape.leaves + shape.spines + shape.cores;
+}
+
+std::string describe_energy_model(const EnergyParameters& p) {
+    char text[640];
+    std::snprintf(text, sizeof text,
+                  "energy = PUE %.2f x (GPUs x (compute time x TDP + other time x idle power) + nodes x %.0f W x TTT + "
+                  "switches x %.0f W x TTT); compute = forward/backward/optimizer/evaluation at TDP, exposed "
+                  "communication and host overhead at idle power (a lower bound); switches of a rail-optimised "
+                  "SuperPOD fat tree of 64-port switches",
+                  p.pue, p.node_watts, p.switch_watts);
+    return text;
+}
+
+}  // namespace ttsim::planning

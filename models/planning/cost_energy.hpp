@@ -1,0 +1,68 @@
+// Cost and energy of one converged training run (a time-to-train prediction).
+//
+// Energy model (stated in every report):
+//   GPU     = N x ( busy x TDP + (TTT - busy) x idle power )
+//             busy = steps x compute time per step + on-the-clock evaluation time. Compute (forward, backward,
+//             optimizer, evaluation) runs at TDP: MLPerf power submissions show training GPUs at or near their
+//             power cap. Exposed communication, fixed host costs and waiting are charged at idle power - a lower
+//             bound: NCCL kernels keep a GPU above idle.
+//   nodes   = nodes x node_watts x TTT          (CPUs, DRAM, NVSwitches, NICs, fans, PSU losses)
+//   network = switches x switch_watts x TTT     (scale-out leaf/spine/core switches, superpod_shape())
+//   facility = (GPU + nodes + network) x PUE
+// Money = GPU-hours x price per GPU-hour (cloud-style pricing already includes power, hosting and networking).
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace ttsim::planning {
+
+struct EnergyParameters {
+    // Non-GPU draw of one 8-GPU node, W. Estimate: DGX H100's maximum system power is 10.2 kW (NVIDIA DGX H100
+    // datasheet) of which 8 x 700 W = 5.6 kW is GPU TDP, leaving 4.6 kW at maximum for 2 CPUs (2 x 350 W),
+    // 2 TB DDR5, 4 NVSwitch chips, 10 ConnectX-7 NICs, storage, fans and conversion losses. Under training the
+    // CPUs and fans are far from maximum; we take 2.5 kW.
+    double node_watts = 2500;
+    // One 64-port NDR InfiniBand switch (Quantum-2 QM9700) including the optical transceivers of its ports, W.
+    // Estimate: ~750 W for the switch with passive cables plus 32 twin-port OSFP optics at ~17 W.
+    double switch_watts = 1300;
+    // Facility overhead. 1.0 reports IT energy only; typical modern AI data centres are 1.1-1.4.
+    double pue = 1.0;
+};
+
+struct CostParameters {
+    // Price per GPU-hour by system name; `default_price` for systems not listed. Defaults are estimates of
+    // on-demand cloud list prices (2024-2025): H100 2.5, H200 3.5, B200 5.0 USD per GPU-hour.
+    std::map<std::string, double> price_per_gpu_hour{{"dgx-h100", 2.5}, {"dgx-h200", 3.5}, {"dgx-b200", 5.0},
+                                                     {"gb200-nvl72", 6.0}};
+    double default_price = 2.5;
+    std::string currency = "USD";
+    double price_for(const std::string& system) const;
+};
+
+// What energy_of() needs about a run; plain numbers so the model is testable by hand.
+struct RunProfile {
+    int gpus = 0;
+    int gpus_per_node = 8;
+    double ttt_seconds = 0;              // wall time of the run
+    double busy_seconds = 0;             // compute + on-the-clock evaluation
+    double gpu_tdp_watts = 0, gpu_idle_watts = 0;
+    int network_switches = 0;
+};
+
+struct EnergyBreakdown {
+    double gpu_kwh = 0, node_kwh = 0, network_kwh = 0;
+    double it_kwh = 0;                   // sum of the three
+    double facility_kwh = 0;             // it_kwh x PUE: the figure reported as "energy"
+};
+
+EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& parameters);
+
+// Scale-out switches a DGX SuperPOD fabric needs for `gpus` GPUs (0 inside one node): leaf + spine + core of
+// superpod_shape() with one rail per GPU of a node.
+int network_switches_for(int gpus, int gpus_per_node);
+
+// A one-paragraph statement of the model and the parameter values in use, for reports.
+std::string describe_energy_model(const EnergyParameters& parameters);
+
+}  // namespace ttsim::planning

@@ -1,0 +1,19 @@
+// ttsim's predictions as a PlanEvaluator: a candidate (system, GPU count) is predicted at predict()'s default
+// layout and batch, then priced (GPU-hours x price) and its energy estimated (cost_energy.hpp).
+#pragma once
+
+#include "models/compute/compute_profile.hpp"
+#include "models/planning/cost_energy.hpp"
+#include "models/planning/plan_query.hpp"
+#include "models/planning/point_prediction.hpp"
+
+namespace ttsim::planning {
+
+// The inputs of the energy model for one predicted point.
+RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome);
+
+// `profiles` must outlive the evaluator. Thread-safe (predict() is).
+PlanEvaluator make_prediction_evaluator(const std::string& workload, const ProfileSet& profiles,
+                                        const EnergyParameters& energy, const CostParameters& cost);
+
+}  // namespace ttsim::planning

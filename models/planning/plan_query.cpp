@@ -1,0 +1,144 @@
+#include "models/planning/plan_query.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "sim/errors.hpp"
+
+namespace ttsim::planning {
+
+Objective parse_objective(const std::string& text) {
+    if (text == "gpus") return Objective::gpus;
+    if (text == "time") return Objective::time;
+    if (text == "cost") return Objective::cost;
+    if (text == "gpu-hours" || text == "gpu_hours") return Objective::gpu_hours;
+    if (text == "energy") return Objective::energy;
+    throw InputError("unknown objective '" + text + "'; valid: gpus, time, cost, gpu-hours, energy", {}, "minimise");
+}
+
+const char* to_string(Objective objective) {
+    switch (objective) {
+        case Objective::gpus: return "gpus";
+        case Objective::time: return "time";
+        case Objective::cost: return "cost";
+        case Objective::gpu_hours: return "gpu-hours";
+        case Objective::energy: return "energy";
+    }
+    return "?";
+}
+
+bool is_feasible(const PlanEvaluation& e, const PlanConstraints& c) {
+    if (!e.ok) return false;
+    if (c.deadline_minutes && e.ttt_minutes > *c.deadline_minutes) return false;
+    if (c.budget_gpu_hours && e.gpu_hours > *c.budget_gpu_hours) return false;
+    if (c.budget_money && e.cost > *c.budget_money) return false;
+    return true;
+}
+
+double objective_value(const EvaluatedCandidate& c, Objective objective) {
+    switch (objective) {
+        case Objective::gpus: return c.candidate.gpus;
+        case Objective::time: return c.evaluation.ttt_minutes;
+        case Objective::cost: return c.evaluation.cost;
+        case Objective::gpu_hours: return c.evaluation.gpu_hours;
+        case Objective::energy: return c.evaluation.energy_kwh;
+    }
+    return 0;
+}
+
+std::vector<int> plan_gpu_grid(int min_gpus, int max_gpus) {
+    std::set<int> counts{min_gpus};
+    for (long long n = 8; n <= max_gpus; n *= 2) {
+        if (n >= min_gpus) counts.insert(static_cast<int>(n));
+        if (n * 3 / 2 >= min_gpus && n * 3 / 2 <= max_gpus) counts.insert(static_cast<int>(n * 3 / 2));
+    }
+    return {counts.begin(), counts.end()};
+}
+
+namespace {
+
+std::string constraint_text(const PlanConstraints& c) {
+    std::string text;
+    char buffer[96];
+    auto add = [&](const char* format, double value) {
+        std::snprintf(buffer, sizeof buffer, format, value);
+        text += (text.empty() ? "" : " and ") + std::string(buffer);
+    };
+    if (c.deadline_minutes) add("time-to-train <= %g min", *c.deadline_minutes);
+    if (c.budget_gpu_hours) add("GPU-hours <= %g", *c.budget_gpu_hours);
+    if (c.budget_money) add("cost <= %g", *c.budget_money);
+    return text;
+}
+
+}  // namespace
+
+PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate) {
+    const PlanConstraints& c = query.constraints;
+    if (!c.deadline_minutes && !c.budget_gpu_hours && !c.budget_money)
+        throw InputError("a planning query needs a deadline or a budget", {}, "deadline");
+    PlanAnswer answer;
+    answer.constraint_text = constraint_text(c);
+
+    // The grid, evaluated in parallel into fixed slots (order independent of scheduling).
+    std::vector<EvaluatedCandidate> grid;
+    for (const std::string& system : query.systems)
+        for (int n : query.gpu_counts) grid.push_back({{system, n}, {}, false});
+    auto work = [&] {
+        tbb::parallel_for(std::size_t{0}, grid.size(), [&](std::size_t i) {
+            grid[i].evaluation = evaluate(grid[i].candidate);
+            grid[i].feasible = is_feasible(grid[i].evaluation, c);
+        });
+    };
+    if (query.threads > 0) {
+        tbb::task_arena arena(query.threads);
+        arena.execute(work);
+    } else {
+        work();
+    }
+    answer.evaluated = grid;
+
+    // Refinement: bisect every feasibility boundary between neighbouring ok grid points of one system.
+    if (query.refine) {
+        for (const std::string& system : query.systems) {
+            const int step = std::max(1, query.gpus_per_node(system));
+            std::vector<const EvaluatedCandidate*> row;
+            for (const auto& e : grid)
+                if (e.candidate.system == system && e.evaluation.ok) row.push_back(&e);
+            for (std::size_t k = 1; k < row.size(); ++k) {
+                if (row[k - 1]->feasible == row[k]->feasible) continue;
+                // Work in whole nodes strictly between the two counts.
+                const bool feasible_high = row[k]->feasible;
+                long long lo = row[k - 1]->candidate.gpus, hi = row[k]->candidate.gpus;
+                while (true) {
+                    long long mid = (lo + hi) / 2;
+                    mid = mid / step * step;
+                    if (mid <= lo) mid = lo + step;
+                    if (mid >= hi) break;
+                    EvaluatedCandidate e{{system, static_cast<int>(mid)}, evaluate({system, static_cast<int>(mid)}), false};
+                    e.feasible = is_feasible(e.evaluation, c);
+                    answer.evaluated.push_back(e);
+                    if (!e.evaluation.ok) break;   // an unrunnable count: stop refining this gap
+                    if (e.feasible == feasible_high) hi = mid; else lo = mid;
+                }
+            }
+        }
+    }
+
+    for (const auto& e : answer.evaluated) {
+        if (!e.feasible) continue;
+        if (!answer.best) { answer.best = e; continue; }
+        const double a = objective_value(e, query.objective), b = objective_value(*answer.best, query.objective);
+        const bool better =
+            a < b || (a == b && (e.candidate.gpus < answer.best->candidate.gpus ||
+                                 (e.candidate.gpus == answer.best->candidate.gpus &&
+                                  e.evaluation.ttt_minutes < answer.best->evaluation.ttt_minutes)));
+        if (better) answer.best = e;
+    }
+    return answer;
+}
+
+}  // namespace ttsim::planning

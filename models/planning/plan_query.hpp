@@ -1,0 +1,75 @@
+// Planning queries: which configuration (system, GPU count) meets a deadline or a budget and is best by some
+// objective. The search is independent of how a configuration is evaluated (a PlanEvaluator), so it is tested
+// on synthetic models and run on ttsim's predictions by plan_evaluator.hpp.
+//
+// Search: every candidate of the grid (per system: the given GPU counts) is evaluated; then, wherever two
+// neighbouring grid counts of a system differ in feasibility, the boundary between them is found by bisection
+// over whole nodes (assuming feasibility is monotone in N between the two, true for a deadline when time falls
+// with N and for a budget when GPU-hours rise with N); the boundary point joins the candidates. The answer is
+// the feasible candidate with the best objective; ties go to fewer GPUs, then less time, then system order.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttsim::planning {
+
+enum class Objective { gpus, time, cost, gpu_hours, energy };
+Objective parse_objective(const std::string& text);   // "gpus", "time", "cost", "gpu-hours", "energy"
+const char* to_string(Objective objective);
+
+struct PlanConstraints {
+    std::optional<double> deadline_minutes;
+    std::optional<double> budget_gpu_hours;
+    std::optional<double> budget_money;
+};
+
+struct PlanCandidate {
+    std::string system;
+    int gpus = 0;
+};
+
+struct PlanEvaluation {
+    bool ok = false;
+    std::string error;
+    double ttt_minutes = 0, gpu_hours = 0, cost = 0, energy_kwh = 0;
+    std::vector<std::string> warnings;
+};
+
+using PlanEvaluator = std::function<PlanEvaluation(const PlanCandidate&)>;
+
+struct PlanQuery {
+    std::vector<std::string> systems;
+    std::vector<int> gpu_counts;             // the grid, ascending
+    std::function<int(const std::string&)> gpus_per_node = [](const std::string&) { return 8; };
+    PlanConstraints constraints;
+    Objective objective = Objective::gpus;
+    bool refine = true;
+    int threads = 0;                          // grid evaluation width (0 = all cores)
+};
+
+struct EvaluatedCandidate {
+    PlanCandidate candidate;
+    PlanEvaluation evaluation;
+    bool feasible = false;
+};
+
+struct PlanAnswer {
+    std::optional<EvaluatedCandidate> best;
+    std::vector<EvaluatedCandidate> evaluated;   // grid in (system, count) order, then refinements
+    std::string constraint_text;                  // e.g. "time-to-train <= 1 min"
+};
+
+bool is_feasible(const PlanEvaluation& evaluation, const PlanConstraints& constraints);
+double objective_value(const EvaluatedCandidate& c, Objective objective);
+
+// InputError when no constraint is given.
+PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate);
+
+// 8, 12, 16, 24, 32, 48, ... up to `max_gpus`: powers of two and 1.5x powers of two, a grid fine enough that
+// bisection (whole nodes) only has short gaps to close. Counts below one node are left out except `min_gpus`.
+std::vector<int> plan_gpu_grid(int min_gpus, int max_gpus);
+
+}  // namespace ttsim::planning

@@ -1,0 +1,92 @@
+#include "models/planning/scaling_metrics.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+#include "sim/errors.hpp"
+
+namespace ttsim::planning {
+
+std::optional<int> reference_gpus(const std::vector<ScalingSample>& series, std::optional<int> requested) {
+    if (series.empty()) return std::nullopt;
+    if (requested)
+        for (const auto& s : series)
+            if (s.gpus == *requested) return requested;
+    int smallest = series.front().gpus;
+    for (const auto& s : series) smallest = std::min(smallest, s.gpus);
+    return smallest;
+}
+
+std::vector<ScalingMetrics> scaling_metrics(const std::vector<ScalingSample>& series, int reference) {
+    std::map<int, double> time_by_gpus;
+    for (const auto& s : series) time_by_gpus[s.gpus] = s.ttt_minutes;
+    const auto ref = time_by_gpus.find(reference);
+    TTSIM_ASSERT(ref != time_by_gpus.end(), "reference GPU count not in the series");
+    std::vector<ScalingMetrics> metrics;
+    for (const auto& s : series) {
+        TTSIM_ASSERT(s.ttt_minutes > 0, "non-positive time-to-train");
+        ScalingMetrics m;
+        m.speedup = ref->second / s.ttt_minutes;
+        m.efficiency = m.speedup / (static_cast<double>(s.gpus) / reference);
+        if (s.gpus % 2 == 0) {
+            const auto half = time_by_gpus.find(s.gpus / 2);
+            if (half != time_by_gpus.end()) m.marginal_doubling_efficiency = half->second / (2.0 * s.ttt_minutes);
+        }
+        metrics.push_back(m);
+    }
+    return metrics;
+}
+
+std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, int reference, double threshold) {
+    std::map<int, double> time_by_gpus;
+    for (const auto& s : series) time_by_gpus[s.gpus] = s.ttt_minutes;
+    if (!time_by_gpus.count(reference)) return std::nullopt;
+    BreakEven result;
+    char definition[200];
+    std::snprintf(definition, sizeof definition,
+                  "largest N reached by doubling from %d GPUs with every doubling's T(N/2)/(2 T(N)) >= %.2f",
+                  reference, threshold);
+    result.definition = definition;
+    result.gpus = reference;
+    for (long long n = 2LL * reference;; n *= 2) {
+        const auto it = time_by_gpus.find(static_cast<int>(n));
+        if (n > (1LL << 30) || it == time_by_gpus.end()) {
+            result.limited_by_sweep = true;
+            break;
+        }
+        const double marginal = time_by_gpus.at(static_cast<int>(n / 2)) / (2.0 * it->second);
+        if (marginal < threshold) {
+            result.first_below = static_cast<int>(n);
+            result.first_below_efficiency = marginal;
+            break;
+        }
+        result.gpus = static_cast<int>(n);
+    }
+    return result;
+}
+
+std::vector<std::size_t> pareto_front(const std::vector<ParetoCandidate>& candidates) {
+    std::vector<std::size_t> order(candidates.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    // Sort by time, then GPU-hours, then index; sweep keeping points that lower the best GPU-hours so far.
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (candidates[a].ttt_minutes != candidates[b].ttt_minutes)
+            return candidates[a].ttt_minutes < candidates[b].ttt_minutes;
+        if (candidates[a].gpu_hours != candidates[b].gpu_hours) return candidates[a].gpu_hours < candidates[b].gpu_hours;
+        return a < b;
+    });
+    std::vector<std::size_t> front;
+    double best_hours = 0;
+    for (std::size_t i : order) {
+        if (front.empty() || candidates[i].gpu_hours < best_hours) {
+            // Equal time but more hours than the previous front point is dominated; handled by the strict <.
+            front.push_back(i);
+            best_hours = candidates[i].gpu_hours;
+        }
+    }
+    return front;
+}
+
+}  // namespace ttsim::planning

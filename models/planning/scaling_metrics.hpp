@@ -1,0 +1,54 @@
+// Scaling metrics of one series (same workload, system, network and batch rule; GPU count varies), and the
+// Pareto front of time-to-train against GPU-hours. Pure functions of (GPU count, time-to-train) pairs.
+//
+//   speedup(N)    = T(N_ref) / T(N)
+//   efficiency(N) = speedup(N) / (N / N_ref)                 (1 = perfect linear scaling from the reference)
+//   marginal efficiency of doubling to N = T(N/2) / (2 T(N)) (1 = doubling halves the time; 0.5 = no gain)
+//   break-even N  = the largest N reached from N_ref by successive doublings, every one of which has a
+//                   marginal efficiency >= threshold (default 0.5: past it, a doubling buys less than half of
+//                   the ideal speed-up, i.e. the extra GPUs cost more GPU-hours than they save in time).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ttsim::planning {
+
+struct ScalingSample {
+    int gpus = 0;
+    double ttt_minutes = 0;
+};
+
+struct ScalingMetrics {
+    double speedup = 0;
+    double efficiency = 0;
+    std::optional<double> marginal_doubling_efficiency;   // when N/2 is in the series
+};
+
+// The reference GPU count: `requested` if it is in the series, else the smallest count (nullopt if empty).
+std::optional<int> reference_gpus(const std::vector<ScalingSample>& series, std::optional<int> requested);
+
+// Metrics per sample (same order). `reference` must be one of the series' GPU counts.
+std::vector<ScalingMetrics> scaling_metrics(const std::vector<ScalingSample>& series, int reference);
+
+struct BreakEven {
+    int gpus = 0;                        // the break-even GPU count
+    bool limited_by_sweep = false;       // every doubling in the sweep stayed above the threshold
+    std::optional<int> first_below;      // the doubling target whose marginal efficiency fell below it
+    std::optional<double> first_below_efficiency;
+    std::string definition;              // one line, for reports
+};
+
+// Break-even as defined above. nullopt when the reference is not in the series.
+std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, int reference, double threshold);
+
+// Indices of the points on the Pareto front of (time-to-train, GPU-hours), both minimised: no other point is
+// at least as good in both and strictly better in one. Returned ascending by time-to-train (ties: index).
+struct ParetoCandidate {
+    double ttt_minutes = 0;
+    double gpu_hours = 0;
+};
+std::vector<std::size_t> pareto_front(const std::vector<ParetoCandidate>& candidates);
+
+}  // namespace ttsim::planning

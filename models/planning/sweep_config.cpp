@@ -1,0 +1,307 @@
+#include "models/planning/sweep_config.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cctype>
+#include <set>
+
+#include "models/training/predict.hpp"
+#include "models/workloads/workload.hpp"
+#include "sim/units.hpp"
+
+namespace ttsim::planning {
+
+namespace {
+
+// The largest GPU count a sweep may ask for: what the presets can build (topologies/presets.hpp).
+constexpr int kMaxSweepGpus = kMaxPresetGpus;
+
+std::string short_number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+std::vector<int> read_gpu_counts(const ConfigNode& node) {
+    std::set<int> counts;
+    if (node.is_map()) {
+        node.check_keys({"from", "to"});
+        const int from = static_cast<int>(node.required("from").as_int(1, kMaxSweepGpus));
+        const int to = static_cast<int>(node.required("to").as_int(1, kMaxSweepGpus));
+        if (to < from) node.required("to").fail("is below 'from'");
+        for (int n : doubling_counts(from, to)) counts.insert(n);
+    } else if (node.is_sequence()) {
+        for (const ConfigNode& item : node.items()) counts.insert(static_cast<int>(item.as_int(1, kMaxSweepGpus)));
+        if (counts.empty()) node.fail("must list at least one GPU count");
+    } else {
+        counts.insert(static_cast<int>(node.as_int(1, kMaxSweepGpus)));
+    }
+    return {counts.begin(), counts.end()};
+}
+
+BatchChoice read_batch(const ConfigNode& node) {
+    BatchChoice b;
+    if (node.is_scalar()) {
+        const std::string rule = node.as_choice({"published", "rcp_optimal"});
+        b.rule = rule == "published" ? BatchRule::published : BatchRule::rcp_optimal;
+        return b;
+    }
+    node.check_keys({"global", "per_rank"});
+    if (node.has("global") == node.has("per_rank")) node.fail("give exactly one of 'global' or 'per_rank'");
+    if (auto g = node.optional("global")) {
+        b.rule = BatchRule::fixed_global;
+        b.value = static_cast<int>(g->as_int(1, 1 << 24));
+    } else {
+        b.rule = BatchRule::per_rank;
+        b.value = static_cast<int>(node.required("per_rank").as_int(1, 1 << 16));
+    }
+    return b;
+}
+
+NetworkOption read_network(const ConfigNode& node) {
+    node.check_keys({"name", "nic", "sharp", "oversubscription"});
+    NetworkOption n;
+    if (auto nic = node.optional("nic")) {
+        try {
+            n.nic = parse_nic_speed(nic->as_string());
+        } catch (const InputError& e) {
+            nic->fail(e.message());
+        }
+    }
+    if (auto sharp = node.optional("sharp")) n.sharp = sharp->as_bool();
+    if (auto over = node.optional("oversubscription")) n.oversubscription = over->as_double(1.0, 64.0);
+    if (auto name = node.optional("name")) {
+        n.name = name->as_string();
+    } else {
+        n.name = std::string(n.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") +
+                 (n.sharp ? (*n.sharp ? "-sharp" : "-nosharp") : "") +
+                 (n.oversubscription > 1.0 ? "-over" + short_number(n.oversubscription) : "");
+        if (n.is_default()) n.name = "default";
+    }
+    return n;
+}
+
+HardwareVariant read_variant(const ConfigNode& node) {
+    node.check_keys({"name", "base", "compute_scale", "hbm_bandwidth", "nvlink_bandwidth", "nic_bandwidth", "tdp"});
+    HardwareVariant v;
+    v.name = node.required("name").as_string();
+    v.base_system = node.required("base").as_string();
+    try {
+        v.base_system = resolve_system(v.base_system).name;
+    } catch (const InputError& e) {
+        node.required("base").fail(e.message());
+    }
+    if (auto x = node.optional("compute_scale")) v.compute_scale = x->as_double(0.01, 100.0);
+    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = x->as_bandwidth();
+    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = x->as_bandwidth();
+    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = x->as_bandwidth();
+    if (auto x = node.optional("tdp")) v.tdp_watts = x->as_power();
+    try {
+        (void)make_variant_gpu(v);
+    } catch (const InputError& e) {
+        node.fail(e.message());
+    }
+    return v;
+}
+
+std::string read_format(const ConfigNode& root) {
+    if (auto output = root.optional("output")) {
+        output->check_keys({"format"});
+        if (auto format = output->optional("format")) return format->as_choice({"table", "csv", "json"});
+    }
+    return "table";
+}
+
+std::string canonical_workload(const ConfigNode& node) {
+    try {
+        return find_workload(node.as_string()).name;
+    } catch (const InputError& e) {
+        node.fail(e.message());
+    }
+}
+
+std::string canonical_system(const ConfigNode& node, const std::string& name,
+                             const std::vector<HardwareVariant>& variants) {
+    for (const auto& v : variants)
+        if (v.name == name) return name;
+    try {
+        return resolve_system(name).name;
+    } catch (const InputError& e) {
+        node.fail(e.message() + " (or the name of a gpu_variants entry)");
+    }
+}
+
+}  // namespace
+
+Money parse_money(const std::string& text) {
+    std::size_t end = 0;
+    while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+    Money m;
+    try {
+        if (end == 0) throw InputError("");
+        m.amount = units::parse_number(text.substr(0, end));
+    } catch (const InputError&) {
+        throw InputError("expected an amount of money such as 5000USD, got '" + text + "'");
+    }
+    std::string rest = text.substr(end);
+    rest.erase(0, rest.find_first_not_of(' '));
+    for (char c : rest)
+        if (!std::isalpha(static_cast<unsigned char>(c)))
+            throw InputError("expected an amount of money such as 5000USD, got '" + text + "'");
+    m.currency = rest;
+    if (m.amount <= 0) throw InputError("an amount of money must be positive, got '" + text + "'");
+    return m;
+}
+
+void read_cost_section(const ConfigNode& node, CostParameters& cost) {
+    node.check_keys({"price_per_gpu_hour", "currency"});
+    if (auto currency = node.optional("currency")) cost.currency = currency->as_string();
+    if (auto price = node.optional("price_per_gpu_hour")) {
+        if (price->is_map()) {
+            for (const std::string& key : price->keys()) {
+                const ConfigNode entry = price->required(key);
+                std::string system;
+                try {
+                    system = resolve_system(key).name;
+                } catch (const InputError& e) {
+                    entry.fail(e.message());
+                }
+                cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
+            }
+        } else {
+            const double value = price->as_double(0.0, 1e6);
+            cost.price_per_gpu_hour.clear();
+            cost.default_price = value;
+        }
+    }
+}
+
+void read_energy_section(const ConfigNode& node, EnergyParameters& energy) {
+    node.check_keys({"node_power", "switch_power", "pue"});
+    if (auto x = node.optional("node_power")) energy.node_watts = x->as_power();
+    if (auto x = node.optional("switch_power")) energy.switch_watts = x->as_power();
+    if (auto x = node.optional("pue")) energy.pue = x->as_double(1.0, 3.0);
+}
+
+SweepScenario read_sweep_scenario(const ConfigNode& root) {
+    root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
+                     "include_published_gpus", "batch", "network", "metrics", "cost", "energy", "trace", "plots",
+                     "output"});
+    SweepScenario s;
+    s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
+    s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
+    if (auto d = root.optional("description")) (void)d->as_string();
+
+    for (const ConfigNode& item : root.required("workloads").is_scalar()
+                                      ? std::vector<ConfigNode>{root.required("workloads")}
+                                      : root.required("workloads").items())
+        s.spec.workloads.push_back(canonical_workload(item));
+    if (s.spec.workloads.empty()) root.required("workloads").fail("must list at least one workload");
+
+    if (auto variants = root.optional("gpu_variants")) {
+        std::set<std::string> names;
+        for (const ConfigNode& item : variants->items()) {
+            HardwareVariant v = read_variant(item);
+            if (!names.insert(v.name).second) item.required("name").fail("duplicate variant name '" + v.name + "'");
+            s.spec.variants.push_back(std::move(v));
+        }
+    }
+    if (root.has("system") == root.has("systems")) root.fail("give exactly one of 'system' or 'systems'");
+    const ConfigNode systems = root.has("system") ? root.required("system") : root.required("systems");
+    const std::vector<ConfigNode> system_nodes = systems.is_scalar() ? std::vector<ConfigNode>{systems} : systems.items();
+    for (const ConfigNode& item : system_nodes)
+        s.spec.systems.push_back(canonical_system(item, item.as_string(), s.spec.variants));
+    if (s.spec.systems.empty()) systems.fail("must list at least one system");
+
+    s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
+    s.spec.add_published_gpu_counts = s.kind == "scaling-study";
+    if (auto x = root.optional("include_published_gpus")) s.spec.add_published_gpu_counts = x->as_bool();
+
+    if (auto batch = root.optional("batch")) {
+        s.spec.batches.clear();
+        if (batch->is_sequence())
+            for (const ConfigNode& item : batch->items()) s.spec.batches.push_back(read_batch(item));
+        else
+            s.spec.batches.push_back(read_batch(*batch));
+        if (s.spec.batches.empty()) batch->fail("must list at least one batch rule");
+    }
+    if (auto network = root.optional("network")) {
+        s.spec.networks.clear();
+        std::set<std::string> names;
+        const std::vector<ConfigNode> items = network->is_sequence() ? network->items() : std::vector<ConfigNode>{*network};
+        for (const ConfigNode& item : items) {
+            NetworkOption n = read_network(item);
+            if (!names.insert(n.name).second) item.fail("duplicate network option name '" + n.name + "'");
+            s.spec.networks.push_back(std::move(n));
+        }
+        if (s.spec.networks.empty()) network->fail("must list at least one network option");
+    }
+    if (auto metrics = root.optional("metrics")) {
+        metrics->check_keys({"reference_gpus", "break_even_threshold"});
+        if (auto x = metrics->optional("reference_gpus")) s.options.reference_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+        if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
+    }
+    if (auto cost = root.optional("cost")) read_cost_section(*cost, s.options.cost);
+    if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
+    if (auto trace = root.optional("trace")) {
+        trace->check_keys({"workload", "system", "gpus"});
+        if (auto x = trace->optional("workload")) s.trace.workload = canonical_workload(*x);
+        if (auto x = trace->optional("system")) s.trace.system = canonical_system(*x, x->as_string(), s.spec.variants);
+        if (auto x = trace->optional("gpus")) s.trace.gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+    }
+    if (auto plots = root.optional("plots")) s.plots = plots->as_bool();
+    s.format = read_format(root);
+    return s;
+}
+
+PlanScenario read_plan_scenario(const ConfigNode& root) {
+    root.check_keys({"scenario", "name", "description", "workload", "systems", "deadline", "budget_gpu_hours",
+                     "budget", "minimise", "gpus", "cost", "energy", "output"});
+    PlanScenario s;
+    s.name = root.optional("name") ? root.required("name").as_string() : "plan";
+    if (auto d = root.optional("description")) (void)d->as_string();
+    s.workload = canonical_workload(root.required("workload"));
+    if (auto cost = root.optional("cost")) read_cost_section(*cost, s.cost);
+    if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy);
+    if (auto systems = root.optional("systems")) {
+        for (const ConfigNode& item : systems->is_scalar() ? std::vector<ConfigNode>{*systems} : systems->items())
+            s.query.systems.push_back(canonical_system(item, item.as_string(), {}));
+    } else {
+        s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
+    }
+    if (auto x = root.optional("deadline")) {
+        s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;
+        if (*s.query.constraints.deadline_minutes <= 0) x->fail("must be positive");
+    }
+    if (auto x = root.optional("budget_gpu_hours")) s.query.constraints.budget_gpu_hours = x->as_double(1e-6, 1e12);
+    if (auto x = root.optional("budget")) {
+        Money m;
+        try {
+            m = parse_money(x->as_string());
+        } catch (const InputError& e) {
+            x->fail(e.message());
+        }
+        if (!m.currency.empty() && m.currency != s.cost.currency)
+            x->fail("budget is in " + m.currency + " but prices are in " + s.cost.currency + " (set cost.currency)");
+        s.query.constraints.budget_money = m.amount;
+    }
+    if (!s.query.constraints.deadline_minutes && !s.query.constraints.budget_gpu_hours && !s.query.constraints.budget_money)
+        root.fail("a plan needs 'deadline', 'budget_gpu_hours' or 'budget'");
+    s.query.objective = s.query.constraints.deadline_minutes ? Objective::gpus : Objective::time;
+    if (auto x = root.optional("minimise")) {
+        s.query.objective = parse_objective(x->as_choice({"gpus", "time", "cost", "gpu-hours", "energy"}));
+    }
+    int min_gpus = 8, max_gpus = 8192;
+    if (auto gpus = root.optional("gpus")) {
+        gpus->check_keys({"from", "to"});
+        if (auto x = gpus->optional("from")) min_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+        if (auto x = gpus->optional("to")) max_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+        if (max_gpus < min_gpus) gpus->fail("'to' is below 'from'");
+    }
+    s.query.gpu_counts = plan_gpu_grid(min_gpus, max_gpus);
+    s.query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
+    s.format = read_format(root);
+    return s;
+}
+
+}  // namespace ttsim::planning

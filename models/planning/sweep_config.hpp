@@ -1,0 +1,57 @@
+// Reading planning scenarios (kinds `scaling-study`, `sweep`, `plan`) from YAML, strictly: unknown keys, wrong
+// types and impossible values fail with file:line:column and key path (sim/config.hpp). The keys are documented
+// in docs/results-schema.md ("Scenario keys") and shown by the shipped scenarios/*.yaml.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "models/planning/cost_energy.hpp"
+#include "models/planning/plan_query.hpp"
+#include "models/planning/sweep_runner.hpp"
+#include "models/planning/sweep_spec.hpp"
+#include "sim/config.hpp"
+
+namespace ttsim::planning {
+
+// Which point gets a Chrome/Perfetto trace of one iteration.
+struct TraceChoice {
+    std::optional<std::string> workload, system;   // default: the first series
+    std::optional<int> gpus;                        // default: the series' largest count <= 64, else its smallest
+};
+
+struct SweepScenario {
+    std::string kind;                  // "scaling-study" or "sweep"
+    std::string name;
+    SweepSpec spec;
+    SweepOptions options;              // threads and progress are set by the caller
+    TraceChoice trace;
+    bool plots = true;                 // with --out: gnuplot PNG + SVG per workload
+    std::string format = "table";
+};
+
+// `root` is the whole document; its `scenario:` is "scaling-study" or "sweep" (defaults differ: a scaling study
+// adds the published v4.1 GPU counts unless told otherwise).
+SweepScenario read_sweep_scenario(const ConfigNode& root);
+
+struct PlanScenario {
+    std::string name;
+    std::string workload;
+    PlanQuery query;
+    EnergyParameters energy;
+    CostParameters cost;
+    std::string format = "table";
+};
+
+PlanScenario read_plan_scenario(const ConfigNode& root);
+
+// Pieces shared with `ttsim plan`'s flags.
+struct Money {
+    double amount = 0;
+    std::string currency;              // empty when the text had none
+};
+Money parse_money(const std::string& text);   // "5000USD", "5000 EUR", "5000"; InputError otherwise
+void read_cost_section(const ConfigNode& node, CostParameters& cost);
+void read_energy_section(const ConfigNode& node, EnergyParameters& energy);
+
+}  // namespace ttsim::planning

@@ -1,0 +1,105 @@
+#include "models/planning/sweep_runner.hpp"
+
+#include <atomic>
+#include <map>
+
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "models/planning/plan_evaluator.hpp"
+#include "models/training/predict.hpp"
+
+namespace ttsim::planning {
+
+SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options) {
+    std::vector<PointResult> results(points.size());
+    std::atomic<std::size_t> finished{0};
+    auto work = [&] {
+        // Grain 1: points differ widely in cost (rcp_optimal tries many batches), so let TBB balance them.
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1), [&](const auto& range) {
+            for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                results[i].point = points[i];
+                results[i].outcome = predict_point(points[i], profiles);
+                const std::size_t done = ++finished;
+                if (options.progress) options.progress(done, points.size());
+            }
+        });
+    };
+    if (options.threads > 0) {
+        tbb::task_arena arena(options.threads);
+        arena.execute(work);
+    } else {
+        work();
+    }
+    return derive_sweep_metrics(std::move(results), options, &shipped_published_index());
+}
+
+SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOptions& options,
+                                 const PublishedIndex* published) {
+    SweepResult result;
+    result.options = options;
+    result.points = std::move(points);
+
+    // Series, in order of first appearance; points inside a series are already ascending in GPU count.
+    std::map<std::string, std::size_t> series_of_key;
+    for (std::size_t i = 0; i < result.points.size(); ++i) {
+        const SweepPoint& p = result.points[i].point;
+        auto [it, inserted] = series_of_key.emplace(p.series_key(), result.series.size());
+        if (inserted) {
+            SeriesSummary s;
+            s.key = p.series_key();
+            s.workload = p.workload;
+            s.label = p.series_label();
+            result.series.push_back(std::move(s));
+        }
+        result.series[it->second].points.push_back(i);
+    }
+
+    for (SeriesSummary& series : result.series) {
+        std::vector<ScalingSample> samples;
+        std::vector<std::size_t> ok_points;
+        for (std::size_t i : series.points) {
+            const PointResult& r = result.points[i];
+            if (!r.outcome.ok) continue;
+            samples.push_back({r.point.gpus, r.outcome.prediction.ttt_minutes});
+            ok_points.push_back(i);
+        }
+        series.reference_gpus = reference_gpus(samples, options.reference_gpus);
+        if (!series.reference_gpus) continue;
+        const auto metrics = scaling_metrics(samples, *series.reference_gpus);
+        for (std::size_t k = 0; k < ok_points.size(); ++k) {
+            result.points[ok_points[k]].metrics = metrics[k];
+            result.points[ok_points[k]].reference_gpus = *series.reference_gpus;
+        }
+        series.break_even = break_even(samples, *series.reference_gpus, options.break_even_threshold);
+    }
+
+    // Per point: published comparison, energy, cost.
+    for (PointResult& r : result.points) {
+        if (!r.outcome.ok) continue;
+        const Prediction& p = r.outcome.prediction;
+        if (published && !r.point.variant_gpu && r.point.network.is_default() &&
+            r.point.batch.rule == BatchRule::published) {
+            r.published = published->find(r.point.workload, r.outcome.catalog_gpu, r.point.gpus);
+            if (r.published)
+                r.error_percent = (p.ttt_minutes - r.published->median_minutes) / r.published->median_minutes * 100.0;
+        }
+        r.energy = energy_of(run_profile_of(r.point, r.outcome), options.energy);
+        r.price_per_gpu_hour = options.cost.price_for(r.point.base_system);
+        r.cost = p.gpu_hours * r.price_per_gpu_hour;
+    }
+
+    // Pareto front of (TTT, GPU-hours) per workload, over all its ok points.
+    std::map<std::string, std::vector<std::size_t>> by_workload;
+    for (std::size_t i = 0; i < result.points.size(); ++i)
+        if (result.points[i].outcome.ok) by_workload[result.points[i].point.workload].push_back(i);
+    for (const auto& [workload, indices] : by_workload) {
+        std::vector<ParetoCandidate> candidates;
+        for (std::size_t i : indices)
+            candidates.push_back({result.points[i].outcome.prediction.ttt_minutes, result.points[i].outcome.prediction.gpu_hours});
+        for (std::size_t k : pareto_front(candidates)) result.points[indices[k]].pareto = true;
+    }
+    return result;
+}
+
+}  // namespace ttsim::planning

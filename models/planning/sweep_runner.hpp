@@ -1,0 +1,66 @@
+// Runs a sweep: every point predicted in parallel (TBB, in a task_arena of the requested width), results kept in
+// the points' order, then per-series scaling metrics and break-even, the Pareto front per workload, published
+// v4.1 comparisons, energy and cost. Every point is computed independently of thread count and scheduling, so
+// results are identical with 1 or N threads.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_profile.hpp"
+#include "models/planning/cost_energy.hpp"
+#include "models/planning/point_prediction.hpp"
+#include "models/planning/published_results.hpp"
+#include "models/planning/scaling_metrics.hpp"
+#include "models/planning/sweep_spec.hpp"
+
+namespace ttsim::planning {
+
+struct SweepOptions {
+    std::optional<int> reference_gpus;       // default: the smallest count of each series
+    double break_even_threshold = 0.5;
+    EnergyParameters energy;
+    CostParameters cost;
+    int threads = 0;                         // 0 = all cores
+    // Called after each finished point with (finished, total), from worker threads: must be thread-safe.
+    std::function<void(std::size_t, std::size_t)> progress;
+};
+
+struct PointResult {
+    SweepPoint point;
+    PointOutcome outcome;
+    // Filled for ok points:
+    int reference_gpus = 0;
+    ScalingMetrics metrics;
+    bool pareto = false;                     // on its workload's (TTT, GPU-hours) Pareto front
+    std::optional<PublishedTime> published;  // v4.1 median at this count (catalog GPU, default network and batch)
+    std::optional<double> error_percent;     // (predicted - published) / published x 100
+    EnergyBreakdown energy;
+    double cost = 0;                         // GPU-hours x price, in options.cost.currency
+    double price_per_gpu_hour = 0;
+};
+
+struct SeriesSummary {
+    std::string key, workload, label;
+    std::vector<std::size_t> points;         // indices into SweepResult::points, ascending GPU count
+    std::optional<int> reference_gpus;
+    std::optional<BreakEven> break_even;
+};
+
+struct SweepResult {
+    std::vector<PointResult> points;
+    std::vector<SeriesSummary> series;       // in order of first appearance
+    SweepOptions options;
+};
+
+// Predicts every point (the expensive part, parallel) and derives the metrics.
+SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options);
+
+// The derived part alone (series, metrics, Pareto, published, energy, cost), for tests with synthetic outcomes.
+SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOptions& options,
+                                 const PublishedIndex* published);
+
+}  // namespace ttsim::planning

@@ -1,0 +1,97 @@
+// What a planning sweep varies, and its expansion into individual points (one time-to-train prediction each).
+//
+// A sweep is the cross product  workloads x systems (catalog systems and hypothetical variants) x network options
+// x batch rules x GPU counts. Points are numbered in exactly that nesting order, GPU counts ascending, so every
+// output (table, CSV, JSON, plots) lists them in the same order whatever the number of worker threads.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/hardware/gpu_catalog.hpp"
+#include "topologies/presets.hpp"
+
+namespace ttsim::planning {
+
+// How the global batch of a point is chosen.
+enum class BatchRule {
+    published,      // predict()'s default: NVIDIA's v4.1 batch at the nearest published scale
+    fixed_global,   // the same global batch at every GPU count (`value` samples)
+    per_rank,       // a fixed batch per data-parallel rank: global = value x data-parallel size
+    rcp_optimal,    // of the RCP table's batches that divide over the data-parallel ranks, the one with least TTT
+};
+
+struct BatchChoice {
+    BatchRule rule = BatchRule::published;
+    int value = 0;                          // samples; unused by `published` and `rcp_optimal`
+    std::string label() const;              // "published", "global=4096", "per_rank=32", "rcp_optimal"
+};
+
+// Scale-out network options. predict() models the network analytically per GPU (comm_model.hpp), so these act
+// on the GPU's NIC figures (see point_prediction.hpp for exactly how).
+struct NetworkOption {
+    std::string name = "default";
+    NicSpeed nic = NicSpeed::Ndr400;
+    std::optional<bool> sharp;              // nullopt: predict()'s default (on for multi-node NVIDIA layouts)
+    double oversubscription = 1.0;          // leaf downlink : uplink
+    bool is_default() const { return nic == NicSpeed::Ndr400 && !sharp && oversubscription == 1.0; }
+};
+
+// Hypothetical hardware: a catalog system whose GPU has some figures replaced.
+struct HardwareVariant {
+    std::string name;                       // e.g. "h100-2xnvlink"; used as the system label in outputs
+    std::string base_system;                // a catalog system, e.g. "dgx-h100"
+    std::optional<double> compute_scale;    // multiplies BF16 and FP8 peak FLOP/s
+    std::optional<double> hbm_bandwidth;    // bytes/s
+    std::optional<double> nvlink_bandwidth; // bytes/s per GPU per direction (all links)
+    std::optional<double> nic_bandwidth;    // bytes/s per NIC per direction
+    std::optional<double> tdp_watts;
+};
+
+// The GPU a variant describes: a copy of the base system's GPU with the overrides applied and validated.
+GpuSpec make_variant_gpu(const HardwareVariant& variant);
+
+struct SweepSpec {
+    std::vector<std::string> workloads;     // canonical names
+    std::vector<std::string> systems;       // catalog systems ("dgx-h100") or variant names
+    std::vector<HardwareVariant> variants;  // referenced from `systems` by name
+    std::vector<int> gpu_counts;            // ascending, unique
+    bool add_published_gpu_counts = false;  // add each workload's v4.1 GPU counts (on the system's GPU) in range
+    std::vector<BatchChoice> batches{BatchChoice{}};
+    std::vector<NetworkOption> networks{NetworkOption{}};
+};
+
+struct SweepPoint {
+    int index = 0;                          // position in the sweep's deterministic order
+    std::string workload;
+    std::string system;                     // label: catalog system or variant name
+    std::string base_system;                // the catalog system predict() is asked about
+    std::shared_ptr<const GpuSpec> variant_gpu;   // null: the catalog GPU of base_system
+    int gpus = 0;
+    BatchChoice batch;
+    NetworkOption network;
+    // Collective durations from the analytic NCCL model (comm_model.hpp) instead of the flow simulation on the
+    // preset topology. Set for every point of a sweep that has any hardware variant or non-default network:
+    // predict() builds preset topologies with catalog link rates and a default fabric, so what-ifs go through
+    // the analytic model, and so do their baselines, to compare like with like (point_prediction.hpp).
+    bool analytic_comm = false;
+
+    // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
+    std::string series_key() const;
+    std::string series_label() const;       // human-readable, e.g. "dgx-h100 ndr-sharp published"
+};
+
+// GPU counts with published v4.1 results for (workload, GPU family); supplied by the caller (see
+// published_results.hpp) so that expansion stays a pure function.
+using PublishedCountsFn = std::vector<int> (*)(const std::string& workload, const std::string& gpu_family);
+
+// Expands the cross product. Published counts are added inside [min, max] of spec.gpu_counts when asked.
+// InputError for an unknown workload, system or variant name.
+std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn published_counts = nullptr);
+
+// 8, 16, ..., up to `to` (inclusive): powers of two times `from`.
+std::vector<int> doubling_counts(int from, int to);
+
+}  // namespace ttsim::planning

@@ -1,0 +1,133 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <csignal>
+
+#include <signal.h>
+
+#include "sim/errors.hpp"
+#include "sim/resource_guard.hpp"
+#include "tools/cli/interrupt.hpp"
+
+using namespace ttsim;
+
+TEST_CASE("cost estimate grows with GPUs, links and flows and saturates instead of overflowing", "[resources]") {
+    const CostEstimate small = estimate_simulation_cost({.gpus = 8, .links = 0, .flows = 0});
+    CHECK(small.bytes == 8 * kBytesPerGpu + 8 * kLinksPerGpuEstimate * kBytesPerLink + 8 * kBytesPerFlow);
+    const CostEstimate more_flows = estimate_simulation_cost({.gpus = 8, .links = 0, .flows = 1000});
+    CHECK(more_flows.bytes > small.bytes);
+    CHECK(more_flows.seconds > small.seconds);
+    const CostEstimate absurd = estimate_simulation_cost({.gpus = 100'000'000, .links = 0,
+                                                          .flows = std::int64_t{1} << 62});
+    CHECK(absurd.bytes == ~std::uint64_t{0});
+    CHECK(absurd.seconds > 1e9);
+    const CostEstimate negative = estimate_simulation_cost({.gpus = -5, .links = -1, .flows = -1});
+    CHECK(negative.bytes == 0);
+}
+
+TEST_CASE("check_resources refuses 10^8 GPUs up front, with the estimate and the limit", "[resources]") {
+    const ResourceLimits limits;  // defaults
+    CHECK(limits.max_gpus == 262'144);
+    CHECK(limits.max_memory_bytes == (4ULL << 30));
+    CHECK_NOTHROW(check_resources({.gpus = 1024}, limits, "cluster.gpus"));
+    CHECK_NOTHROW(check_resources({.gpus = 65'536, .flows = 65'536}, limits, "cluster.gpus"));
+    CHECK_THROWS_WITH(check_resources({.gpus = 100'000'000}, limits, "cluster.gpus"),
+                      Catch::Contains("'cluster.gpus'") && Catch::Contains("100000000 GPUs exceed") &&
+                          Catch::Contains("262144") && Catch::Contains("TTSIM_MAX_GPUS") &&
+                          Catch::Contains("estimated memory"));
+    // An all-to-all on 65,536 GPUs: 4.3e9 flows, about 2 TiB.
+    const std::int64_t n = 65'536;
+    CHECK_THROWS_WITH(check_resources({.gpus = n, .flows = n * (n - 1)}, limits, "alltoall"),
+                      Catch::Contains("would need about") && Catch::Contains("TiB") &&
+                          Catch::Contains("above the limit of 4.0GiB") && Catch::Contains("TTSIM_MAX_MEMORY"));
+    // Raised limits let it through.
+    const ResourceLimits raised = limits.with_max_memory("8TiB", "--max-memory");
+    CHECK_NOTHROW(check_resources({.gpus = n, .flows = n * (n - 1)}, raised, "alltoall"));
+}
+
+TEST_CASE("limit overrides are validated and name their source", "[resources]") {
+    const ResourceLimits limits;
+    CHECK(limits.with_max_memory("16GiB", "--max-memory").max_memory_bytes == (16ULL << 30));
+    CHECK(limits.with_max_gpus("1000000", "--max-gpus").max_gpus == 1'000'000);
+    CHECK_THROWS_WITH(limits.with_max_memory("16", "--max-memory"),
+                      Catch::Contains("'--max-memory'") && Catch::Contains("no unit"));
+    CHECK_THROWS_WITH(limits.with_max_memory("1KiB", "TTSIM_MAX_MEMORY"), Catch::Contains("'TTSIM_MAX_MEMORY'"));
+    CHECK_THROWS_WITH(limits.with_max_gpus("lots", "TTSIM_MAX_GPUS"), Catch::Contains("'TTSIM_MAX_GPUS'"));
+    CHECK_THROWS_AS(limits.with_max_gpus("0", "--max-gpus"), InputError);
+    CHECK_THROWS_AS(limits.with_max_gpus("1.5", "--max-gpus"), InputError);
+    CHECK_THROWS_AS(limits.with_max_gpus("nan", "--max-gpus"), InputError);
+    CHECK_THROWS_AS(limits.with_max_gpus("1e300", "--max-gpus"), InputError);
+}
+
+TEST_CASE("limits come from TTSIM_MAX_GPUS and TTSIM_MAX_MEMORY", "[resources]") {
+    ::setenv("TTSIM_MAX_GPUS", "16", 1);
+    ::setenv("TTSIM_MAX_MEMORY", "64MiB", 1);
+    const ResourceLimits limits = ResourceLimits::from_environment();
+    CHECK(limits.max_gpus == 16);
+    CHECK(limits.max_memory_bytes == (64ULL << 20));
+    CHECK_THROWS_WITH(check_resources({.gpus = 32}, "--gpus"), Catch::Contains("limit of 16 GPUs"));
+    ::setenv("TTSIM_MAX_GPUS", "sixteen", 1);
+    CHECK_THROWS_WITH(ResourceLimits::from_environment(), Catch::Contains("TTSIM_MAX_GPUS"));
+    ::unsetenv("TTSIM_MAX_GPUS");
+    ::unsetenv("TTSIM_MAX_MEMORY");
+    CHECK(ResourceLimits::from_environment().max_gpus == ResourceLimits{}.max_gpus);
+}
+
+TEST_CASE("describe_bytes is short and readable", "[resources]") {
+    CHECK(describe_bytes(0) == "0B");
+    CHECK(describe_bytes(4ULL << 30) == "4.0GiB");
+    CHECK(describe_bytes(300ULL << 20) == "300MiB");
+    CHECK(describe_bytes(~0ULL) == "16EiB");
+}
+
+TEST_CASE("SIGINT only sets the interrupted flag while a guard is installed", "[interrupt]") {
+    using namespace ttsim::cli;
+    clear_interrupt();
+    struct sigaction before {};
+    ::sigaction(SIGINT, nullptr, &before);
+    {
+        InterruptGuard guard;
+        CHECK_FALSE(interrupted());
+        std::raise(SIGINT);  // the handler sets the flag; the process goes on
+        CHECK(interrupted());
+        clear_interrupt();
+        CHECK_FALSE(interrupted());
+        request_interrupt();
+        CHECK(interrupted());
+    }
+    // The guard restored the previous disposition (whatever the test runner had installed).
+    struct sigaction after {};
+    ::sigaction(SIGINT, nullptr, &after);
+    CHECK(after.sa_handler == before.sa_handler);
+    clear_interrupt();
+}
+
+// Hostile files given as a scenario or topology (sim/config.cpp load_file / load_string).
+#include "sim/config.hpp"
+
+TEST_CASE("hostile files are refused quickly with a location", "[config][hostile]") {
+    CHECK_THROWS_WITH(ConfigNode::load_file("/dev/zero"), Catch::Contains("/dev/zero") &&
+                                                              Catch::Contains("not a regular file"));
+    CHECK_THROWS_WITH(ConfigNode::load_file("/tmp"), Catch::Contains("is a directory"));
+    CHECK_THROWS_WITH(ConfigNode::load_file("/no/such/file.yaml"), Catch::Contains("cannot open"));
+    CHECK_THROWS_WITH(ConfigNode::load_string(std::string("a: 1\nb: x\0y\n", 12), "n.yaml"),
+                      Catch::Contains("n.yaml:2:5") && Catch::Contains("NUL byte"));
+    // Deep nesting: yaml-cpp's depth guard turns it into a syntax error, not a stack overflow.
+    CHECK_THROWS_AS(ConfigNode::load_string(std::string(100000, '['), "deep.yaml"), InputError);
+}
+
+TEST_CASE("a second YAML document is refused, not silently ignored", "[config][hostile]") {
+    CHECK_THROWS_WITH(ConfigNode::load_string("a: 1\n---\nb: 2\n", "m.yaml"),
+                      Catch::Contains("m.yaml:3") && Catch::Contains("more than one YAML document"));
+    CHECK_NOTHROW(ConfigNode::load_string("---\na: 1\n", "one.yaml"));
+    CHECK_NOTHROW(ConfigNode::load_string("a: 1\n...\n", "end.yaml"));
+}
+
+#include "sim/units.hpp"
+
+TEST_CASE("durations and powers that overflow to infinity are refused", "[units][hostile]") {
+    CHECK_THROWS_WITH(units::parse_time_seconds("1e308h"), Catch::Contains("too large"));
+    CHECK_THROWS_WITH(units::parse_power("1e308MW"), Catch::Contains("too large"));
+    CHECK(units::parse_time_seconds("90min") == Approx(5400));
+    CHECK(units::parse_power("1.2kW") == Approx(1200));
+}

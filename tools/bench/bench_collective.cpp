@@ -1,0 +1,64 @@
+// Benchmarks of the collective simulator: a 1 GiB ring all-reduce over DGX H100 SuperPODs of 1,024 to
+// 16,384 GPUs (128 to 2,048 nodes on the rail-optimised fat tree).
+//  - BM_RingAllReduceWithTopology: topology build + simulator construction + one uncached run;
+//  - BM_RingAllReduce: one uncached run on a prebuilt topology (a fresh simulator each time, so nothing is
+//    cached; the simulator's own construction, which sizes per-link capacities, is included);
+//  - BM_RingAllReduceCached: the training model's case, the same collective again (a map lookup).
+// Peak memory: run one size with /usr/bin/time -v (see the collective report).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+#include "models/collectives/collective_simulator.hpp"
+#include "topologies/presets.hpp"
+
+namespace {
+
+using namespace ttsim;
+
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+CollectiveRequest ring_allreduce() {
+    CollectiveRequest r;
+    r.op = CollectiveOp::AllReduce;
+    r.bytes = kGiB;
+    r.algorithm = CollectiveAlgorithm::Ring;
+    return r;
+}
+
+void BM_RingAllReduceWithTopology(benchmark::State& state) {
+    const int gpus = static_cast<int>(state.range(0));
+    for (auto _ : state) {
+        const Topology topo = build_preset("dgx-h100", gpus);
+        CollectiveSimulator sim(topo);
+        benchmark::DoNotOptimize(sim.run(ring_allreduce()).duration);
+    }
+    state.SetLabel(std::to_string(gpus) + " GPUs");
+}
+
+void BM_RingAllReduce(benchmark::State& state) {
+    const int gpus = static_cast<int>(state.range(0));
+    const Topology topo = build_preset("dgx-h100", gpus);
+    std::uint64_t flows = 0;
+    for (auto _ : state) {
+        CollectiveSimulator sim(topo);
+        const CollectiveResult r = sim.run(ring_allreduce());
+        flows = r.flows_simulated;
+        benchmark::DoNotOptimize(r.duration);
+    }
+    state.counters["flows"] = static_cast<double>(flows);
+    state.SetLabel(std::to_string(gpus) + " GPUs");
+}
+
+void BM_RingAllReduceCached(benchmark::State& state) {
+    const Topology topo = build_preset("dgx-h100", static_cast<int>(state.range(0)));
+    CollectiveSimulator sim(topo);
+    sim.run(ring_allreduce());
+    for (auto _ : state) benchmark::DoNotOptimize(sim.run(ring_allreduce()).duration);
+}
+
+}  // namespace
+
+BENCHMARK(BM_RingAllReduceWithTopology)->RangeMultiplier(2)->Range(1024, 16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RingAllReduce)->RangeMultiplier(2)->Range(1024, 16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RingAllReduceCached)->Arg(1024)->Arg(16384)->Unit(benchmark::kMicrosecond);

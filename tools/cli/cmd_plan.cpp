@@ -1,0 +1,130 @@
+// `ttsim plan`: one planning question in one command, e.g.
+//   ttsim plan --workload bert --system dgx-h100 --deadline 1min                 (fewest GPUs)
+//   ttsim plan --workload stable_diffusion --budget-gpu-hours 100                (fastest within a budget)
+//   ttsim plan --workload stable_diffusion --deadline 10min --minimise cost      (cheapest within a deadline)
+#include <sstream>
+
+#include "models/planning/plan_evaluator.hpp"
+#include "models/planning/plan_format.hpp"
+#include "models/planning/sweep_config.hpp"
+#include "models/training/predict.hpp"
+#include "sim/units.hpp"
+#include "tools/cli/args.hpp"
+#include "tools/cli/command_list.hpp"
+
+namespace ttsim::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char separator) {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    for (std::string part; std::getline(stream, part, separator);)
+        if (!part.empty()) parts.push_back(part);
+    return parts;
+}
+
+template <typename Parse>
+auto parse_flag(const ArgParser& args, const std::string& name, Parse parse) {
+    try {
+        return parse(args.get(name));
+    } catch (const InputError& e) {
+        args.fail(name, e.message());
+    }
+}
+
+}  // namespace
+
+int run_plan(const CommandArgs& raw, std::ostream& out) {
+    ArgParser args("plan", "--workload W (--deadline T | --budget-gpu-hours H | --budget AMOUNT) [options]",
+                   "Searches systems and GPU counts (v4.1 default layouts and batches) for the best configuration\n"
+                   "that meets a deadline and/or budget. Objective defaults: with a deadline, fewest GPUs; with only\n"
+                   "a budget, shortest time-to-train.");
+    args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
+        .option("system", "S[,S...]", "systems to search", "dgx-h100,dgx-h200,dgx-b200")
+        .option("deadline", "TIME", "time-to-train limit with unit, e.g. 1min, 90s, 2h")
+        .option("budget-gpu-hours", "H", "GPU-hours limit")
+        .option("budget", "AMOUNT", "money limit, e.g. 5000USD (currency must match --currency)")
+        .option("minimise", "O", "gpus, time, cost, gpu-hours or energy")
+        .option("price", "P | S=P,...", "price per GPU-hour, one for all or per system",
+                "dgx-h100=2.5,dgx-h200=3.5,dgx-b200=5,gb200-nvl72=6 (estimates)")
+        .option("currency", "C", "currency of prices and --budget", "USD")
+        .option("min-gpus", "N", "smallest GPU count searched", "8")
+        .option("max-gpus", "N", "largest GPU count searched", "8192")
+        .option("node-power", "W", "non-GPU power per node, with unit", "2500W")
+        .option("switch-power", "W", "power per network switch, with unit", "1300W")
+        .option("pue", "X", "data-centre power usage effectiveness", "1.0")
+        .option("threads", "N", "worker threads (0 = all cores)", "0")
+        .option("format", "F", "table, csv or json", "table");
+    if (!args.parse(raw, out)) return 0;
+
+    planning::PlanQuery query;
+    planning::CostParameters cost;
+    planning::EnergyParameters energy;
+    const std::string workload =
+        parse_flag(args, "workload", [](const std::string& s) { return find_workload(s).name; });
+    for (const std::string& system : split(args.get("system"), ','))
+        query.systems.push_back(parse_flag(args, "system", [&](const std::string&) { return resolve_system(system).name; }));
+    if (query.systems.empty()) args.fail("system", "name at least one system");
+
+    cost.currency = args.get("currency");
+    if (auto price = args.get_optional("price")) {
+        if (price->find('=') == std::string::npos) {
+            cost.price_per_gpu_hour.clear();
+            cost.default_price = args.get_double("price", 0.0, 1e6);
+        } else {
+            for (const std::string& entry : split(*price, ',')) {
+                const auto eq = entry.find('=');
+                if (eq == std::string::npos) args.fail("price", "expected SYSTEM=PRICE, got '" + entry + "'");
+                const std::string system =
+                    parse_flag(args, "price", [&](const std::string&) { return resolve_system(entry.substr(0, eq)).name; });
+                const double value =
+                    parse_flag(args, "price", [&](const std::string&) { return units::parse_number(entry.substr(eq + 1)); });
+                if (value < 0) args.fail("price", "must not be negative");
+                cost.price_per_gpu_hour[system] = value;
+            }
+        }
+    }
+    if (args.has("deadline")) {
+        query.constraints.deadline_minutes =
+            parse_flag(args, "deadline", [](const std::string& s) { return units::parse_time_seconds(s); }) / 60.0;
+        if (*query.constraints.deadline_minutes <= 0) args.fail("deadline", "must be positive");
+    }
+    if (args.has("budget-gpu-hours")) query.constraints.budget_gpu_hours = args.get_double("budget-gpu-hours", 1e-9, 1e12);
+    if (args.has("budget")) {
+        const planning::Money money = parse_flag(args, "budget", [](const std::string& s) { return planning::parse_money(s); });
+        if (!money.currency.empty() && money.currency != cost.currency)
+            args.fail("budget", "is in " + money.currency + " but prices are in " + cost.currency + " (see --currency)");
+        query.constraints.budget_money = money.amount;
+    }
+    if (!query.constraints.deadline_minutes && !query.constraints.budget_gpu_hours && !query.constraints.budget_money)
+        args.fail("deadline", "give --deadline, --budget-gpu-hours or --budget");
+    query.objective = query.constraints.deadline_minutes ? planning::Objective::gpus : planning::Objective::time;
+    if (args.has("minimise"))
+        query.objective = parse_flag(args, "minimise", [](const std::string& s) { return planning::parse_objective(s); });
+    const int min_gpus = static_cast<int>(args.get_int("min-gpus", 1, kMaxPresetGpus));
+    const int max_gpus = static_cast<int>(args.get_int("max-gpus", 1, kMaxPresetGpus));
+    if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
+    query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
+    query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
+    query.threads = static_cast<int>(args.get_int("threads", 0, 1024));
+    energy.node_watts = parse_flag(args, "node-power", [](const std::string& s) { return units::parse_power(s); });
+    energy.switch_watts = parse_flag(args, "switch-power", [](const std::string& s) { return units::parse_power(s); });
+    energy.pue = args.get_double("pue", 1.0, 3.0);
+    const std::string format = args.get("format");
+    if (format != "table" && format != "csv" && format != "json") args.fail("format", "expected table, csv or json");
+
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    const planning::PlanAnswer answer =
+        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost));
+    const planning::PlanReportContext report{workload, &query, &cost, &energy};
+    if (format == "json")
+        out << planning::format_plan_json("ttsim plan", report, answer);
+    else if (format == "csv")
+        out << planning::format_plan_csv(report, answer);
+    else
+        out << planning::format_plan_table(report, answer);
+    return 0;   // "no configuration meets it" is an answer, not an error
+}
+
+}  // namespace ttsim::cli

@@ -1,0 +1,46 @@
+#include "tools/cli/interrupt.hpp"
+
+#include <csignal>
+
+#include <signal.h>
+
+using SigAction = struct ::sigaction;  // named once: `new struct sigaction{}` would declare a new type
+
+namespace ttsim::cli {
+namespace {
+
+// The justified exception to "no global mutable state": the only thing a signal handler may touch.
+volatile std::sig_atomic_t g_interrupt_count = 0;
+
+extern "C" void on_sigint(int signo) {
+    if (g_interrupt_count == 0) {
+        g_interrupt_count = 1;
+        return;
+    }
+    // Second Ctrl-C: the user really wants out. Default action, re-raised (async-signal-safe calls only).
+    ::signal(signo, SIG_DFL);
+    ::raise(signo);
+}
+
+}  // namespace
+
+bool interrupted() noexcept { return g_interrupt_count != 0; }
+void request_interrupt() noexcept { g_interrupt_count = 1; }
+void clear_interrupt() noexcept { g_interrupt_count = 0; }
+
+InterruptGuard::InterruptGuard() : previous_(new SigAction()) {
+    g_interrupt_count = 0;
+    struct sigaction action {};
+    action.sa_handler = on_sigint;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // result writes in flight are not disturbed; the sweep polls the flag
+    ::sigaction(SIGINT, &action, static_cast<struct sigaction*>(previous_));
+}
+
+InterruptGuard::~InterruptGuard() {
+    auto* previous = static_cast<struct sigaction*>(previous_);
+    ::sigaction(SIGINT, previous, nullptr);
+    delete previous;
+}
+
+}  // namespace ttsim::cli

@@ -1,0 +1,43 @@
+// Ctrl-C (SIGINT) for long sweeps: the first SIGINT only sets a flag; the sweep engine checks `interrupted()`
+// between points, stops, and writes the rows it has completed (each file written atomically), so an
+// interrupted run leaves valid, shorter results and no temp files. A second SIGINT restores the default
+// action and re-raises, so a stuck run can still be killed from the keyboard.
+//
+//   InterruptGuard guard;                 // installs the handler for this scope (restores the old one after)
+//   for (point : points) {
+//       if (interrupted()) break;         // lock-free: reads a sig_atomic_t
+//       rows.push_back(run(point));
+//   }
+//   write_results(rows);                  // complete rows only
+//   if (interrupted()) ...                // e.g. mention "interrupted after N of M points" in the report
+//
+// The flag is the one piece of process-wide mutable state in ttsim, and it has to be: a signal handler can
+// only communicate through a `volatile std::sig_atomic_t` (or a lock-free atomic) with static storage
+// duration. Nothing else in ttsim reads or writes globals.
+#pragma once
+
+namespace ttsim::cli {
+
+// True once SIGINT has arrived while an InterruptGuard was alive (or request_interrupt() was called).
+bool interrupted() noexcept;
+
+// Sets the flag as SIGINT would (for tests, and for a sweep that wants to stop its siblings).
+void request_interrupt() noexcept;
+
+// Clears the flag (tests; a new top-level command starts un-interrupted).
+void clear_interrupt() noexcept;
+
+// RAII: installs the SIGINT handler (and clears the flag) on construction; restores the previous handler on
+// destruction. Not copyable. Guards may nest; the innermost restores what the outer one installed.
+class InterruptGuard {
+public:
+    InterruptGuard();
+    ~InterruptGuard();
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    void* previous_;  // the previous struct sigaction, heap-held so this header needs no <signal.h>
+};
+
+}  // namespace ttsim::cli

@@ -1,0 +1,154 @@
+// Handlers of the planning scenario kinds: `scaling-study` (the default scenario), `sweep` and `plan`.
+#include "tools/cli/scenario_sweep.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+
+#include "models/planning/plan_evaluator.hpp"
+#include "models/planning/plan_format.hpp"
+#include "models/planning/published_results.hpp"
+#include "models/planning/results_format.hpp"
+#include "models/trace/iteration_timeline.hpp"
+#include "tools/cli/atomic_file.hpp"
+#include "tools/cli/plots.hpp"
+#include "tools/cli/scenario_kinds.hpp"
+
+namespace ttsim::cli {
+
+namespace {
+
+// GPUs drawn in a trace: one node is enough, every data-parallel rank has the same timeline in the model.
+constexpr int kTracedGpus = 8;
+// Default traced point: the largest count <= this, multi-node enough to show gradient communication.
+constexpr int kDefaultTraceGpus = 64;
+
+struct ProgressState {
+    std::mutex mutex;
+    int drawn_percent = -1;
+};
+
+int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
+    // Everything is read and validated before any point runs.
+    planning::SweepScenario scenario = planning::read_sweep_scenario(root);
+    const std::vector<planning::SweepPoint> points =
+        planning::expand_sweep(scenario.spec, planning::shipped_published_counts);
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    if (context.format) scenario.format = *context.format;
+    if (context.out_dir) ensure_directory(*context.out_dir);
+
+    scenario.options.threads = context.threads;
+    scenario.options.progress = make_progress_bar(scenario.name);
+    const planning::SweepResult result = planning::run_sweep(points, profiles, scenario.options);
+
+    const std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points)";
+    if (context.out_dir) {
+        const std::string& dir = *context.out_dir;
+        write_file_atomically(dir + "/results.csv", planning::format_sweep_csv(result));
+        write_file_atomically(dir + "/results.json", planning::format_sweep_json(scenario.kind, scenario.name, result));
+        write_point_trace(result, scenario.trace, profiles, dir);
+        if (scenario.plots) write_sweep_plots(result, dir);
+    }
+    if (scenario.format == "csv")
+        out << planning::format_sweep_csv(result);
+    else if (scenario.format == "json")
+        out << planning::format_sweep_json(scenario.kind, scenario.name, result);
+    else
+        out << planning::format_sweep_table(title, result);
+    return 0;
+}
+
+}  // namespace
+
+std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::string& label) {
+    if (!isatty(STDERR_FILENO)) return {};
+    auto state = std::make_shared<ProgressState>();
+    return [state, label](std::size_t done, std::size_t total) {
+        const int percent = total ? static_cast<int>(100 * done / total) : 100;
+        std::lock_guard<std::mutex> lock(state->mutex);
+        if (percent <= state->drawn_percent) return;
+        state->drawn_percent = percent;
+        constexpr int kWidth = 30;
+        const int filled = percent * kWidth / 100;
+        std::fprintf(stderr, "\r%s [%s%s] %zu/%zu points", label.c_str(), std::string(filled, '#').c_str(),
+                     std::string(kWidth - filled, '.').c_str(), done, total);
+        if (done == total) std::fprintf(stderr, "\n");
+        std::fflush(stderr);
+    };
+}
+
+std::string write_point_trace(const planning::SweepResult& result, const planning::TraceChoice& choice,
+                              const ProfileSet& profiles, const std::string& out_dir) {
+    // The series: the first matching the chosen workload and system.
+    const planning::SeriesSummary* series = nullptr;
+    for (const auto& s : result.series) {
+        const auto& first = result.points[s.points.front()].point;
+        if (choice.workload && first.workload != *choice.workload) continue;
+        if (choice.system && first.system != *choice.system) continue;
+        series = &s;
+        break;
+    }
+    if (!series) return {};
+    const planning::PointResult* chosen = nullptr;
+    for (std::size_t i : series->points) {
+        const auto& r = result.points[i];
+        if (!r.outcome.ok) continue;
+        if (choice.gpus) {
+            if (r.point.gpus == *choice.gpus) chosen = &r;
+        } else if (!chosen || r.point.gpus <= kDefaultTraceGpus) {
+            chosen = &r;
+        }
+    }
+    if (!chosen) {
+        if (choice.gpus)
+            throw InputError("trace: no successful point with " + std::to_string(*choice.gpus) + " GPUs in series " +
+                                 series->label, {}, "trace.gpus");
+        return {};
+    }
+    const planning::SweepPoint& point = chosen->point;
+    const GpuSpec gpu = planning::effective_gpu(point);
+    const std::optional<int> batch = point.batch.rule == planning::BatchRule::published
+                                         ? std::nullopt
+                                         : std::optional<int>(chosen->outcome.prediction.global_batch);
+    const planning::PreparedPoint prepared = planning::prepare_point(point, gpu, profiles, batch);
+    const std::string description = point.workload + " on " + std::to_string(point.gpus) + " GPUs of " + point.system +
+                                    " (" + series->label + "), one optimizer step";
+    const trace::Trace t =
+        trace::iteration_trace(prepared.scenario, prepared.profile, std::min(point.gpus, kTracedGpus), description);
+    write_file_atomically(out_dir + "/trace.json", trace::format_trace_json(t));
+    return description;
+}
+
+int run_scaling_study_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
+    return run_sweep_kind(root, context, out);
+}
+
+int run_sweep_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
+    return run_sweep_kind(root, context, out);
+}
+
+int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
+    planning::PlanScenario scenario = planning::read_plan_scenario(root);
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    if (context.format) scenario.format = *context.format;
+    scenario.query.threads = context.threads;
+    const planning::PlanAnswer answer = planning::answer_plan_query(
+        scenario.query, planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy, scenario.cost));
+    const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
+    if (context.out_dir) {
+        ensure_directory(*context.out_dir);
+        write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
+        write_file_atomically(*context.out_dir + "/results.json", planning::format_plan_json(scenario.name, report, answer));
+    }
+    if (scenario.format == "csv")
+        out << planning::format_plan_csv(report, answer);
+    else if (scenario.format == "json")
+        out << planning::format_plan_json(scenario.name, report, answer);
+    else
+        out << planning::format_plan_table(report, answer);
+    return 0;
+}
+
+}  // namespace ttsim::cli

@@ -1,0 +1,24 @@
+// Shared pieces of the planning commands (`ttsim run` on scaling-study / sweep / plan scenarios, `ttsim plan`):
+// a progress bar that only draws when stderr is a terminal, and the trace of one chosen point.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "models/planning/sweep_config.hpp"
+#include "models/planning/sweep_runner.hpp"
+
+namespace ttsim::cli {
+
+// A progress callback for SweepOptions::progress: "\r[#####.....] 12/48 points" on stderr, redrawn at most
+// once per percent, only when stderr is a terminal (isatty); otherwise an empty function. Thread-safe.
+std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::string& label);
+
+// Writes trace.json (Chrome/Perfetto) of one iteration of the point chosen by `choice` into `out_dir`.
+// Returns a one-line description of the traced point, or an empty string when no ok point matches.
+std::string write_point_trace(const planning::SweepResult& result, const planning::TraceChoice& choice,
+                              const ProfileSet& profiles, const std::string& out_dir);
+
+}  // namespace ttsim::cli
