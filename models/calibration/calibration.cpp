@@ -93,6 +93,14 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
             CalibrationPoint p;
             p.result = r;
             p.scenario = prepare_with_layout(workload, gpu, r.system, r.n_accelerators, layout);
+            p.fit_scenario = p.scenario;
+            std::optional<double> samples = r.samples_to_converge_mean;
+            if (!samples && r.epochs_to_converge_mean && workload.train_samples)
+                samples = *r.epochs_to_converge_mean * static_cast<double>(*workload.train_samples);
+            if (samples && *samples > 0) {
+                p.fit_scenario.samples_mean = p.fit_scenario.samples_p10 = p.fit_scenario.samples_p90 = *samples;
+                p.published_convergence = true;
+            }
             p.published_minutes = *r.ttt_minutes_official_scaled;
             points.push_back(std::move(p));
         }
@@ -145,7 +153,7 @@ struct Objective {
         const ComputeProfile p = profile_from(x);
         double sum = 0;
         for (const CalibrationPoint* point : group->points)
-            sum += sq(std::log(evaluate(point->scenario, p).ttt_minutes / point->published_minutes));
+            sum += sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
         return sum;
     }
 };
@@ -246,7 +254,11 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                               "ttt_minutes_official_scaled)\nfilter: accelerator families " + families +
                               (options.max_gpus ? "; results with <= " + std::to_string(*options.max_gpus) + " GPUs"
                                                 : std::string("; all GPU counts")) +
-                              "\nresults used: " + std::to_string(used.size());
+                              "\nresults used: " + std::to_string(used.size()) +
+                              "\nmodel: collectives simulated on the preset topology of each result's GPU "
+                              "(CollectiveSimulator, auto algorithm, SHARP for NVIDIA multi-node); the fit uses each "
+                              "result's published convergence (samples_to_converge_mean, RetinaNet epochs x train "
+                              "samples), predictions use the RCPs";
     return calibrate_points(used, description);
 }
 

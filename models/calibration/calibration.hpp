@@ -26,7 +26,13 @@ namespace ttsim {
 
 struct CalibrationPoint {
     MlperfResult result;
-    PreparedScenario scenario;
+    PreparedScenario scenario;             // convergence from the RCPs (what a prediction knows): reports, hold-out
+    // The same scenario with the result's own published convergence (samples_to_converge_mean, or
+    // epochs_to_converge_mean x train samples for RetinaNet) when the CSV has it: what the FIT uses, so that
+    // run-to-run convergence noise is not absorbed into the compute profile. Held-out results never enter a fit, so
+    // their published convergence is never used.
+    PreparedScenario fit_scenario;
+    bool published_convergence = false;    // fit_scenario uses the published convergence
     double published_minutes = 0;
 };
 

@@ -10,6 +10,9 @@ namespace ttsim::planning {
 
 namespace {
 constexpr double kJoulesPerKwh = 3.6e6;
+// DGX SuperPOD: 32 nodes per scalable unit, 64-port Quantum-2 switches (superpod_fabric.hpp).
+constexpr int kNodesPerUnit = 32;
+constexpr int kSwitchPorts = 64;
 }
 
 double CostParameters::price_for(const std::string& system) const {
@@ -30,20 +33,20 @@ EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& p) {
     return e;
 }
 
-int network_switches_for(int gpus, int gpus_per_node) {
+double network_switches_for(int gpus, int gpus_per_node) {
     const int nodes = (gpus + gpus_per_node - 1) / gpus_per_node;
     if (nodes <= 1) return 0;
-    const SuperPodShape shape = superpod_shape(nodes, gpus_per_node);
-    return shape.leaves + shape.spines + shape.cores;
+    const SuperPodShape shape = superpod_shape(nodes, gpus_per_node, kNodesPerUnit, kSwitchPorts);
+    return static_cast<double>(gpus) * (2 * shape.tiers - 1) / kSwitchPorts;
 }
 
 std::string describe_energy_model(const EnergyParameters& p) {
     char text[640];
     std::snprintf(text, sizeof text,
                   "energy = PUE %.2f x (GPUs x (compute time x TDP + other time x idle power) + nodes x %.0f W x TTT + "
-                  "switches x %.0f W x TTT); compute = forward/backward/optimizer/evaluation at TDP, exposed "
-                  "communication and host overhead at idle power (a lower bound); switches of a rail-optimised "
-                  "SuperPOD fat tree of 64-port switches",
+                  "switch equivalents x %.0f W x TTT); compute = forward/backward/optimizer/evaluation at TDP, exposed "
+                  "communication and host overhead at idle power (a lower bound); switch equivalents = GPUs x "
+                  "(2 tiers - 1) / 64 ports of the SuperPOD fat tree",
                   p.pue, p.node_watts, p.switch_watts);
     return text;
 }

@@ -7,7 +7,9 @@
 //             power cap. Exposed communication, fixed host costs and waiting are charged at idle power - a lower
 //             bound: NCCL kernels keep a GPU above idle.
 //   nodes   = nodes x node_watts x TTT          (CPUs, DRAM, NVSwitches, NICs, fans, PSU losses)
-//   network = switches x switch_watts x TTT     (scale-out leaf/spine/core switches, superpod_shape())
+//   network = switches x switch_watts x TTT     (scale-out switches, attributed by the ports the job uses:
+//             a non-blocking fat tree of t tiers spends 2t - 1 switch ports per NIC, so a job of N GPUs (one NIC
+//             each) accounts for N (2t - 1) / 64 switches of 64 ports; t from superpod_shape())
 //   facility = (GPU + nodes + network) x PUE
 // Money = GPU-hours x price per GPU-hour (cloud-style pricing already includes power, hosting and networking).
 #pragma once
@@ -47,7 +49,7 @@ struct RunProfile {
     double ttt_seconds = 0;              // wall time of the run
     double busy_seconds = 0;             // compute + on-the-clock evaluation
     double gpu_tdp_watts = 0, gpu_idle_watts = 0;
-    int network_switches = 0;
+    double network_switches = 0;       // switch equivalents attributed to the job
 };
 
 struct EnergyBreakdown {
@@ -58,9 +60,9 @@ struct EnergyBreakdown {
 
 EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& parameters);
 
-// Scale-out switches a DGX SuperPOD fabric needs for `gpus` GPUs (0 inside one node): leaf + spine + core of
-// superpod_shape() with one rail per GPU of a node.
-int network_switches_for(int gpus, int gpus_per_node);
+// Switch equivalents attributed to a job of `gpus` GPUs (0 inside one node): gpus x (2 tiers - 1) / 64, tiers of
+// the DGX SuperPOD fat tree superpod_shape() builds for its nodes (one rail per GPU of a node).
+double network_switches_for(int gpus, int gpus_per_node);
 
 // A one-paragraph statement of the model and the parameter values in use, for reports.
 std::string describe_energy_model(const EnergyParameters& parameters);

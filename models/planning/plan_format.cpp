@@ -32,7 +32,7 @@ std::string objective_text(Objective objective) {
 std::string describe(const EvaluatedCandidate& c, const CostParameters& cost) {
     const PlanEvaluation& e = c.evaluation;
     return std::to_string(c.candidate.gpus) + " GPUs of " + c.candidate.system + ": " + fixed(e.ttt_minutes, 2) +
-           " min, " + fixed(e.gpu_hours, 1) + " GPU-hours, " + fixed(e.cost, 0) + " " + cost.currency + ", " +
+           " min, " + fixed(e.gpu_hours, 1) + " GPU-hours, " + fixed(e.cost, 2) + " " + cost.currency + ", " +
            fixed(e.energy_kwh, 1) + " kWh";
 }
 

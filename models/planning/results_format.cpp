@@ -105,7 +105,7 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
             std::snprintf(line, sizeof line, "  %6d %7d %9s %8s %6s %10s %10s %10s %15s %7s  %s\n", r.point.gpus,
                           p.global_batch, fixed(p.ttt_minutes, 2).c_str(), fixed(r.metrics.speedup, 2).c_str(),
                           fixed(r.metrics.efficiency, 2).c_str(), fixed(p.gpu_hours, 1).c_str(),
-                          fixed(r.energy.facility_kwh, 1).c_str(), fixed(r.cost, 0).c_str(), published.c_str(),
+                          fixed(r.energy.facility_kwh, 1).c_str(), fixed(r.cost, 2).c_str(), published.c_str(),
                           error.c_str(), join(marks, " ").c_str());
             out << line;
         }
@@ -129,7 +129,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") << "," << sharp_text(pt.network) << ","
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
-            out << "error," << csv_field(r.outcome.error) << std::string(32, ',') << "\n";
+            out << "error," << csv_field(r.outcome.error) << std::string(33, ',') << "\n";
             continue;
         }
         const ParallelismConfig& c = p.layout;

@@ -8,6 +8,8 @@
 #include <optional>
 
 #include "models/collectives/collective_simulator.hpp"
+#include "models/collectives/lower_bound.hpp"
+#include "models/collectives/tuner.hpp"
 #include "models/training/comm_model.hpp"
 #include "sim/errors.hpp"
 #include "topologies/presets.hpp"
@@ -60,6 +62,49 @@ std::string preset_of(const std::string& system, const GpuSpec& gpu) {
     return {};
 }
 
+
+// The simulator's `auto` decision (the fastest applicable algorithm, NCCL-like protocol choice; ties to the
+// earlier candidate), without simulating candidates that cannot win: each candidate's duration is at least its
+// NCCL latency plus the protocol-scaled physical lower bound (lower_bound.hpp; duration is monotone in the
+// bandwidth time), so candidates are simulated in ascending order of that bound and the search stops when the next
+// bound is no better than the best simulated duration. Same answer as CollectiveAlgorithm::Auto; at 16,384 GPUs it
+// skips e.g. ring and tree over 2,048 rail peers (seconds of flow simulation) when SHARP wins by far.
+double auto_collective_seconds(CollectiveSimulator& simulator, const Topology& topology, const NcclParams& params,
+                               CollectiveOp op, double bytes, const std::vector<int>& group) {
+    const std::uint64_t size = static_cast<std::uint64_t>(std::llround(bytes));
+    const GroupLayout layout(topology, group);
+    const std::vector<CollectiveAlgorithm> candidates =
+        candidate_algorithms(op, layout, simulator.options().sharp_enabled);
+    TTSIM_ASSERT(!candidates.empty(), "no collective algorithm applies");
+    const LatencyShape shape{op, layout.size(), layout.island_count(), layout.max_per_island(),
+                             simulator.options().net_overhead_us};
+    // Margin: the bound includes one path latency (microseconds) that the bandwidth part need not contain.
+    const double bound = std::max(0.0, 0.9 * collective_lower_bound(layout, op, static_cast<double>(size)).seconds() - 5e-6);
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        order.emplace_back(choose_protocol(params, candidates[i], NcclProtocol::Auto, shape, static_cast<double>(size),
+                                           bound, simulator.options().nccl_channels)
+                               .total_seconds(),
+                           i);
+    std::sort(order.begin(), order.end());
+    double best = 0;
+    std::size_t best_index = candidates.size();
+    for (const auto& [lower, i] : order) {
+        if (best_index < candidates.size() && lower > best) break;
+        CollectiveRequest request;
+        request.op = op;
+        request.bytes = size;
+        request.group = group;
+        request.algorithm = candidates[i];
+        const double seconds = simulator.run(request).duration.seconds();
+        if (best_index == candidates.size() || seconds < best || (seconds == best && i < best_index)) {
+            best = seconds;
+            best_index = i;
+        }
+    }
+    return best;
+}
+
 struct CommTimes {
     std::vector<double> bucket_seconds;
     std::string bucket_name = "allreduce";
@@ -99,12 +144,14 @@ CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const s
     std::optional<Topology> topology;
     std::optional<CollectiveSimulator> simulator;
     std::optional<AnalyticCommModel> analytic;
+    NcclParams params;
     int domain_size = std::min(gpus, gpu.gpus_per_scaleup_domain);
     if (!preset.empty()) {
         topology.emplace(build_preset(preset, gpus));
         CollectiveOptions options;
         options.sharp_enabled = c.sharp;
         simulator.emplace(*topology, options);
+        params = nccl_params(gpu_generation_of(*topology));
         for (const PresetInfo& p : preset_systems())
             if (p.name == preset) domain_size = std::min(gpus, p.gpus_per_nvlink_domain);
         out.topology = preset;
@@ -117,13 +164,7 @@ CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const s
     // Seconds of one collective over `group` (global ranks).
     auto seconds = [&](CollectiveOp op, double bytes, const std::vector<int>& group) -> double {
         if (group.size() < 2 || bytes <= 0) return 0.0;
-        if (simulator) {
-            CollectiveRequest request;
-            request.op = op;
-            request.bytes = static_cast<std::uint64_t>(std::llround(bytes));
-            request.group = group;
-            return simulator->run(request).duration.seconds();
-        }
+        if (simulator) return auto_collective_seconds(*simulator, *topology, params, op, bytes, group);
         std::map<int, int> per_domain;
         for (int r : group) ++per_domain[r / std::max(1, domain_size)];
         const CommGroupShape shape{static_cast<int>(group.size()), per_domain.begin()->second,

@@ -1,6 +1,6 @@
 // libFuzzer target: the scenario loader. Text goes through ConfigNode::load_string and then through the same
 // validation `ttsim run` does for a `scenario: collective` file (read_cluster, read_collective_section, the
-// output section), or — when the document has no `scenario:` key — through the YAML topology loader
+// output section) or a `sweep` / `scaling-study` / `plan` file (read_sweep_scenario, read_plan_scenario), or — when the document has no `scenario:` key — through the YAML topology loader
 // (load_topology, which builds and checks connectivity). Only InputError may come out; any other exception,
 // a crash, a sanitizer report or a hang is a finding.
 //
@@ -16,6 +16,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "models/planning/sweep_config.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
 #include "tools/cli/cluster_spec.hpp"
@@ -77,6 +78,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (root.is_map() && root.has("scenario")) {
             const std::string kind = root.required("scenario").as_string();
             if (kind == "collective") validate_collective(root);
+            else if (kind == "sweep" || kind == "scaling-study") (void)ttsim::planning::read_sweep_scenario(root);
+            else if (kind == "plan") (void)ttsim::planning::read_plan_scenario(root);
         } else {
             (void)ttsim::load_topology(root);
         }

@@ -126,3 +126,46 @@ TEST_CASE("a 16,384-GPU prediction is fast", "[training]") {
     CHECK(p.ttt_minutes > 0);
     CHECK(seconds < 2.0);
 }
+
+TEST_CASE("iteration timeline is recorded only on request and matches the step", "[training]") {
+    IterationPlan plan;
+    plan.micro_steps = 2;
+    plan.micro_step_compute_seconds = 0.3;
+    plan.bucket_comm_seconds = {0.1, 0.1, 0.1, 0.1};
+    plan.optimizer_seconds = 0.01;
+    plan.param_all_gather_seconds = 0.02;
+    plan.fixed_step_seconds = 0.005;
+    plan.eval_seconds = 0.5;
+    const IterationResult quiet = simulate_iteration(plan);
+    CHECK(quiet.timeline.empty());
+    plan.record_timeline = true;
+    const IterationResult r = simulate_iteration(plan);
+    CHECK(r.step_seconds == quiet.step_seconds);
+    // 2 x (forward, backward) + 4 buckets + optimizer + param all-gather + fixed + eval.
+    REQUIRE(r.timeline.size() == 12);
+    CHECK(r.timeline[0].name == "forward mb0");
+    CHECK(r.timeline[3].name == "backward mb1");
+    CHECK(r.timeline[4].stream == "comm");
+    CHECK(r.timeline[7].name == "allreduce bucket 3");
+    // Last micro step's backward starts at 0.4; bucket 0 ready at 0.45; FIFO 0.1 each -> last ends at 0.85.
+    CHECK(r.timeline[4].start.seconds() == Approx(0.45).margin(1e-9));
+    CHECK((r.timeline[7].start + r.timeline[7].duration).seconds() == Approx(0.85).margin(1e-9));
+    CHECK(r.timeline[8].name == "optimizer");
+    CHECK(r.timeline[8].start.seconds() == Approx(0.85).margin(1e-9));
+    const TimelineSpan& fixed = r.timeline[10];
+    CHECK(fixed.name == "fixed step overhead");
+    CHECK((fixed.start + fixed.duration).seconds() == Approx(r.step_seconds).margin(1e-9));
+    CHECK(r.timeline[11].name == "eval");
+}
+
+TEST_CASE("collectives come from the simulator on the preset topology", "[training]") {
+    PredictionRequest r = request("bert", "dgx-h100", 64);
+    const PreparedScenario s = prepare(r);
+    CHECK(s.comm_topology == "dgx-h100");
+    CHECK(s.collective_simulations > 0);
+    CHECK_FALSE(s.bucket_comm_seconds.empty());
+    // A system named by its GPU maps to the DGX preset; a GPU without a preset uses the analytic fallback.
+    CHECK(prepare(request("bert", "H100", 16)).comm_topology == "dgx-h100");
+    const PreparedScenario amd = prepare(request("bert", "MI300X", 16));
+    CHECK(amd.comm_topology == "analytic");
+}

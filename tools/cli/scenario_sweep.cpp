@@ -114,7 +114,7 @@ std::string write_point_trace(const planning::SweepResult& result, const plannin
                                          : std::optional<int>(chosen->outcome.prediction.global_batch);
     const planning::PreparedPoint prepared = planning::prepare_point(point, gpu, profiles, batch);
     const std::string description = point.workload + " on " + std::to_string(point.gpus) + " GPUs of " + point.system +
-                                    " (" + series->label + "), one optimizer step";
+                                    (series->label != point.system ? " (" + series->label + ")" : "") + ", one optimizer step";
     const trace::Trace t =
         trace::iteration_trace(prepared.scenario, prepared.profile, std::min(point.gpus, kTracedGpus), description);
     write_file_atomically(out_dir + "/trace.json", trace::format_trace_json(t));
