@@ -20,6 +20,8 @@ namespace {
 constexpr double kMinFraction = 0.02, kMaxFraction = 0.95;
 constexpr double kMinHalf = 1e-3, kMaxHalf = 1e3;
 constexpr double kMinFixed = 1e-5, kMaxFixed = 1.0;
+//  shared multi-node per-step overhead: 10 us..100 ms.
+constexpr double kMinMultiNode = 1e-5, kMaxMultiNode = 0.1;
 
 std::filesystem::path results_path(const CalibrationOptions& options) {
     return options.results_csv ? *options.results_csv : data_file("mlperf/v4.1_results.csv");
@@ -194,18 +196,14 @@ ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, boo
 
 }  // namespace
 
-CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description) {
-    std::map<std::pair<std::string, std::string>, FitGroup> groups;
-    for (const CalibrationPoint& p : points) {
-        FitGroup& g = groups[{p.scenario.workload->name, p.scenario.gpu->name}];
-        g.workload = p.scenario.workload->name;
-        g.gpu = p.scenario.gpu->name;
-        g.points.push_back(&p);
-    }
-    CalibrationReport report;
-    report.data_description = description;
+namespace {
+
+// Per-(workload, GPU) fits at a given shared multi-node step overhead; returns the summed squared log error.
+double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGroup>& groups,
+                      double multi_node_seconds, ProfileSet* out, int* evaluations) {
     // H100-SXM first (all parameters), then the others from H100's shape.
     std::map<std::string, ComputeProfile> h100;
+    ProfileSet set;
     for (const auto& [key, group] : groups) {
         if (group.gpu != "H100-SXM") continue;
         ComputeProfile start;
@@ -214,9 +212,10 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         start.max_flops_fraction = 0.4;
         start.half_saturation_samples = 1.0;
         start.fixed_step_seconds = 0.005;
-        ComputeProfile fitted = fit_group(group, start, true, &report.objective_evaluations);
+        start.multi_node_step_seconds = multi_node_seconds;
+        ComputeProfile fitted = fit_group(group, start, true, evaluations);
         h100[group.workload] = fitted;
-        report.profiles.add(fitted);
+        set.add(fitted);
     }
     for (const auto& [key, group] : groups) {
         if (group.gpu == "H100-SXM") continue;
@@ -226,9 +225,54 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         start.workload = group.workload;
         start.gpu = group.gpu;
         start.transferred_from.reset();
+        start.multi_node_step_seconds = multi_node_seconds;
         const bool fit_all = it == h100.end();
-        report.profiles.add(fit_group(group, start, fit_all, &report.objective_evaluations));
+        set.add(fit_group(group, start, fit_all, evaluations));
     }
+    double sum = 0;
+    for (const auto& [key, group] : groups) {
+        const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
+        for (const CalibrationPoint* point : group.points)
+            sum += sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+    }
+    if (out) *out = std::move(set);
+    return sum;
+}
+
+}  // namespace
+
+CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description) {
+    std::map<std::pair<std::string, std::string>, FitGroup> groups;
+    bool any_multi_node = false;
+    for (const CalibrationPoint& p : points) {
+        FitGroup& g = groups[{p.scenario.workload->name, p.scenario.gpu->name}];
+        g.workload = p.scenario.workload->name;
+        g.gpu = p.scenario.gpu->name;
+        g.points.push_back(&p);
+        any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;
+    }
+    CalibrationReport report;
+    report.data_description = description;
+    // The shared multi-node step overhead: one value for all workloads and GPUs, chosen (golden-section search on
+    // its logarithm within [kMinMultiNode, kMaxMultiNode]) to minimise the total squared log error with every
+    // per-group profile refitted at each trial value. Without multi-node results it stays 0.
+    double multi_node = 0.0;
+    if (any_multi_node) {
+        auto total = [&](double log_m) { return fit_all_groups(groups, std::exp(log_m), nullptr, &report.objective_evaluations); };
+        double a = std::log(kMinMultiNode), b = std::log(kMaxMultiNode);
+        const double g = (std::sqrt(5.0) - 1) / 2;
+        double c = b - g * (b - a), d = a + g * (b - a);
+        double fc = total(c), fd = total(d);
+        while (b - a > 0.02) {
+            if (fc < fd) {
+                b = d; d = c; fd = fc; c = b - g * (b - a); fc = total(c);
+            } else {
+                a = c; c = d; fc = fd; d = a + g * (b - a); fd = total(d);
+            }
+        }
+        multi_node = std::exp(0.5 * (a + b));
+    }
+    fit_all_groups(groups, multi_node, &report.profiles, &report.objective_evaluations);
     double sum = 0;
     for (const CalibrationPoint& p : points) {
         report.fitted.push_back(evaluate_point(p, report.profiles));

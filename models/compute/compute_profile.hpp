@@ -34,6 +34,10 @@ struct ComputeProfile {
     double max_flops_fraction = 0.4;       // f_max: achieved fraction of peak at large per-GPU batch (0..1]
     double half_saturation_samples = 1.0;  // x_half: samples per GPU per micro step at which f = f_max / 2
     double fixed_step_seconds = 0.005;     // per optimizer step, seconds
+    // Extra per optimizer step when the job spans more than one scale-up domain (node): inter-node barrier and
+    // NCCL proxy/network latency of the step's synchronisations, host-side network progress. ONE value shared by
+    // every workload and GPU, fitted jointly over all multi-node results (calibration.cpp); 0 = not calibrated.
+    double multi_node_step_seconds = 0.0;
 
     // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
     double step_jitter_cv = 0.01;          // per-GPU step-time coefficient of variation (OS noise, clocks)

@@ -113,8 +113,7 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
                     }
                 }
                 if (!found) throw InputError(last_error, {}, "batch");
-                outcome.notes.push_back("batch " + std::to_string(outcome.prediction.global_batch) +
-                                        " = fastest of the RCP batches divisible by DP " + std::to_string(dp));
+                outcome.notes.push_back("batch: the fastest of the RCP batches divisible by the data-parallel size");
                 break;
             }
         }

@@ -1,8 +1,8 @@
-// Collective durations for the training iteration. The iteration asks for (op, bytes, group shape); this file
-// answers with an NCCL-style alpha-beta model whose constants are NCCL v2.22.3's own (params.md §3.2, the NCCL
-// in NVIDIA's v4.1 containers). Why here and not the flow-level CollectiveSimulator: it was not available when
-// this was written; the interface (CommCostModel) is what the iteration uses, so a CollectiveSimulator-backed
-// implementation can replace AnalyticCommModel without touching the iteration. Both are deterministic.
+// Analytic NCCL-style collective durations (alpha-beta, NCCL v2.22.3 constants, params.md §3.2). NOT what
+// predictions use for systems with a preset topology: prepare_with_layout() simulates collectives with the
+// CollectiveSimulator on build_preset() (predict.cpp collective_times). This model remains only as the fallback for
+// GPUs without a preset topology (A100, MI300X, hypothetical GPU variants of the planning layer's what-if sweeps;
+// the prediction warns "no preset topology for ...") and for models/trace's link-utilisation estimate.
 #pragma once
 
 #include <cstdint>

@@ -438,7 +438,9 @@ IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfil
     plan.bucket_comm_seconds = s.bucket_comm_seconds;
     plan.bucket_comm_name = s.bucket_comm_name;
     plan.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
-    plan.fixed_step_seconds = profile.fixed_step_seconds;
+    // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
+    const bool multi_node = s.gpus > gpu.gpus_per_scaleup_domain;
+    plan.fixed_step_seconds = profile.fixed_step_seconds + (multi_node ? profile.multi_node_step_seconds : 0.0);
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * s.straggler_sigmas;
     plan.eval_seconds = evaluation_seconds(s, profile);

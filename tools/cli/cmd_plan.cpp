@@ -68,7 +68,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     if (query.systems.empty()) args.fail("system", "name at least one system");
 
     cost.currency = args.get("currency");
-    if (auto price = args.get_optional("price")) {
+    if (args.has("price")) {
+        const std::optional<std::string> price = args.get_optional("price");
         if (price->find('=') == std::string::npos) {
             cost.price_per_gpu_hour.clear();
             cost.default_price = args.get_double("price", 0.0, 1e6);

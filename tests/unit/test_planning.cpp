@@ -1,0 +1,276 @@
+// Planning layer: scaling metrics, break-even, Pareto front, cost and energy with hand-computed expectations;
+// planning queries on a synthetic monotone model; sweep expansion; scenario reading.
+#include <catch2/catch.hpp>
+
+#include "models/planning/cost_energy.hpp"
+#include "models/planning/plan_query.hpp"
+#include "models/planning/scaling_metrics.hpp"
+#include "models/planning/sweep_config.hpp"
+#include "models/planning/sweep_spec.hpp"
+#include "sim/errors.hpp"
+
+using namespace ttsim;
+using namespace ttsim::planning;
+
+namespace {
+// T(8) = 100, T(16) = 60, T(32) = 40, T(64) = 35 minutes.
+const std::vector<ScalingSample> kSeries{{8, 100.0}, {16, 60.0}, {32, 40.0}, {64, 35.0}};
+}  // namespace
+
+TEST_CASE("speedup and efficiency against the reference count", "[planning]") {
+    REQUIRE(reference_gpus(kSeries, std::nullopt) == 8);
+    REQUIRE(reference_gpus(kSeries, 16) == 16);
+    REQUIRE(reference_gpus(kSeries, 12) == 8);   // not in the series: the smallest
+    const auto m = scaling_metrics(kSeries, 8);
+    REQUIRE(m[0].speedup == Approx(1.0));
+    REQUIRE(m[0].efficiency == Approx(1.0));
+    REQUIRE(m[1].speedup == Approx(100.0 / 60.0));
+    REQUIRE(m[1].efficiency == Approx(100.0 / 60.0 / 2.0));   // 0.8333
+    REQUIRE(m[2].speedup == Approx(2.5));
+    REQUIRE(m[2].efficiency == Approx(0.625));
+    REQUIRE(m[3].efficiency == Approx(100.0 / 35.0 / 8.0));
+    REQUIRE_FALSE(m[0].marginal_doubling_efficiency);
+    REQUIRE(*m[2].marginal_doubling_efficiency == Approx(60.0 / 80.0));   // T(16) / (2 T(32))
+    REQUIRE(*m[3].marginal_doubling_efficiency == Approx(40.0 / 70.0));
+    // Against 16 GPUs: speedup(64) = 60/35, efficiency = that / 4.
+    const auto from16 = scaling_metrics(kSeries, 16);
+    REQUIRE(from16[3].efficiency == Approx(60.0 / 35.0 / 4.0));
+}
+
+TEST_CASE("break-even: last doubling whose marginal efficiency stays above the threshold", "[planning]") {
+    // Marginal efficiencies: 16 -> 0.833, 32 -> 0.75, 64 -> 0.571.
+    const auto half = break_even(kSeries, 8, 0.5);
+    REQUIRE(half);
+    REQUIRE(half->gpus == 64);
+    REQUIRE(half->limited_by_sweep);
+    const auto strict = break_even(kSeries, 8, 0.6);
+    REQUIRE(strict->gpus == 32);
+    REQUIRE(strict->first_below == 64);
+    REQUIRE(*strict->first_below_efficiency == Approx(40.0 / 70.0));
+    REQUIRE_FALSE(strict->limited_by_sweep);
+    REQUIRE(break_even(kSeries, 8, 0.9)->gpus == 8);   // the first doubling already fails
+    REQUIRE_FALSE(break_even(kSeries, 128, 0.5));      // reference not in the series
+    // A gap in the doubling chain ends it.
+    const auto gap = break_even({{8, 100.0}, {16, 55.0}, {64, 20.0}}, 8, 0.5);
+    REQUIRE(gap->gpus == 16);
+    REQUIRE(gap->limited_by_sweep);
+}
+
+TEST_CASE("Pareto front of time-to-train vs GPU-hours", "[planning]") {
+    // (9, 7) is dominated by (8, 6); (11, 5) by (10, 5).
+    const std::vector<ParetoCandidate> c{{10, 5}, {8, 6}, {12, 4}, {9, 7}, {11, 5}};
+    const auto front = pareto_front(c);
+    REQUIRE(front == std::vector<std::size_t>{1, 0, 2});
+    REQUIRE(pareto_front({}).empty());
+    REQUIRE(pareto_front({{1, 1}}) == std::vector<std::size_t>{0});
+}
+
+TEST_CASE("energy of a run: GPU busy at TDP, the rest at idle, nodes, network, PUE", "[planning]") {
+    RunProfile run;
+    run.gpus = 16;
+    run.gpus_per_node = 8;
+    run.ttt_seconds = 3600;
+    run.busy_seconds = 2700;
+    run.gpu_tdp_watts = 700;
+    run.gpu_idle_watts = 100;
+    run.network_switches = 0.75;
+    EnergyParameters p;
+    p.node_watts = 2500;
+    p.switch_watts = 1300;
+    p.pue = 1.2;
+    const EnergyBreakdown e = energy_of(run, p);
+    // 16 x (2700 s x 700 W + 900 s x 100 W) = 31.68 MJ = 8.8 kWh
+    REQUIRE(e.gpu_kwh == Approx(8.8));
+    // 2 nodes x 2500 W x 1 h = 5 kWh; 0.75 switches x 1300 W x 1 h = 0.975 kWh
+    REQUIRE(e.node_kwh == Approx(5.0));
+    REQUIRE(e.network_kwh == Approx(0.975));
+    REQUIRE(e.it_kwh == Approx(14.775));
+    REQUIRE(e.facility_kwh == Approx(14.775 * 1.2));
+    run.busy_seconds = 4000;   // more busy time than run time is a bug
+    REQUIRE_THROWS_AS(energy_of(run, p), InternalError);
+}
+
+TEST_CASE("network switch attribution and prices", "[planning]") {
+    REQUIRE(network_switches_for(8, 8) == 0.0);          // one node: no scale-out fabric
+    REQUIRE(network_switches_for(16, 8) == Approx(16.0 * 3 / 64));   // two tiers: 3 switch ports per NIC
+    CostParameters cost;
+    REQUIRE(cost.price_for("dgx-h100") == 2.5);
+    REQUIRE(cost.price_for("unknown-system") == cost.default_price);
+    // GPU-hours x price: 3.7 GPU-hours at 2.5 = 9.25
+    REQUIRE(3.7 * cost.price_for("dgx-h100") == Approx(9.25));
+}
+
+namespace {
+// Synthetic monotone model: system "a" takes T = 1000/N + 1 minutes at 1 per GPU-hour; system "b" is twice as fast
+// (T = 500/N + 0.5) at 3 per GPU-hour. Counts above 4096 "fail" like an unrunnable configuration.
+PlanEvaluation synthetic(const PlanCandidate& c) {
+    PlanEvaluation e;
+    if (c.gpus > 4096) {
+        e.error = "too big";
+        return e;
+    }
+    const bool fast = c.system == "b";
+    e.ok = true;
+    e.ttt_minutes = fast ? 500.0 / c.gpus + 0.5 : 1000.0 / c.gpus + 1.0;
+    e.gpu_hours = c.gpus * e.ttt_minutes / 60.0;
+    e.cost = e.gpu_hours * (fast ? 3.0 : 1.0);
+    e.energy_kwh = e.gpu_hours;
+    return e;
+}
+PlanQuery synthetic_query(std::vector<std::string> systems) {
+    PlanQuery q;
+    q.systems = std::move(systems);
+    q.gpu_counts = plan_gpu_grid(8, 1024);
+    q.gpus_per_node = [](const std::string&) { return 8; };
+    q.threads = 1;
+    return q;
+}
+}  // namespace
+
+TEST_CASE("plan: fewest GPUs within a deadline bisects to whole nodes", "[planning]") {
+    PlanQuery q = synthetic_query({"a"});
+    q.constraints.deadline_minutes = 10;   // 1000/N + 1 <= 10  <=>  N >= 111.1  ->  112 (14 nodes)
+    q.objective = Objective::gpus;
+    const PlanAnswer a = answer_plan_query(q, synthetic);
+    REQUIRE(a.best);
+    REQUIRE(a.best->candidate.gpus == 112);
+    REQUIRE(a.best->evaluation.ttt_minutes <= 10);
+    REQUIRE(a.constraint_text == "time-to-train <= 10 min");
+}
+
+TEST_CASE("plan: fastest within a GPU-hour budget", "[planning]") {
+    PlanQuery q = synthetic_query({"a"});
+    q.constraints.budget_gpu_hours = 20;   // (1000 + N) / 60 <= 20  <=>  N <= 200
+    q.objective = Objective::time;
+    const PlanAnswer a = answer_plan_query(q, synthetic);
+    REQUIRE(a.best);
+    REQUIRE(a.best->candidate.gpus == 200);
+    REQUIRE(a.best->evaluation.ttt_minutes == Approx(6.0));
+}
+
+TEST_CASE("plan: cheapest within a deadline across systems; money budget; nothing feasible", "[planning]") {
+    PlanQuery q = synthetic_query({"a", "b"});
+    q.constraints.deadline_minutes = 10;
+    q.objective = Objective::cost;
+    // a: N >= 112, cost (1000 + 112)/60 = 18.53; b: N >= 56, cost 3 (500 + 28)/60 = 26.4.
+    PlanAnswer a = answer_plan_query(q, synthetic);
+    REQUIRE(a.best->candidate.system == "a");
+    REQUIRE(a.best->candidate.gpus == 112);
+    REQUIRE(a.best->evaluation.cost == Approx(1112.0 / 60.0));
+    q.objective = Objective::gpus;   // fewest GPUs: b at 56
+    a = answer_plan_query(q, synthetic);
+    REQUIRE(a.best->candidate.system == "b");
+    REQUIRE(a.best->candidate.gpus == 56);
+
+    PlanQuery money = synthetic_query({"a", "b"});
+    money.constraints.budget_money = 30;   // a: N <= 800 (T 2.25); b: 3 (500 + 0.5 N)/60 <= 30 -> N <= 200 (T 3)
+    money.objective = Objective::time;
+    a = answer_plan_query(money, synthetic);
+    REQUIRE(a.best->candidate.system == "a");
+    REQUIRE(a.best->candidate.gpus == 800);
+
+    PlanQuery impossible = synthetic_query({"a"});
+    impossible.constraints.deadline_minutes = 0.5;   // T > 1 always
+    REQUIRE_FALSE(answer_plan_query(impossible, synthetic).best);
+    PlanQuery none = synthetic_query({"a"});
+    REQUIRE_THROWS_AS(answer_plan_query(none, synthetic), InputError);
+}
+
+TEST_CASE("plan grid and objectives", "[planning]") {
+    REQUIRE(plan_gpu_grid(8, 100) == std::vector<int>{8, 12, 16, 24, 32, 48, 64, 96});
+    REQUIRE(parse_objective("gpu-hours") == Objective::gpu_hours);
+    REQUIRE_THROWS_AS(parse_objective("speed"), InputError);
+}
+
+namespace {
+std::vector<int> fake_published(const std::string& workload, const std::string&) {
+    return workload == "bert" ? std::vector<int>{4, 24, 3472} : std::vector<int>{};
+}
+}  // namespace
+
+TEST_CASE("sweep expansion: deterministic nesting order, published counts in range", "[planning]") {
+    SweepSpec spec;
+    spec.workloads = {"bert", "sd"};
+    spec.systems = {"dgx-h100"};
+    spec.gpu_counts = {8, 16, 32};
+    spec.add_published_gpu_counts = true;
+    NetworkOption xdr;
+    xdr.name = "xdr";
+    xdr.nic = NicSpeed::Xdr800;
+    spec.networks = {NetworkOption{}, xdr};
+    const auto points = expand_sweep(spec, fake_published);
+    // bert: counts 8, 16, 24, 32 (4 and 3472 out of range) x 2 networks; sd: 3 x 2.
+    REQUIRE(points.size() == 14);
+    REQUIRE(points[0].workload == "bert");
+    REQUIRE(points[2].gpus == 24);
+    REQUIRE(points[4].network.name == "xdr");
+    REQUIRE(points[8].workload == "stable_diffusion");
+    for (std::size_t i = 0; i < points.size(); ++i) REQUIRE(points[i].index == static_cast<int>(i));
+    REQUIRE(points[0].analytic_comm);   // a non-default network makes it a what-if sweep
+    spec.networks = {NetworkOption{}};
+    REQUIRE_FALSE(expand_sweep(spec, fake_published)[0].analytic_comm);
+    REQUIRE(doubling_counts(8, 100) == std::vector<int>{8, 16, 32, 64});
+}
+
+TEST_CASE("hardware variants override the base GPU", "[planning]") {
+    HardwareVariant v;
+    v.name = "h100-2xnvlink";
+    v.base_system = "dgx-h100";
+    v.nvlink_bandwidth = 900e9;
+    v.compute_scale = 2.0;
+    const GpuSpec g = make_variant_gpu(v);
+    const GpuSpec& base = find_gpu("h100");
+    REQUIRE(g.hypothetical);
+    REQUIRE(g.scaleup_bandwidth_per_direction == 900e9);
+    REQUIRE(g.bf16_dense_flops == Approx(2 * base.bf16_dense_flops));
+    REQUIRE(*g.collective_effective_link_bandwidth ==
+            Approx(*base.collective_effective_link_bandwidth * 900e9 / base.scaleup_bandwidth_per_direction));
+}
+
+TEST_CASE("planning scenarios are read strictly", "[planning]") {
+    const auto good = ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystems: [dgx-h100]\ngpus: {from: 8, to: 64}\n"
+        "batch: [published, {global: 4096}, {per_rank: 8}, rcp_optimal]\n"
+        "network: [{nic: xdr, sharp: false}, {oversubscription: 2}]\n"
+        "cost: {price_per_gpu_hour: 3, currency: EUR}\nenergy: {node_power: 2000W, pue: 1.2}\n",
+        "good.yaml");
+    const SweepScenario s = read_sweep_scenario(good);
+    REQUIRE(s.spec.gpu_counts == std::vector<int>{8, 16, 32, 64});
+    REQUIRE(s.spec.batches.size() == 4);
+    REQUIRE(s.spec.batches[1].rule == BatchRule::fixed_global);
+    REQUIRE(s.spec.networks[0].name == "xdr-nosharp");
+    REQUIRE(s.spec.networks[1].name == "ndr-over2");
+    REQUIRE(s.options.cost.price_for("dgx-h100") == 3.0);
+    REQUIRE(s.options.energy.node_watts == 2000.0);
+    REQUIRE_FALSE(s.spec.add_published_gpu_counts);
+
+    const auto typo = ConfigNode::load_string("scenario: sweep\nworkloads: [bert]\nsystems: [dgx-h100]\ngpuz: 8\n", "typo.yaml");
+    try {
+        read_sweep_scenario(typo);
+        FAIL("expected an InputError");
+    } catch (const InputError& e) {
+        REQUIRE(std::string(e.what()).find("typo.yaml:4") != std::string::npos);
+    }
+    const auto bad_system = ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystems: [dgx-h999]\ngpus: [8]\n", "bad.yaml");
+    REQUIRE_THROWS_AS(read_sweep_scenario(bad_system), InputError);
+    const auto plan = ConfigNode::load_string(
+        "scenario: plan\nworkload: sd\ndeadline: 10min\nminimise: cost\nbudget: 500USD\n", "plan.yaml");
+    const PlanScenario p = read_plan_scenario(plan);
+    REQUIRE(*p.query.constraints.deadline_minutes == Approx(10.0));
+    REQUIRE(*p.query.constraints.budget_money == 500.0);
+    REQUIRE(p.query.objective == Objective::cost);
+    REQUIRE(p.query.systems.size() == 3);
+    const auto wrong_currency =
+        ConfigNode::load_string("scenario: plan\nworkload: sd\nbudget: 500EUR\n", "plan.yaml");
+    REQUIRE_THROWS_AS(read_plan_scenario(wrong_currency), InputError);
+}
+
+TEST_CASE("money amounts", "[planning]") {
+    REQUIRE(parse_money("5000USD").amount == 5000.0);
+    REQUIRE(parse_money("5000USD").currency == "USD");
+    REQUIRE(parse_money("12.5 EUR").currency == "EUR");
+    REQUIRE(parse_money("300").currency.empty());
+    REQUIRE_THROWS_AS(parse_money("USD"), InputError);
+    REQUIRE_THROWS_AS(parse_money("5e3$"), InputError);
+}
