@@ -241,7 +241,8 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
 
 }  // namespace
 
-CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description) {
+CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
+                                   bool fit_multi_node) {
     std::map<std::pair<std::string, std::string>, FitGroup> groups;
     bool any_multi_node = false;
     for (const CalibrationPoint& p : points) {
@@ -257,7 +258,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     // its logarithm within [kMinMultiNode, kMaxMultiNode]) to minimise the total squared log error with every
     // per-group profile refitted at each trial value. Without multi-node results it stays 0.
     double multi_node = 0.0;
-    if (any_multi_node) {
+    if (any_multi_node && fit_multi_node) {
         auto total = [&](double log_m) { return fit_all_groups(groups, std::exp(log_m), nullptr, &report.objective_evaluations); };
         double a = std::log(kMinMultiNode), b = std::log(kMaxMultiNode);
         const double g = (std::sqrt(5.0) - 1) / 2;
@@ -302,8 +303,38 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                               "\nmodel: collectives simulated on the preset topology of each result's GPU "
                               "(CollectiveSimulator, auto algorithm, SHARP for NVIDIA multi-node); the fit uses each "
                               "result's published convergence (samples_to_converge_mean, RetinaNet epochs x train "
-                              "samples), predictions use the RCPs";
+                              "samples), predictions use the RCPs; one multi-node per-step overhead shared by all workloads and GPUs, "
+                              "fitted jointly (golden-section search, every group refitted)";
     return calibrate_points(used, description);
+}
+
+CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint>& points, int max_gpus,
+                                              bool fit_multi_node) {
+    std::map<int, int> counts;
+    for (const CalibrationPoint& p : points)
+        if (p.scenario.gpus <= max_gpus) ++counts[p.scenario.gpus];
+    CrossValidationReport report;
+    for (const auto& [left_out, n] : counts) {
+        std::vector<CalibrationPoint> fit_set;
+        std::vector<const CalibrationPoint*> test;
+        std::map<std::pair<std::string, std::string>, int> kept;
+        for (const CalibrationPoint& p : points) {
+            if (p.scenario.gpus > max_gpus) continue;
+            if (p.scenario.gpus == left_out) {
+                test.push_back(&p);
+            } else {
+                fit_set.push_back(p);
+                ++kept[{p.scenario.workload->name, p.scenario.gpu->name}];
+            }
+        }
+        const CalibrationReport fit = calibrate_points(fit_set, "cross-validation fold", fit_multi_node);
+        for (const CalibrationPoint* p : test)
+            if (kept.count({p->scenario.workload->name, p->scenario.gpu->name}) &&
+                kept.count({p->scenario.workload->name, "H100-SXM"}))
+                report.predicted.push_back(evaluate_point(*p, fit.profiles));
+    }
+    report.mape_percent = mean_absolute_percentage_error(report.predicted);
+    return report;
 }
 
 HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus, int predict_min_gpus) {

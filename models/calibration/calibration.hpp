@@ -62,7 +62,19 @@ struct CalibrationReport {
 std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options);
 
 CalibrationReport calibrate(const CalibrationOptions& options);
-CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description);
+// fit_multi_node: fit the shared multi-node per-step overhead (else it stays 0, the model before it existed).
+CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
+                                   bool fit_multi_node = true);
+
+// Leave-one-GPU-count-out cross-validation on the results with <= max_gpus GPUs: for each distinct GPU count,
+// calibrate on the other counts and predict the results at that count (only counts whose (workload, GPU) groups
+// keep at least one other result in the fit are predicted). Model selection evidence that never touches hold-out.
+struct CrossValidationReport {
+    std::vector<PointError> predicted;
+    double mape_percent = 0;
+};
+CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint>& points, int max_gpus = 64,
+                                              bool fit_multi_node = true);
 
 PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles);
 double mean_absolute_percentage_error(const std::vector<PointError>& errors);   // in percent

@@ -55,8 +55,15 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     SimTime comm_free = last_backward_start;
     SimTime comm_done = backward_end;
     double comm_busy = 0;
+    // Bucket b is ready when its slice of the last backward ends; each ready time is rounded to SimTime once, from
+    // the step start, and the last bucket is ready exactly at backward_end, so the exposed wait behind it is its
+    // own duration without a tick of rounding drift (keeps exposure monotone across scales with equal tails).
+    auto ready_at = [&](std::size_t b) {
+        if (b + 1 == buckets) return backward_end;
+        return SimTime::from_seconds(micro * (plan.micro_steps - 1) + forward + backward * double(b + 1) / double(buckets));
+    };
     for (std::size_t b = 0; b < buckets; ++b) {
-        const SimTime ready = last_backward_start + SimTime::from_seconds(backward * double(b + 1) / double(buckets));
+        const SimTime ready = ready_at(b);
         const double duration = plan.bucket_comm_seconds[b];
         sim.schedule_at(ready, [&sim, &comm_free, &comm_done, &comm_busy, duration] {
             const SimTime start = std::max(sim.now(), comm_free);
@@ -73,8 +80,7 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
         // Replay the FIFO with the same SimTime arithmetic as the events above (exact same starts).
         SimTime free = last_backward_start;
         for (std::size_t b = 0; b < buckets; ++b) {
-            const SimTime ready =
-                last_backward_start + SimTime::from_seconds(backward * double(b + 1) / double(buckets));
+            const SimTime ready = ready_at(b);
             const SimTime start = std::max(ready, free);
             bucket_start.push_back(start);
             free = start + SimTime::from_seconds(plan.bucket_comm_seconds[b]);

@@ -13,7 +13,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
-        .option("profiles", "DIR", "directory with profiles.yaml", "models/profiles");
+        .option("profiles", "DIR", "directory with profiles.yaml", "models/profiles")
+        .flag("cross-validate", "only print leave-one-GPU-count-out cross-validation (model selection evidence)");
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
@@ -25,6 +26,16 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
     out << "in-sample MAPE: " << mean_absolute_percentage_error(in_sample) << "% over " << in_sample.size()
         << " results\n\n";
+    if (parser.get_flag("cross-validate")) {
+        for (const bool multi_node : {false, true}) {
+            const CrossValidationReport cv = leave_one_gpu_count_out(points, 64, multi_node);
+            out << "(c) leave-one-GPU-count-out on results with <= 64 GPUs, shared multi-node step overhead "
+                << (multi_node ? "fitted" : "off") << "\n"
+                << format_point_table(cv.predicted) << "cross-validation MAPE: " << cv.mape_percent << "% over "
+                << cv.predicted.size() << " results\n\n";
+        }
+        return 0;
+    }
     const HoldoutReport holdout = holdout_validation(points, 64, 128);
     out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
         << mean_absolute_percentage_error(holdout.fit.fitted) << "%), predicting results with >= 128 GPUs\n"
