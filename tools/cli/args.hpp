@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/errors.hpp"
+
 namespace ttsim::cli {
 
 struct OptionSpec {
@@ -35,6 +37,17 @@ public:
     long long get_int(const std::string& name, long long min, long long max) const;
     double get_double(const std::string& name, double min, double max) const;
     std::optional<std::string> positional_value(const std::string& name) const;
+
+    // The option's value passed through `parse` (e.g. a unit or name parser); an InputError from `parse`
+    // is re-thrown naming the flag.
+    template <typename Parse>
+    auto get_parsed(const std::string& name, Parse parse) const {
+        try {
+            return parse(get(name));
+        } catch (const InputError& e) {
+            fail(name, e.message());
+        }
+    }
 
     // An InputError that names the flag.
     [[noreturn]] void fail(const std::string& name, const std::string& message) const;

@@ -8,19 +8,6 @@
 
 namespace ttsim::cli {
 
-namespace {
-
-template <typename Parse>
-auto parse_flag(const ArgParser& args, const std::string& name, Parse parse) {
-    try {
-        return parse(args.get(name));
-    } catch (const InputError& e) {
-        args.fail(name, e.message());
-    }
-}
-
-}  // namespace
-
 int run_collective(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("collective", "--system S --gpus N --op OP [options]",
                    "Sweeps one collective over message sizes (doubling from --min-size to --max-size) on a\n"
@@ -47,17 +34,17 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
     } else {
         spec.cluster.system = args.get("system");
         spec.cluster.gpus = static_cast<int>(args.get_int("gpus", 1, kMaxPresetGpus));
-        spec.cluster.fabric.nic = parse_flag(args, "nic", [](const std::string& s) { return parse_nic_speed(s); });
+        spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
     }
     const std::string sharp = args.get("sharp");
     if (sharp != "on" && sharp != "off") args.fail("sharp", "expected on or off, got '" + sharp + "'");
     spec.cluster.sharp = sharp == "on";
-    spec.op = parse_flag(args, "op", [](const std::string& s) { return parse_collective_op(s); });
-    spec.algorithm = parse_flag(args, "algo", [](const std::string& s) { return parse_collective_algorithm(s); });
-    spec.protocol = parse_flag(args, "protocol", [](const std::string& s) { return parse_nccl_protocol(s); });
-    spec.min_bytes = parse_flag(args, "min-size", [](const std::string& s) { return units::parse_bytes(s); });
-    spec.max_bytes = parse_flag(args, "max-size", [](const std::string& s) { return units::parse_bytes(s); });
+    spec.op = args.get_parsed("op", [](const std::string& s) { return parse_collective_op(s); });
+    spec.algorithm = args.get_parsed("algo", [](const std::string& s) { return parse_collective_algorithm(s); });
+    spec.protocol = args.get_parsed("protocol", [](const std::string& s) { return parse_nccl_protocol(s); });
+    spec.min_bytes = args.get_parsed("min-size", [](const std::string& s) { return units::parse_bytes(s); });
+    spec.max_bytes = args.get_parsed("max-size", [](const std::string& s) { return units::parse_bytes(s); });
     if (spec.min_bytes == 0) args.fail("min-size", "must be at least 1B");
     if (spec.max_bytes < spec.min_bytes) args.fail("max-size", "is below --min-size");
     if (spec.max_bytes > (1ULL << 40)) args.fail("max-size", "is above 1TiB, beyond any collective buffer");

@@ -24,14 +24,6 @@ std::vector<std::string> split(const std::string& text, char separator) {
     return parts;
 }
 
-template <typename Parse>
-auto parse_flag(const ArgParser& args, const std::string& name, Parse parse) {
-    try {
-        return parse(args.get(name));
-    } catch (const InputError& e) {
-        args.fail(name, e.message());
-    }
-}
 
 }  // namespace
 
@@ -62,9 +54,9 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     planning::CostParameters cost;
     planning::EnergyParameters energy;
     const std::string workload =
-        parse_flag(args, "workload", [](const std::string& s) { return find_workload(s).name; });
+        args.get_parsed("workload", [](const std::string& s) { return find_workload(s).name; });
     for (const std::string& system : split(args.get("system"), ','))
-        query.systems.push_back(parse_flag(args, "system", [&](const std::string&) { return resolve_system(system).name; }));
+        query.systems.push_back(args.get_parsed("system", [&](const std::string&) { return resolve_system(system).name; }));
     if (query.systems.empty()) args.fail("system", "name at least one system");
 
     cost.currency = args.get("currency");
@@ -78,9 +70,9 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 const auto eq = entry.find('=');
                 if (eq == std::string::npos) args.fail("price", "expected SYSTEM=PRICE, got '" + entry + "'");
                 const std::string system =
-                    parse_flag(args, "price", [&](const std::string&) { return resolve_system(entry.substr(0, eq)).name; });
+                    args.get_parsed("price", [&](const std::string&) { return resolve_system(entry.substr(0, eq)).name; });
                 const double value =
-                    parse_flag(args, "price", [&](const std::string&) { return units::parse_number(entry.substr(eq + 1)); });
+                    args.get_parsed("price", [&](const std::string&) { return units::parse_number(entry.substr(eq + 1)); });
                 if (value < 0) args.fail("price", "must not be negative");
                 cost.price_per_gpu_hour[system] = value;
             }
@@ -88,12 +80,12 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     }
     if (args.has("deadline")) {
         query.constraints.deadline_minutes =
-            parse_flag(args, "deadline", [](const std::string& s) { return units::parse_time_seconds(s); }) / 60.0;
+            args.get_parsed("deadline", [](const std::string& s) { return units::parse_time_seconds(s); }) / 60.0;
         if (*query.constraints.deadline_minutes <= 0) args.fail("deadline", "must be positive");
     }
     if (args.has("budget-gpu-hours")) query.constraints.budget_gpu_hours = args.get_double("budget-gpu-hours", 1e-9, 1e12);
     if (args.has("budget")) {
-        const planning::Money money = parse_flag(args, "budget", [](const std::string& s) { return planning::parse_money(s); });
+        const planning::Money money = args.get_parsed("budget", [](const std::string& s) { return planning::parse_money(s); });
         if (!money.currency.empty() && money.currency != cost.currency)
             args.fail("budget", "is in " + money.currency + " but prices are in " + cost.currency + " (see --currency)");
         query.constraints.budget_money = money.amount;
@@ -102,15 +94,15 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         args.fail("deadline", "give --deadline, --budget-gpu-hours or --budget");
     query.objective = query.constraints.deadline_minutes ? planning::Objective::gpus : planning::Objective::time;
     if (args.has("minimise"))
-        query.objective = parse_flag(args, "minimise", [](const std::string& s) { return planning::parse_objective(s); });
+        query.objective = args.get_parsed("minimise", [](const std::string& s) { return planning::parse_objective(s); });
     const int min_gpus = static_cast<int>(args.get_int("min-gpus", 1, kMaxPresetGpus));
     const int max_gpus = static_cast<int>(args.get_int("max-gpus", 1, kMaxPresetGpus));
     if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
     query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
     query.threads = static_cast<int>(args.get_int("threads", 0, 1024));
-    energy.node_watts = parse_flag(args, "node-power", [](const std::string& s) { return units::parse_power(s); });
-    energy.switch_watts = parse_flag(args, "switch-power", [](const std::string& s) { return units::parse_power(s); });
+    energy.node_watts = args.get_parsed("node-power", [](const std::string& s) { return units::parse_power(s); });
+    energy.switch_watts = args.get_parsed("switch-power", [](const std::string& s) { return units::parse_power(s); });
     energy.pue = args.get_double("pue", 1.0, 3.0);
     const std::string format = args.get("format");
     if (format != "table" && format != "csv" && format != "json") args.fail("format", "expected table, csv or json");
