@@ -66,18 +66,43 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& s
         const auto column = static_cast<int>(line_start == std::string_view::npos ? nul + 1 : nul - line_start);
         throw InputError("file contains a NUL byte; not a YAML text file", SourceLocation{source_name, line, column});
     }
+    // One document per file: YAML::Load silently ignores everything after a second '---', and YAML::LoadAll
+    // (yaml-cpp 0.7) can loop forever on some malformed input (found by tests/fuzz/fuzz_scenario.cpp), so
+    // look for a second document ourselves. Document markers only count at the start of a line.
+    {
+        bool content = false, ended = false;
+        int line = 0;
+        for (std::size_t start = 0; start <= text.size();) {
+            ++line;
+            std::size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            const std::string_view row(text.data() + start, end - start);
+            start = end + 1;
+            auto marker = [&](std::string_view m) {
+                return row.substr(0, 3) == m && (row.size() == 3 || row[3] == ' ' || row[3] == '\t' || row[3] == '\r');
+            };
+            const auto first = row.find_first_not_of(" \t\r");
+            const bool blank = first == std::string_view::npos || row[first] == '#';
+            if (marker("---")) {
+                const auto rest = row.find_first_not_of(" \t\r", 3);
+                if (content || ended)
+                    throw InputError("more than one YAML document (a second '---'); a file holds one document",
+                                     SourceLocation{source_name, line, 1});
+                if (rest != std::string_view::npos && row[rest] != '#') content = true;
+            } else if (marker("...")) {
+                ended = true;
+            } else if (!blank && !(first == 0 && row[0] == '%')) {
+                if (ended)
+                    throw InputError("content after the end of the YAML document ('...'); a file holds one document",
+                                     SourceLocation{source_name, line, 1});
+                content = true;
+            }
+            if (end == text.size()) break;
+        }
+    }
     YAML::Node root;
     try {
-        // LoadAll, not Load: Load silently ignores everything after a second '---'.
-        const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-        if (documents.size() > 1) {
-            const YAML::Mark mark = documents[1].Mark();
-            const auto line = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-            throw InputError("more than one YAML document (a second '---'); a file holds one document",
-                             mark.line >= 0 ? SourceLocation{source_name, mark.line + 1, mark.column + 1}
-                                            : SourceLocation{source_name, std::max(line, 1), 0});
-        }
-        if (!documents.empty()) root = documents.front();
+        root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
         throw InputError("YAML syntax error: " + e.msg,
                          SourceLocation{source_name, e.mark.line + 1, e.mark.column + 1});
