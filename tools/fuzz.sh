@@ -25,6 +25,7 @@ ninja -C "$build" -j "$jobs" "fuzz_$name" >/dev/null
 
 mkdir -p "$artifacts"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ttsim-fuzz-$name.XXXXXX")
+[[ -n ${TTSIM_FUZZ_KEEP:-} ]] || trap 'rm -rf "$work"' EXIT   # TTSIM_FUZZ_KEEP=1 keeps the grown corpus
 cp -r "tests/fuzz/corpus/$name/." "$work/" 2>/dev/null || true
 dict=()
 [[ -f tests/fuzz/$name.dict ]] && dict=(-dict="tests/fuzz/$name.dict")
@@ -41,4 +42,4 @@ if ((code != 0)); then
   ls -1 "$artifacts" >&2
   exit 1
 fi
-echo "fuzz_$name: no crash in ${seconds}s; corpus now $(ls "$work" | wc -l) inputs in $work"
+echo "fuzz_$name: no crash in ${seconds}s; corpus grew to $(ls "$work" | wc -l) inputs${TTSIM_FUZZ_KEEP:+ in $work}"
