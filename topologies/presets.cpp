@@ -95,7 +95,10 @@ const std::vector<PresetInfo>& preset_systems() {
     return infos;
 }
 
-Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
+namespace {
+
+// The node type of `system` after checking every argument; InputError names what is wrong.
+const NodeType& checked_node_type(std::string_view system, int gpus, const FabricOptions& options) {
     const NodeType* type = nullptr;
     for (const NodeType& t : node_types())
         if (t.info.name == system) type = &t;
@@ -106,6 +109,17 @@ Topology build_preset(std::string_view system, int gpus, const FabricOptions& op
         options.oversubscription > 64.0)
         throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
                          std::to_string(options.oversubscription));
+    return *type;
+}
+
+}  // namespace
+
+void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
+    (void)checked_node_type(system, gpus, options);
+}
+
+Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
+    const NodeType* type = &checked_node_type(system, gpus, options);
 
     const bool xdr = options.nic == NicSpeed::Xdr800;
     const PortSpec nvlink{type->nvlink_bandwidth, kNvLinkPortLatency + kNvSwitchLatency, kNvLinkPortLatency};

@@ -37,5 +37,7 @@ inline constexpr int kMaxPresetGpus = 65'536;
 // Builds and finalizes a preset. InputError for an unknown system, a GPU count that does not fit (not
 // positive, not a whole number of nodes unless it is one partial node, above the cap), or bad options.
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options = {});
+// The same checks as build_preset, without building anything (for validating input before a run).
+void validate_preset(std::string_view system, int gpus, const FabricOptions& options = {});
 
 }  // namespace ttsim

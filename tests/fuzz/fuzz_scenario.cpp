@@ -54,16 +54,7 @@ bool too_big(const YAML::Node& node, int depth = 0) {
 
 void validate_collective(const ttsim::ConfigNode& root) {
     using namespace ttsim::cli;
-    root.check_keys({"scenario", "name", "description", "cluster", "collective", "output"});
-    CollectiveSweepSpec spec;
-    if (auto name = root.optional("name")) spec.name = name->as_string();
-    if (auto description = root.optional("description")) (void)description->as_string();
-    spec.cluster = read_cluster(root.required("cluster"));
-    read_collective_section(root.required("collective"), spec);
-    if (auto output = root.optional("output")) {
-        output->check_keys({"format"});
-        if (auto format = output->optional("format")) spec.format = format->as_choice({"table", "csv", "json"});
-    }
+    const CollectiveSweepSpec spec = read_collective_scenario(root);
     (void)spec.cluster.describe();
 }
 

@@ -63,12 +63,11 @@ ClusterSpec read_cluster(const ConfigNode& node) {
             }
         }
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
-        // Check the preset now, so the error points at the scenario line rather than at nothing.
+        // Check the preset now (without building it), so the error points at the scenario line.
         try {
-            (void)build_preset(spec.system, spec.gpus, spec.fabric);
+            validate_preset(spec.system, spec.gpus, spec.fabric);
         } catch (const InputError& e) {
-            (e.message().find("system") != std::string::npos && e.message().find("unknown") != std::string::npos
-                 ? system : gpus).fail(e.message());
+            (e.message().rfind("unknown system", 0) == 0 ? system : gpus).fail(e.message());
         }
     }
     if (auto sharp = node.optional("sharp")) spec.sharp = sharp->as_bool();

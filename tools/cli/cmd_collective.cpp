@@ -59,16 +59,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
 }
 
 int run_collective_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
-    root.check_keys({"scenario", "name", "description", "cluster", "collective", "output"});
-    CollectiveSweepSpec spec;
-    if (auto name = root.optional("name")) spec.name = name->as_string();
-    if (auto description = root.optional("description")) (void)description->as_string();
-    spec.cluster = read_cluster(root.required("cluster"));
-    read_collective_section(root.required("collective"), spec);
-    if (auto output = root.optional("output")) {
-        output->check_keys({"format"});
-        if (auto format = output->optional("format")) spec.format = format->as_choice({"table", "csv", "json"});
-    }
+    CollectiveSweepSpec spec = read_collective_scenario(root);
     if (context.format) spec.format = *context.format;
 
     const auto rows = run_collective_sweep(spec);

@@ -142,4 +142,18 @@ void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec) 
     if (spec.max_bytes > (1ULL << 40)) max_size.fail("is above 1TiB, beyond any collective buffer");
 }
 
+CollectiveSweepSpec read_collective_scenario(const ConfigNode& root) {
+    root.check_keys({"scenario", "name", "description", "cluster", "collective", "output"});
+    CollectiveSweepSpec spec;
+    if (auto name = root.optional("name")) spec.name = name->as_string();
+    if (auto description = root.optional("description")) (void)description->as_string();
+    spec.cluster = read_cluster(root.required("cluster"));
+    read_collective_section(root.required("collective"), spec);
+    if (auto output = root.optional("output")) {
+        output->check_keys({"format"});
+        if (auto format = output->optional("format")) spec.format = format->as_choice({"table", "csv", "json"});
+    }
+    return spec;
+}
+
 }  // namespace ttsim::cli

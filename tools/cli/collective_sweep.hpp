@@ -37,4 +37,8 @@ std::string format_sweep(const CollectiveSweepSpec& spec, const std::vector<Coll
 // Reads a `collective:` section {op, algorithm, protocol, min_size, max_size}.
 void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec);
 
+// Reads and validates a whole `scenario: collective` document (name, description, cluster, collective,
+// output); nothing is simulated.
+CollectiveSweepSpec read_collective_scenario(const ConfigNode& root);
+
 }  // namespace ttsim::cli
