@@ -20,8 +20,6 @@ namespace {
 constexpr double kMinFraction = 0.02, kMaxFraction = 0.95;
 constexpr double kMinHalf = 1e-3, kMaxHalf = 1e3;
 constexpr double kMinFixed = 1e-5, kMaxFixed = 1.0;
-//  shared multi-node per-step overhead: 10 us..100 ms.
-constexpr double kMinMultiNode = 1e-5, kMaxMultiNode = 0.1;
 
 std::filesystem::path results_path(const CalibrationOptions& options) {
     return options.results_csv ? *options.results_csv : data_file("mlperf/v4.1_results.csv");
@@ -135,19 +133,21 @@ double mean_absolute_percentage_error(const std::vector<PointError>& errors) {
 
 namespace {
 
+// One free per-group parameter: the profile field, fitted on its logarithm within bounds.
+struct FreeParameter {
+    double ComputeProfile::*field;
+    double lower, upper;
+};
+
 struct Objective {
     const FitGroup* group;
     ComputeProfile base;
-    bool fit_all;      // false: f_max only
+    std::vector<FreeParameter> free;
     int* evaluations;
 
     ComputeProfile profile_from(const std::vector<double>& x) const {
         ComputeProfile p = base;
-        p.max_flops_fraction = std::exp(x[0]);
-        if (fit_all) {
-            p.half_saturation_samples = std::exp(x[1]);
-            p.fixed_step_seconds = std::exp(x[2]);
-        }
+        for (std::size_t i = 0; i < free.size(); ++i) p.*(free[i].field) = std::exp(x[i]);
         return p;
     }
     double operator()(const std::vector<double>& x) const {
@@ -165,18 +165,28 @@ double nlopt_objective(const std::vector<double>& x, std::vector<double>& grad, 
     return (*static_cast<const Objective*>(data))(x);
 }
 
-ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, bool fit_all, int* evaluations) {
-    Objective objective{&group, start, fit_all, evaluations};
-    std::vector<double> x{std::log(start.max_flops_fraction)};
-    std::vector<double> lower{std::log(kMinFraction)}, upper{std::log(kMaxFraction)};
-    if (fit_all) {
-        x.push_back(std::log(start.half_saturation_samples));
-        x.push_back(std::log(start.fixed_step_seconds));
-        lower.insert(lower.end(), {std::log(kMinHalf), std::log(kMinFixed)});
-        upper.insert(upper.end(), {std::log(kMaxHalf), std::log(kMaxFixed)});
+// Which per-group parameters a fit frees: f_max always; x_half unless it comes from the shared half-saturation
+// work; the fixed step cost. `shape` false: f_max only (GPUs that take their shape from H100-SXM).
+std::vector<FreeParameter> free_parameters(bool shape, bool shared_half_work, bool run_overhead_per_workload) {
+    std::vector<FreeParameter> free{{&ComputeProfile::max_flops_fraction, kMinFraction, kMaxFraction}};
+    if (!shape) return free;
+    if (run_overhead_per_workload) free.push_back({&ComputeProfile::run_overhead_seconds, 0.01, 300.0});
+    if (!shared_half_work) free.push_back({&ComputeProfile::half_saturation_samples, kMinHalf, kMaxHalf});
+    free.push_back({&ComputeProfile::fixed_step_seconds, kMinFixed, kMaxFixed});
+    return free;
+}
+
+ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, std::vector<FreeParameter> free,
+                         int* evaluations) {
+    Objective objective{&group, start, std::move(free), evaluations};
+    std::vector<double> x, lower, upper;
+    for (const FreeParameter& f : objective.free) {
+        x.push_back(std::log(std::clamp(start.*(f.field), f.lower, f.upper)));
+        lower.push_back(std::log(f.lower));
+        upper.push_back(std::log(f.upper));
     }
     // BOBYQA needs at least 2 variables; a 1-D fit uses Nelder-Mead (NLopt's LN_NELDERMEAD) within bounds.
-    nlopt::opt opt(fit_all ? nlopt::LN_BOBYQA : nlopt::LN_NELDERMEAD, static_cast<unsigned>(x.size()));
+    nlopt::opt opt(x.size() >= 2 ? nlopt::LN_BOBYQA : nlopt::LN_NELDERMEAD, static_cast<unsigned>(x.size()));
     opt.set_lower_bounds(lower);
     opt.set_upper_bounds(upper);
     opt.set_min_objective(nlopt_objective, &objective);
@@ -198,9 +208,26 @@ ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, boo
 
 namespace {
 
-// Per-(workload, GPU) fits at a given shared multi-node step overhead; returns the summed squared log error.
-double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGroup>& groups,
-                      double multi_node_seconds, ProfileSet* out, int* evaluations) {
+// Values of the shared parameters at one trial of the outer fit.
+struct SharedValues {
+    double multi_node = 0, run_overhead = 0, step_jitter = 0;
+    double jitter_cv = 0;   // 0 = ComputeProfile's default step_jitter_cv
+    bool run_overhead_per_workload = false;
+    double half_work = 0;   // FLOPs per GPU per micro step at half of f_max; 0 = x_half fitted per group
+};
+
+void apply_shared(ComputeProfile& p, const SharedValues& v) {
+    p.multi_node_step_seconds = v.multi_node;
+    p.step_jitter_seconds = v.step_jitter;
+    if (v.jitter_cv > 0) p.step_jitter_cv = v.jitter_cv;
+    if (!v.run_overhead_per_workload) p.run_overhead_seconds = v.run_overhead;
+    if (v.half_work > 0)
+        p.half_saturation_samples = v.half_work / find_workload(p.workload).train_flops_per_sample;
+}
+
+// Per-(workload, GPU) fits at given shared parameter values; returns the summed squared log error.
+double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGroup>& groups, const SharedValues& shared,
+                      ProfileSet* out, int* evaluations) {
     // H100-SXM first (all parameters), then the others from H100's shape.
     std::map<std::string, ComputeProfile> h100;
     ProfileSet set;
@@ -212,8 +239,8 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         start.max_flops_fraction = 0.4;
         start.half_saturation_samples = 1.0;
         start.fixed_step_seconds = 0.005;
-        start.multi_node_step_seconds = multi_node_seconds;
-        ComputeProfile fitted = fit_group(group, start, true, evaluations);
+        apply_shared(start, shared);
+        ComputeProfile fitted = fit_group(group, start, free_parameters(true, shared.half_work > 0, shared.run_overhead_per_workload), evaluations);
         h100[group.workload] = fitted;
         set.add(fitted);
     }
@@ -225,9 +252,9 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         start.workload = group.workload;
         start.gpu = group.gpu;
         start.transferred_from.reset();
-        start.multi_node_step_seconds = multi_node_seconds;
-        const bool fit_all = it == h100.end();
-        set.add(fit_group(group, start, fit_all, evaluations));
+        apply_shared(start, shared);
+        const bool shape = it == h100.end();
+        set.add(fit_group(group, start, free_parameters(shape, shared.half_work > 0, shared.run_overhead_per_workload), evaluations));
     }
     double sum = 0;
     for (const auto& [key, group] : groups) {
@@ -239,10 +266,121 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
     return sum;
 }
 
+// One fitted shared parameter: where it lives in SharedValues, its bounds (physical plausibility) and start.
+struct SharedDimension {
+    double SharedValues::*field;
+    double lower, upper, start;
+};
+
+struct OuterObjective {
+    const std::map<std::pair<std::string, std::string>, FitGroup>* groups;
+    std::vector<SharedDimension> dims;
+    SharedValues base;   // values of the parameters not searched here
+    int* evaluations;
+    SharedValues values(const std::vector<double>& log_x) const {
+        SharedValues v = base;
+        for (std::size_t i = 0; i < dims.size(); ++i) v.*(dims[i].field) = std::exp(log_x[i]);
+        return v;
+    }
+    double operator()(const std::vector<double>& log_x) const {
+        return fit_all_groups(*groups, values(log_x), nullptr, evaluations);
+    }
+};
+
+double outer_objective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
+    TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
+    return (*static_cast<const OuterObjective*>(data))(x);
+}
+
+// Fits the shared parameters: one of them by golden-section search on its logarithm, several with NLopt
+// LN_BOBYQA on their logarithms (each trial refits every per-group profile).
+SharedValues fit_shared(const std::map<std::pair<std::string, std::string>, FitGroup>& groups,
+                        std::vector<SharedDimension> dims, const SharedValues& base, int* evaluations) {
+    OuterObjective objective{&groups, std::move(dims), base, evaluations};
+    const auto& d = objective.dims;
+    if (d.empty()) return base;
+    if (d.size() == 1) {
+        auto total = [&](double log_m) { return objective({log_m}); };
+        double a = std::log(d[0].lower), b = std::log(d[0].upper);
+        const double g = (std::sqrt(5.0) - 1) / 2;
+        double c = b - g * (b - a), e = a + g * (b - a);
+        double fc = total(c), fe = total(e);
+        while (b - a > 0.02) {
+            if (fc < fe) {
+                b = e; e = c; fe = fc; c = b - g * (b - a); fc = total(c);
+            } else {
+                a = c; c = e; fc = fe; e = a + g * (b - a); fe = total(e);
+            }
+        }
+        return objective.values({0.5 * (a + b)});
+    }
+    std::vector<double> x, lower, upper;
+    for (const SharedDimension& dim : d) {
+        x.push_back(std::log(dim.start));
+        lower.push_back(std::log(dim.lower));
+        upper.push_back(std::log(dim.upper));
+    }
+    nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(x.size()));
+    opt.set_lower_bounds(lower);
+    opt.set_upper_bounds(upper);
+    opt.set_min_objective(outer_objective, &objective);
+    opt.set_xtol_abs(0.01);
+    opt.set_maxeval(200);
+    opt.set_initial_step(std::vector<double>(x.size(), 1.0));
+    double best = 0;
+    try {
+        opt.optimize(x, best);
+    } catch (const nlopt::roundoff_limited&) {
+    }
+    return objective.values(x);
+}
+
 }  // namespace
 
+SharedFit SharedFit::parse(const std::string& list) {
+    SharedFit f;
+    f.multi_node = false;
+    if (list == "none") return f;
+    const std::pair<const char*, bool SharedFit::*> names[] = {
+        {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
+        {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
+        {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead}};
+    std::size_t start = 0;
+    while (true) {   // every comma-separated token, empty ones included (they are errors)
+        const std::size_t comma = list.find(',', start);
+        const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        bool known = false;
+        for (const auto& [text, member] : names)
+            if (name == text) known = f.*member = true;
+        if (!known)
+            throw InputError("unknown shared parameter '" + name +
+                                 "' (expected a comma-separated list of " + kSharedParameterNames + ", or none)",
+                             {}, "shared");
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (f.run_overhead && f.workload_run_overhead)
+        throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
+                         {}, "shared");
+    return f;
+}
+
+std::string SharedFit::describe() const {
+    std::string out;
+    auto add = [&](bool on, const char* name) {
+        if (on) out += (out.empty() ? "" : ",") + std::string(name);
+    };
+    add(multi_node, "multi-node");
+    add(run_overhead, "run-overhead");
+    add(step_jitter, "step-jitter");
+    add(half_work, "half-work");
+    add(jitter_cv, "jitter-cv");
+    add(workload_run_overhead, "workload-run-overhead");
+    return out.empty() ? "none" : out;
+}
+
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                   bool fit_multi_node) {
+                                   const SharedFit& shared) {
     std::map<std::pair<std::string, std::string>, FitGroup> groups;
     bool any_multi_node = false;
     for (const CalibrationPoint& p : points) {
@@ -254,26 +392,21 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     }
     CalibrationReport report;
     report.data_description = description;
-    // The shared multi-node step overhead: one value for all workloads and GPUs, chosen (golden-section search on
-    // its logarithm within [kMinMultiNode, kMaxMultiNode]) to minimise the total squared log error with every
-    // per-group profile refitted at each trial value. Without multi-node results it stays 0.
-    double multi_node = 0.0;
-    if (any_multi_node && fit_multi_node) {
-        auto total = [&](double log_m) { return fit_all_groups(groups, std::exp(log_m), nullptr, &report.objective_evaluations); };
-        double a = std::log(kMinMultiNode), b = std::log(kMaxMultiNode);
-        const double g = (std::sqrt(5.0) - 1) / 2;
-        double c = b - g * (b - a), d = a + g * (b - a);
-        double fc = total(c), fd = total(d);
-        while (b - a > 0.02) {
-            if (fc < fd) {
-                b = d; d = c; fd = fc; c = b - g * (b - a); fc = total(c);
-            } else {
-                a = c; c = d; fc = fd; d = a + g * (b - a); fd = total(d);
-            }
-        }
-        multi_node = std::exp(0.5 * (a + b));
-    }
-    fit_all_groups(groups, multi_node, &report.profiles, &report.objective_evaluations);
+    // Bounds: multi-node overhead 10 us..100 ms per step; run overhead 10 ms..5 min per run (the rules exclude up to
+    // 30 min of initialisation before run_start, so what remains on the clock is far smaller); step jitter
+    // 1 us..50 ms per step. Without multi-node results the multi-node overhead stays 0.
+    std::vector<SharedDimension> dims;
+    if (shared.multi_node && any_multi_node) dims.push_back({&SharedValues::multi_node, 1e-5, 0.1, 0.005});
+    if (shared.run_overhead) dims.push_back({&SharedValues::run_overhead, 0.01, 300.0, 5.0});
+    if (shared.step_jitter) dims.push_back({&SharedValues::step_jitter, 1e-6, 0.05, 1e-4});
+    // Relative per-GPU step-time noise: 0.01%..30%.
+    if (shared.jitter_cv) dims.push_back({&SharedValues::jitter_cv, 1e-4, 0.3, 0.01});
+    // Half-saturation work: 1 GFLOP..1 PFLOP per GPU per micro step.
+    if (shared.half_work) dims.push_back({&SharedValues::half_work, 1e9, 1e15, 5e12});
+    SharedValues base;
+    base.run_overhead_per_workload = shared.workload_run_overhead;
+    const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);
+    fit_all_groups(groups, values, &report.profiles, &report.objective_evaluations);
     double sum = 0;
     for (const CalibrationPoint& p : points) {
         report.fitted.push_back(evaluate_point(p, report.profiles));
@@ -303,13 +436,13 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                               "\nmodel: collectives simulated on the preset topology of each result's GPU "
                               "(CollectiveSimulator, auto algorithm, SHARP for NVIDIA multi-node); the fit uses each "
                               "result's published convergence (samples_to_converge_mean, RetinaNet epochs x train "
-                              "samples), predictions use the RCPs; one multi-node per-step overhead shared by all workloads and GPUs, "
-                              "fitted jointly (golden-section search, every group refitted)";
-    return calibrate_points(used, description);
+                              "samples), predictions use the RCPs; shared parameters fitted jointly over all workloads and GPUs "
+                              "(every group refitted at each trial): " + options.shared.describe();
+    return calibrate_points(used, description, options.shared);
 }
 
 CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint>& points, int max_gpus,
-                                              bool fit_multi_node) {
+                                              const SharedFit& shared) {
     std::map<int, int> counts;
     for (const CalibrationPoint& p : points)
         if (p.scenario.gpus <= max_gpus) ++counts[p.scenario.gpus];
@@ -327,7 +460,7 @@ CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint
                 ++kept[{p.scenario.workload->name, p.scenario.gpu->name}];
             }
         }
-        const CalibrationReport fit = calibrate_points(fit_set, "cross-validation fold", fit_multi_node);
+        const CalibrationReport fit = calibrate_points(fit_set, "cross-validation fold", shared);
         for (const CalibrationPoint* p : test)
             if (kept.count({p->scenario.workload->name, p->scenario.gpu->name}) &&
                 kept.count({p->scenario.workload->name, "H100-SXM"}))
@@ -337,7 +470,8 @@ CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint
     return report;
 }
 
-HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus, int predict_min_gpus) {
+HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus, int predict_min_gpus,
+                                 const SharedFit& shared) {
     std::vector<CalibrationPoint> fit_set;
     std::vector<const CalibrationPoint*> held_out;
     for (const CalibrationPoint& p : points) {
@@ -346,7 +480,7 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
         if (p.scenario.gpus >= predict_min_gpus && (gpu == "H100-SXM" || gpu == "H200-SXM")) held_out.push_back(&p);
     }
     HoldoutReport report;
-    report.fit = calibrate_points(fit_set, "hold-out fit: results with <= " + std::to_string(fit_max_gpus) + " GPUs");
+    report.fit = calibrate_points(fit_set, "hold-out fit: results with <= " + std::to_string(fit_max_gpus) + " GPUs", shared);
     for (const CalibrationPoint* p : held_out) report.predicted.push_back(evaluate_point(*p, report.fit.profiles));
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
     return report;

@@ -36,10 +36,36 @@ struct CalibrationPoint {
     double published_minutes = 0;
 };
 
+// Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
+// optimisation, every per-group profile refitted at each trial) or left at its default (0 = off):
+//   multi_node    ComputeProfile::multi_node_step_seconds  (per step, jobs spanning more than one node)
+//   run_overhead  ComputeProfile::run_overhead_seconds     (per run)
+//   step_jitter   ComputeProfile::step_jitter_seconds      (per step, x E[max of N standard normals])
+//   half_work     ComputeProfile::half_saturation_samples = W / train FLOPs per sample: one amount of work per
+//                 GPU per micro step (FLOPs) at which every workload reaches half its f_max, instead of x_half
+//                 fitted per workload (which the <= 64-GPU results, all at large per-GPU batches, barely constrain)
+// The shipped model is chosen by leave-one-GPU-count-out cross-validation on <= 64 GPUs (`ttsim validate
+// --cross-validate --shared LIST`), never by the hold-out error.
+inline constexpr const char* kSharedParameterNames =
+    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead";
+
+struct SharedFit {
+    bool multi_node = true;
+    bool run_overhead = false;
+    bool step_jitter = false;
+    bool half_work = false;
+    bool workload_run_overhead = false;
+    bool jitter_cv = false;               // ComputeProfile::step_jitter_cv shared and fitted   // run_overhead_seconds fitted per workload (with its H100-SXM shape)
+    // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
+    static SharedFit parse(const std::string& list);
+    std::string describe() const;
+};
+
 struct CalibrationOptions {
     std::optional<std::filesystem::path> results_csv;    // default: shipped v4.1_results.csv
     std::optional<int> max_gpus;                         // fit only results with <= this many GPUs
     std::vector<std::string> families = {"H100-SXM", "H200-SXM", "B200"};
+    SharedFit shared;
 };
 
 struct PointError {
@@ -62,9 +88,8 @@ struct CalibrationReport {
 std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options);
 
 CalibrationReport calibrate(const CalibrationOptions& options);
-// fit_multi_node: fit the shared multi-node per-step overhead (else it stays 0, the model before it existed).
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                   bool fit_multi_node = true);
+                                   const SharedFit& shared = {});
 
 // Leave-one-GPU-count-out cross-validation on the results with <= max_gpus GPUs: for each distinct GPU count,
 // calibrate on the other counts and predict the results at that count (only counts whose (workload, GPU) groups
@@ -74,7 +99,7 @@ struct CrossValidationReport {
     double mape_percent = 0;
 };
 CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint>& points, int max_gpus = 64,
-                                              bool fit_multi_node = true);
+                                              const SharedFit& shared = {});
 
 PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles);
 double mean_absolute_percentage_error(const std::vector<PointError>& errors);   // in percent
@@ -87,7 +112,7 @@ struct HoldoutReport {
     double mape_percent = 0;
 };
 HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus = 64,
-                                 int predict_min_gpus = 128);
+                                 int predict_min_gpus = 128, const SharedFit& shared = {});
 
 }  // namespace ttsim
 

@@ -116,7 +116,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "step_jitter_cv", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from"});
+                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
         p.gpu = find_gpu(item.required("gpu").as_string()).name;
@@ -124,6 +124,8 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         p.half_saturation_samples = item.required("half_saturation_samples").as_double(0.0, 1e6);
         p.fixed_step_seconds = item.required("fixed_step_seconds").as_double(0.0, 100.0);
         if (auto n = item.optional("multi_node_step_seconds")) p.multi_node_step_seconds = n->as_double(0.0, 100.0);
+        if (auto n = item.optional("run_overhead_seconds")) p.run_overhead_seconds = n->as_double(0.0, 1e5);
+        if (auto n = item.optional("step_jitter_seconds")) p.step_jitter_seconds = n->as_double(0.0, 100.0);
         if (auto n = item.optional("step_jitter_cv")) p.step_jitter_cv = n->as_double(0.0, 1.0);
         if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
@@ -147,6 +149,8 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    half_saturation_samples: " << p.half_saturation_samples << "\n"
             << "    fixed_step_seconds: " << p.fixed_step_seconds << "\n"
             << "    multi_node_step_seconds: " << p.multi_node_step_seconds << "\n"
+            << "    run_overhead_seconds: " << p.run_overhead_seconds << "\n"
+            << "    step_jitter_seconds: " << p.step_jitter_seconds << "\n"
             << "    step_jitter_cv: " << p.step_jitter_cv << "\n"
             << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";

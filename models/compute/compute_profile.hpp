@@ -38,6 +38,13 @@ struct ComputeProfile {
     // NCCL proxy/network latency of the step's synchronisations, host-side network progress. ONE value shared by
     // every workload and GPU, fitted jointly over all multi-node results (calibration.cpp); 0 = not calibrated.
     double multi_node_step_seconds = 0.0;
+    // Per run, once: what the clock counts besides steps and evaluations (input-pipeline warm-up after run_start,
+    // the final metric computation, checkpoint writes). Shared by all workloads and GPUs when fitted; 0 = off.
+    double run_overhead_seconds = 0.0;
+    // Absolute per-GPU step-time noise (standard deviation, seconds: OS/host jitter, independent of the step's
+    // length). The slowest of N GPUs sets the pace: + step_jitter_seconds x E[max of N standard normals] per
+    // step. Shared by all workloads and GPUs when fitted; 0 = off.
+    double step_jitter_seconds = 0.0;
 
     // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
     double step_jitter_cv = 0.01;          // per-GPU step-time coefficient of variation (OS noise, clocks)

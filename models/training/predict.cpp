@@ -440,7 +440,8 @@ IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfil
     plan.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
     const bool multi_node = s.gpus > gpu.gpus_per_scaleup_domain;
-    plan.fixed_step_seconds = profile.fixed_step_seconds + (multi_node ? profile.multi_node_step_seconds : 0.0);
+    plan.fixed_step_seconds = profile.fixed_step_seconds + (multi_node ? profile.multi_node_step_seconds : 0.0) +
+                              profile.step_jitter_seconds * s.straggler_sigmas;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * s.straggler_sigmas;
     plan.eval_seconds = evaluation_seconds(s, profile);
@@ -462,7 +463,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
         const long long evals = evaluations_until(schedule, samples);
         if (steps_out) *steps_out = steps;
         if (evals_out) *evals_out = evals;
-        return (steps * it.step_seconds + evals * eval_seconds) / 60.0;
+        return (steps * it.step_seconds + evals * eval_seconds + profile.run_overhead_seconds) / 60.0;
     };
 
     Prediction p;

@@ -1,7 +1,7 @@
 // Time-to-train prediction: the library API the CLI (`ttsim predict`), calibration and the sweep/planning layer
 // use.
 //
-//   TTT [min] = (steps x step time + evaluations x evaluation time (when on the clock)) / 60
+//   TTT [min] = (steps x step time + evaluations x evaluation time (when on the clock) + per-run overhead) / 60
 //   steps     = ceil(samples to converge at the global batch / global batch)     (models/convergence)
 //   step time = simulate_iteration(): compute + exposed gradient communication + optimizer + fixed costs
 //

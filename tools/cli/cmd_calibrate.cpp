@@ -15,10 +15,15 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                      "print predicted vs published for every result used, and write DIR/profiles.yaml.");
     parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")
         .option("max-gpus", "N", "fit only results with at most N GPUs")
-        .option("out", "DIR", "directory to write profiles.yaml into", "models/profiles (the shipped profiles)");
+        .option("out", "DIR", "directory to write profiles.yaml into", "models/profiles (the shipped profiles)")
+        .option("shared", "LIST",
+                std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
+                    kSharedParameterNames + "; or none",
+                SharedFit{}.describe());
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
+    if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
     const std::filesystem::path dir = parser.has("out") ? std::filesystem::path(parser.get("out")) : ProfileSet::default_dir();
 

@@ -14,10 +14,15 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
         .option("profiles", "DIR", "directory with profiles.yaml", "models/profiles")
+        .option("shared", "LIST",
+                std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
+                    kSharedParameterNames + "; or none",
+                SharedFit{}.describe())
         .flag("cross-validate", "only print leave-one-GPU-count-out cross-validation (model selection evidence)");
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
+    if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     const ProfileSet profiles = ProfileSet::load_dir(parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
                                                                            : ProfileSet::default_dir());
     const std::vector<CalibrationPoint> points = load_calibration_points(options);
@@ -27,18 +32,16 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     out << "in-sample MAPE: " << mean_absolute_percentage_error(in_sample) << "% over " << in_sample.size()
         << " results\n\n";
     if (parser.get_flag("cross-validate")) {
-        for (const bool multi_node : {false, true}) {
-            const CrossValidationReport cv = leave_one_gpu_count_out(points, 64, multi_node);
-            out << "(c) leave-one-GPU-count-out on results with <= 64 GPUs, shared multi-node step overhead "
-                << (multi_node ? "fitted" : "off") << "\n"
-                << format_point_table(cv.predicted) << "cross-validation MAPE: " << cv.mape_percent << "% over "
-                << cv.predicted.size() << " results\n\n";
-        }
+        const CrossValidationReport cv = leave_one_gpu_count_out(points, 64, options.shared);
+        out << "(c) leave-one-GPU-count-out on results with <= 64 GPUs, shared parameters fitted: "
+            << options.shared.describe() << "\n"
+            << format_point_table(cv.predicted) << "cross-validation MAPE: " << cv.mape_percent << "% over "
+            << cv.predicted.size() << " results\n\n";
         return 0;
     }
-    const HoldoutReport holdout = holdout_validation(points, 64, 128);
+    const HoldoutReport holdout = holdout_validation(points, 64, 128, options.shared);
     out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
-        << mean_absolute_percentage_error(holdout.fit.fitted) << "%), predicting results with >= 128 GPUs\n"
+        << mean_absolute_percentage_error(holdout.fit.fitted) << "%, shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
         << format_point_table(holdout.predicted) << "hold-out MAPE: " << holdout.mape_percent << "% over "
         << holdout.predicted.size() << " results\n";
     return 0;

@@ -1,0 +1,88 @@
+// Shared calibration parameters (models/calibration SharedFit) and the per-run / per-step terms they control
+// (ComputeProfile::run_overhead_seconds, step_jitter_seconds).
+#include <catch2/catch.hpp>
+
+#include "models/calibration/calibration.hpp"
+#include "sim/errors.hpp"
+
+using namespace ttsim;
+
+namespace {
+PredictionRequest request(const std::string& workload, const std::string& system, int gpus) {
+    PredictionRequest r;
+    r.workload = workload;
+    r.system = system;
+    r.gpus = gpus;
+    r.compute_efficiency_vs_8gpu = false;
+    return r;
+}
+const ProfileSet& shipped() {
+    static const ProfileSet set = ProfileSet::load_dir(ProfileSet::default_dir());
+    return set;
+}
+}  // namespace
+
+TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]") {
+    CHECK(SharedFit{}.describe() == "multi-node");   // the shipped model (chosen by cross-validation)
+    CHECK(SharedFit::parse("none").describe() == "none");
+    const SharedFit all = SharedFit::parse("multi-node,step-jitter,half-work,workload-run-overhead,jitter-cv");
+    CHECK(all.multi_node);
+    CHECK_FALSE(all.run_overhead);
+    CHECK_THROWS_AS(SharedFit::parse("run-overhead,workload-run-overhead"), InputError);
+    CHECK(SharedFit::parse("run-overhead").run_overhead);
+    CHECK(all.step_jitter);
+    CHECK(all.half_work);
+    CHECK(all.workload_run_overhead);
+    CHECK(all.jitter_cv);
+    CHECK(SharedFit::parse(all.describe()).describe() == all.describe());
+    CHECK_THROWS_AS(SharedFit::parse("multinode"), InputError);
+    CHECK_THROWS_AS(SharedFit::parse("multi-node,"), InputError);
+    CHECK_THROWS_AS(SharedFit::parse(""), InputError);
+}
+
+TEST_CASE("the per-run overhead adds once per run, independent of steps", "[training]") {
+    for (const char* workload : {"bert", "stable_diffusion"}) {
+        const PreparedScenario s = prepare(request(workload, "dgx-h100", 64));
+        ComputeProfile profile = shipped().find(*s.workload, *s.gpu);
+        profile.run_overhead_seconds = 0;
+        const Prediction base = evaluate(s, profile);
+        profile.run_overhead_seconds = 12.0;
+        const Prediction with = evaluate(s, profile);
+        INFO(workload);
+        CHECK(with.ttt_minutes - base.ttt_minutes == Approx(0.2).margin(1e-12));
+        CHECK(with.step_ms == base.step_ms);
+        CHECK(with.ttt_p90_minutes - base.ttt_p90_minutes == Approx(0.2).margin(1e-12));
+    }
+}
+
+TEST_CASE("absolute step jitter costs sigma x E[max of N] per step and grows with N", "[training]") {
+    double previous = 0;
+    for (int gpus : {8, 64, 1024}) {
+        const PreparedScenario s = prepare(request("retinanet", "dgx-h100", gpus));
+        ComputeProfile profile = shipped().find(*s.workload, *s.gpu);
+        profile.step_jitter_seconds = 0;
+        const double base = evaluate(s, profile).step_ms;
+        profile.step_jitter_seconds = 0.001;
+        const double extra = evaluate(s, profile).step_ms - base;
+        INFO(gpus << " GPUs");
+        CHECK(extra == Approx(expected_max_standard_normal(gpus)).epsilon(1e-9));   // 1 ms x E[max]
+        CHECK(extra > previous);
+        previous = extra;
+    }
+}
+
+TEST_CASE("profiles round-trip the shared terms through YAML", "[calibration]") {
+    ProfileSet set;
+    ComputeProfile p = shipped().find(find_workload("bert"), find_gpu("H100-SXM"));
+    p.run_overhead_seconds = 7.5;
+    p.step_jitter_seconds = 2.5e-4;
+    set.add(p);
+    const auto file = std::filesystem::temp_directory_path() / "ttsim-test-shared-profiles.yaml";
+    set.save_file(file);
+    const ProfileSet back = ProfileSet::load_file(file);
+    std::filesystem::remove(file);
+    const ComputeProfile q = back.find(find_workload("bert"), find_gpu("H100-SXM"));
+    CHECK(q.run_overhead_seconds == 7.5);
+    CHECK(q.step_jitter_seconds == 2.5e-4);
+    CHECK(q.multi_node_step_seconds == p.multi_node_step_seconds);
+}
