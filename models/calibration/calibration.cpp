@@ -70,6 +70,7 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
 struct FitGroup {
     std::string workload, gpu;
     std::vector<const CalibrationPoint*> points;
+    std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
 };
 
 double sq(double v) { return v * v; }
@@ -154,8 +155,10 @@ struct Objective {
         ++*evaluations;
         const ComputeProfile p = profile_from(x);
         double sum = 0;
-        for (const CalibrationPoint* point : group->points)
-            sum += sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+        for (std::size_t i = 0; i < group->points.size(); ++i) {
+            const CalibrationPoint* point = group->points[i];
+            sum += group->weights[i] * sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+        }
         return sum;
     }
 };
@@ -259,8 +262,10 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
     double sum = 0;
     for (const auto& [key, group] : groups) {
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
-        for (const CalibrationPoint* point : group.points)
-            sum += sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+        for (std::size_t i = 0; i < group.points.size(); ++i) {
+            const CalibrationPoint* point = group.points[i];
+            sum += group.weights[i] * sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+        }
     }
     if (out) *out = std::move(set);
     return sum;
@@ -344,7 +349,8 @@ SharedFit SharedFit::parse(const std::string& list) {
     const std::pair<const char*, bool SharedFit::*> names[] = {
         {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
         {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
-        {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead}};
+        {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
+        {"config-weights", &SharedFit::configuration_weights}};
     std::size_t start = 0;
     while (true) {   // every comma-separated token, empty ones included (they are errors)
         const std::size_t comma = list.find(',', start);
@@ -376,6 +382,7 @@ std::string SharedFit::describe() const {
     add(half_work, "half-work");
     add(jitter_cv, "jitter-cv");
     add(workload_run_overhead, "workload-run-overhead");
+    add(configuration_weights, "config-weights");
     return out.empty() ? "none" : out;
 }
 
@@ -389,6 +396,12 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         g.gpu = p.scenario.gpu->name;
         g.points.push_back(&p);
         any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;
+    }
+    for (auto& [key, g] : groups) {
+        std::map<int, int> per_count;
+        for (const CalibrationPoint* p : g.points) ++per_count[p->scenario.gpus];
+        for (const CalibrationPoint* p : g.points)
+            g.weights.push_back(shared.configuration_weights ? 1.0 / per_count[p->scenario.gpus] : 1.0);
     }
     CalibrationReport report;
     report.data_description = description;

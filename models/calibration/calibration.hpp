@@ -47,7 +47,7 @@ struct CalibrationPoint {
 // The shipped model is chosen by leave-one-GPU-count-out cross-validation on <= 64 GPUs (`ttsim validate
 // --cross-validate --shared LIST`), never by the hold-out error.
 inline constexpr const char* kSharedParameterNames =
-    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead";
+    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights";
 
 struct SharedFit {
     bool multi_node = true;
@@ -55,7 +55,10 @@ struct SharedFit {
     bool step_jitter = false;
     bool half_work = false;
     bool workload_run_overhead = false;
-    bool jitter_cv = false;               // ComputeProfile::step_jitter_cv shared and fitted   // run_overhead_seconds fitted per workload (with its H100-SXM shape)
+    bool jitter_cv = false;               // ComputeProfile::step_jitter_cv shared and fitted
+    // Not a parameter but a fit option: weight each result by 1 / (results of its workload and GPU at the same GPU
+    // count), so every configuration counts once however many submitters ran it (default: every result once).
+    bool configuration_weights = false;   // run_overhead_seconds fitted per workload (with its H100-SXM shape)
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     std::string describe() const;

@@ -25,7 +25,7 @@ const ProfileSet& shipped() {
 TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]") {
     CHECK(SharedFit{}.describe() == "multi-node");   // the shipped model (chosen by cross-validation)
     CHECK(SharedFit::parse("none").describe() == "none");
-    const SharedFit all = SharedFit::parse("multi-node,step-jitter,half-work,workload-run-overhead,jitter-cv");
+    const SharedFit all = SharedFit::parse("multi-node,step-jitter,half-work,workload-run-overhead,jitter-cv,config-weights");
     CHECK(all.multi_node);
     CHECK_FALSE(all.run_overhead);
     CHECK_THROWS_AS(SharedFit::parse("run-overhead,workload-run-overhead"), InputError);
@@ -34,6 +34,7 @@ TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]
     CHECK(all.half_work);
     CHECK(all.workload_run_overhead);
     CHECK(all.jitter_cv);
+    CHECK(all.configuration_weights);
     CHECK(SharedFit::parse(all.describe()).describe() == all.describe());
     CHECK_THROWS_AS(SharedFit::parse("multinode"), InputError);
     CHECK_THROWS_AS(SharedFit::parse("multi-node,"), InputError);

@@ -10,7 +10,7 @@
 namespace ttsim::cli {
 
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("calibrate", "ttsim calibrate [--data FILE] [--max-gpus N] [--out DIR]",
+    ArgParser parser("calibrate", "[--data FILE] [--max-gpus N] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
                      "print predicted vs published for every result used, and write DIR/profiles.yaml.");
     parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")

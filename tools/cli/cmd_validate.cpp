@@ -9,7 +9,7 @@
 namespace ttsim::cli {
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("validate", "ttsim validate [--data FILE] [--profiles DIR]",
+    ArgParser parser("validate", "[--data FILE] [--profiles DIR] [--shared LIST] [--cross-validate]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
