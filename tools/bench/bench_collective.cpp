@@ -7,7 +7,7 @@
 //  - BM_TreeAllReduce: one uncached double-binary-tree run (target: well under 1 s at 16,384 GPUs; it was
 //    O(n^2), ~17 s at 4,096 GPUs, before a tree channel became one flow, tree.cpp);
 //  - BM_AutoAllReduce: `auto` with SHARP on, which simulates every applicable algorithm (ring, SHARP, tree,
-//    hierarchical; target: under ~1 s at 16,384 GPUs).
+//    hierarchical) and the one-island all-reduce that floors them (target: under ~1 s at 16,384 GPUs).
 // Peak memory: run one size with /usr/bin/time -v (see the collective report).
 #include <benchmark/benchmark.h>
 
