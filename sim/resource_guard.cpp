@@ -29,7 +29,7 @@ std::int64_t parse_gpu_limit(std::string_view text, std::string_view source) {
     } catch (const InputError& e) {
         throw InputError(e.message(), {}, std::string(source));
     }
-    if (value < 1 || value > 1e12 || std::floor(value) != value)
+    if (value < 1 || value > static_cast<double>(kMaxRequestableGpus) || std::floor(value) != value)
         throw InputError("expected a whole number of GPUs between 1 and 10^12, got '" + std::string(text) + "'", {},
                          std::string(source));
     return static_cast<std::int64_t>(value);
@@ -79,6 +79,7 @@ CostEstimate estimate_simulation_cost(const SimulationSize& size) {
     std::uint64_t bytes = mul_add_saturating(gpus, kBytesPerGpu, 0);
     bytes = mul_add_saturating(links, kBytesPerLink, bytes);
     bytes = mul_add_saturating(flows, kBytesPerFlow, bytes);
+    bytes = mul_add_saturating(non_negative(size.points), kBytesPerSweepPoint, bytes);
     // Max-min sharing touches every (flow, link on its path) pair a few times per rate change; a path is
     // a handful of links. ~1e8 such touches per second on one core.
     const double touches = static_cast<double>(flows) * 6.0 * 4.0 + static_cast<double>(links);
@@ -109,9 +110,17 @@ void check_resources(const SimulationSize& size, const ResourceLimits& limits, s
     if (cost.bytes > limits.max_memory_bytes) {
         char seconds[64];
         std::snprintf(seconds, sizeof seconds, "%.3g", cost.seconds);
+        std::string what_is_held;
+        if (size.gpus > 0) {
+            what_is_held = std::to_string(size.gpus) + " GPUs";
+            if (size.links > 0) what_is_held += ", " + std::to_string(size.links) + " links";
+            what_is_held += ", " + std::to_string(size.flows > 0 ? size.flows : size.gpus) + " concurrent flows";
+        }
+        if (size.points > 0)
+            what_is_held += (what_is_held.empty() ? "" : ", ") + std::to_string(size.points) + " sweep points";
+        if (size.gpus > 0) what_is_held += "; ~" + std::string(seconds) + " s per phase";
         throw InputError("the simulation would need about " + describe_bytes(cost.bytes) + " of memory (" +
-                             std::to_string(size.gpus) + " GPUs, " + std::to_string(size.flows > 0 ? size.flows : size.gpus) +
-                             " concurrent flows; ~" + seconds + " s per phase), above the limit of " +
+                             what_is_held + "), above the limit of " +
                              describe_bytes(limits.max_memory_bytes) +
                              "; raise it with TTSIM_MAX_MEMORY (e.g. TTSIM_MAX_MEMORY=64GiB) if you mean it",
                          {}, std::string(what));

@@ -11,6 +11,12 @@
 // Limits (defaults; environment variables raise or lower them, as do the CLI flags that call with_overrides):
 //   max GPUs     262,144        TTSIM_MAX_GPUS    (a whole number)
 //   max memory   4 GiB          TTSIM_MAX_MEMORY  (a size with unit, e.g. "16GiB")
+//
+// Where they are checked: every GPU count a user gives (flags of collective / predict / plan, cluster.gpus,
+// sweep and plan `gpus`, a YAML topology's preset) through checked_gpu_request (topologies/presets.hpp) or
+// check_preset_cluster (tools/cli/cluster_spec.hpp); a YAML topology's GPUs and, before each link group is
+// built, its links (topologies/yaml_topology.cpp); the number of points of a sweep before it is expanded
+// (models/planning/sweep_config.cpp). The time of a run is estimated (CostEstimate::seconds) but not limited.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +43,7 @@ struct SimulationSize {
     std::int64_t gpus = 0;
     std::int64_t links = 0;   // directed topology links (0 = estimate from the GPU count)
     std::int64_t flows = 0;   // concurrent flows of the largest phase (0 = one per GPU)
+    std::int64_t points = 0;  // sweep points expanded and kept with their results (0 = not a sweep)
 };
 
 struct CostEstimate {
@@ -49,6 +56,12 @@ inline constexpr std::uint64_t kBytesPerGpu = 2048;   // GPU record, NIC, NVLink
 inline constexpr std::uint64_t kBytesPerLink = 256;   // graph edge, capacity, load, max-min bookkeeping
 inline constexpr std::uint64_t kBytesPerFlow = 512;   // flow record, path (a few links), rate, events
 inline constexpr std::uint64_t kLinksPerGpuEstimate = 6;  // NVLink, PCIe, NIC-leaf, and the fabric above it
+inline constexpr std::uint64_t kBytesPerSweepPoint = 4096;  // the point, its prediction, strings and warnings
+
+// The largest GPU count a command or scenario may ask for (and the largest TTSIM_MAX_GPUS): far above any
+// cluster ttsim builds, on purpose, so that an absurd request (10^8 GPUs) reaches check_resources and is
+// refused with its estimate instead of by a bare range check.
+inline constexpr std::int64_t kMaxRequestableGpus = 1'000'000'000'000;
 
 CostEstimate estimate_simulation_cost(const SimulationSize& size);
 

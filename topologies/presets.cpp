@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/errors.hpp"
+#include "sim/resource_guard.hpp"
 #include "topologies/superpod_fabric.hpp"
 
 namespace ttsim {
@@ -113,6 +114,15 @@ const NodeType& checked_node_type(std::string_view system, int gpus, const Fabri
 }
 
 }  // namespace
+
+int checked_gpu_request(std::int64_t gpus, std::string_view what) {
+    check_resources({.gpus = gpus}, what);
+    if (gpus > kMaxPresetGpus)
+        throw InputError("no system holds more than " + std::to_string(kMaxPresetGpus) +
+                             " GPUs (a three-tier fat tree of 64-port switches); got " + std::to_string(gpus),
+                         {}, std::string(what));
+    return static_cast<int>(gpus);
+}
 
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
     (void)checked_node_type(system, gpus, options);

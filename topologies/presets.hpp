@@ -5,6 +5,7 @@
 //   Topology x = build_preset("dgx-b200", 16384, {.nic = NicSpeed::Xdr800, .oversubscription = 2.0});
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,11 @@ const std::vector<PresetInfo>& preset_systems();
 
 // Largest GPU count any preset accepts: a three-tier fat tree of 64-port switches has 65,536 ports.
 inline constexpr int kMaxPresetGpus = 65'536;
+
+// A GPU count as a user asked for it (any whole number up to kMaxRequestableGpus, sim/resource_guard.hpp):
+// refused by the resource guard, with its estimate, when it is absurd (10^8 GPUs), then when it is above
+// kMaxPresetGpus. InputError keyed `what` (a flag, or empty for a scenario reader to add its location).
+int checked_gpu_request(std::int64_t gpus, std::string_view what);
 
 // Builds and finalizes a preset. InputError for an unknown system, a GPU count that does not fit (not
 // positive, not a whole number of nodes unless it is one partial node, above the cap), or bad options.

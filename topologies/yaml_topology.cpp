@@ -1,9 +1,11 @@
 // Loader for YAML topologies; the schema is documented in yaml_topology.hpp.
 #include "topologies/yaml_topology.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
+#include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
 
 namespace ttsim {
@@ -84,13 +86,23 @@ Topology load_preset(const ConfigNode& preset) {
     if (auto nic = preset.optional("nic")) options.nic = parse_nic_speed(nic->as_choice({"ndr", "xdr"}));
     if (auto ratio = preset.optional("oversubscription")) options.oversubscription = ratio->as_double(1.0, 64.0);
     const ConfigNode gpus = preset.required("gpus");
-    const auto gpu_count = static_cast<int>(gpus.as_int(1, kMaxPresetGpus));
+    const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
     try {
-        return build_preset(system, gpu_count, options);
+        return build_preset(system, checked_gpu_request(requested, ""), options);   // resource guard first
     } catch (const InputError& e) {
         // Point at the key the user has to change.
         if (e.message().rfind("unknown system", 0) == 0) system_node.fail(e.message());
         gpus.fail(e.message());
+    }
+}
+
+// The resource guard (sim/resource_guard.hpp) for what the file describes so far, failing at `node`'s line.
+void guard_resources(const ConfigNode& node, const SimulationSize& size) {
+    try {
+        check_resources(size, "");
+    } catch (const InputError& e) {
+        if (!e.key().empty()) throw;   // a malformed TTSIM_MAX_* names itself
+        node.fail(e.message());
     }
 }
 
@@ -113,6 +125,7 @@ Topology load_topology(const ConfigNode& root) {
     if (gpu_count > kMaxYamlGpus)
         nodes.fail("nodes.count x gpus_per_node = " + std::to_string(gpu_count) + " GPUs; at most " +
                    std::to_string(kMaxYamlGpus) + " are supported");
+    guard_resources(nodes, {.gpus = gpu_count});
     if (auto gpus = root.optional("gpus"); gpus && gpus->as_int(1, kMaxYamlGpus) != gpu_count)
         gpus->fail("says " + std::to_string(gpus->as_int(1, kMaxYamlGpus)) + " GPUs but nodes describe " +
                    std::to_string(node_count) + " x " + std::to_string(per_node) + " = " +
@@ -211,8 +224,15 @@ Topology load_topology(const ConfigNode& root) {
                 topology.add_duplex_link(a, b, kind, bandwidth, latency + to.group->latency, into_from);
             };
 
+            if (pattern == "all-to-all" && from.count * to.count > 10'000'000)
+                entry.fail("all-to-all would create over 10 million links");
+            // The resource guard, before any of this entry's links exist: every link so far plus these.
+            const std::int64_t cables_to_add = pattern == "all-to-all" ? from.count * to.count
+                                               : pattern == "block"    ? std::max(from.count, to.count)
+                                                                       : from.count;
+            guard_resources(entry, {.gpus = gpu_count,
+                                    .links = static_cast<std::int64_t>(topology.links().size()) + 2 * cables_to_add});
             if (pattern == "all-to-all") {
-                if (from.count * to.count > 10'000'000) entry.fail("all-to-all would create over 10 million links");
                 for (std::int64_t i = 0; i < from.count; ++i)
                     for (std::int64_t j = 0; j < to.count; ++j) connect(i, j);
             } else if (pattern == "block") {

@@ -7,7 +7,9 @@
 
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
+#include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
+#include "topologies/presets.hpp"
 
 namespace ttsim::planning {
 
@@ -18,19 +20,30 @@ constexpr int kMaxSweepGpus = kMaxPresetGpus;
 
 std::string short_number(double value) { return units::format_number(value); }
 
+// A GPU count to simulate: any whole number up to kMaxRequestableGpus is read, so that an absurd one is refused by
+// the resource guard with its estimate (checked_gpu_request), at this key's line.
+int read_gpu_count(const ConfigNode& node) {
+    const std::int64_t gpus = node.as_int(1, kMaxRequestableGpus);
+    try {
+        return checked_gpu_request(gpus, "");
+    } catch (const InputError& e) {
+        node.fail(e.message());
+    }
+}
+
 std::vector<int> read_gpu_counts(const ConfigNode& node) {
     std::set<int> counts;
     if (node.is_map()) {
         node.check_keys({"from", "to"});
-        const int from = static_cast<int>(node.required("from").as_int(1, kMaxSweepGpus));
-        const int to = static_cast<int>(node.required("to").as_int(1, kMaxSweepGpus));
+        const int from = read_gpu_count(node.required("from"));
+        const int to = read_gpu_count(node.required("to"));
         if (to < from) node.required("to").fail("is below 'from'");
         for (int n : doubling_counts(from, to)) counts.insert(n);
     } else if (node.is_sequence()) {
-        for (const ConfigNode& item : node.items()) counts.insert(static_cast<int>(item.as_int(1, kMaxSweepGpus)));
+        for (const ConfigNode& item : node.items()) counts.insert(read_gpu_count(item));
         if (counts.empty()) node.fail("must list at least one GPU count");
     } else {
-        counts.insert(static_cast<int>(node.as_int(1, kMaxSweepGpus)));
+        counts.insert(read_gpu_count(node));
     }
     return {counts.begin(), counts.end()};
 }
@@ -247,6 +260,18 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     }
     if (auto plots = root.optional("plots")) s.plots = plots->as_bool();
     s.format = read_format(root);
+
+    // Every point is expanded and kept with its result: refuse a sweep whose points alone would not fit
+    // (a 16 MiB file can ask for billions) before expanding it. Published counts add a few per series.
+    const double points = static_cast<double>(s.spec.workloads.size()) * static_cast<double>(s.spec.systems.size()) *
+                          static_cast<double>(s.spec.networks.size()) * static_cast<double>(s.spec.batches.size()) *
+                          static_cast<double>(s.spec.gpu_counts.size() + (s.spec.add_published_gpu_counts ? 32 : 0));
+    try {
+        check_resources({.points = static_cast<std::int64_t>(std::min(points, 1e18))}, "");
+    } catch (const InputError& e) {
+        root.required("gpus").fail("this sweep has about " + units::format_number(points, 3) +
+                                   " points (workloads x systems x networks x batch rules x GPU counts): " + e.message());
+    }
     return s;
 }
 
@@ -290,8 +315,8 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     int min_gpus = 8, max_gpus = 8192;
     if (auto gpus = root.optional("gpus")) {
         gpus->check_keys({"from", "to"});
-        if (auto x = gpus->optional("from")) min_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
-        if (auto x = gpus->optional("to")) max_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+        if (auto x = gpus->optional("from")) min_gpus = read_gpu_count(*x);
+        if (auto x = gpus->optional("to")) max_gpus = read_gpu_count(*x);
         if (max_gpus < min_gpus) gpus->fail("'to' is below 'from'");
     }
     s.query.gpu_counts = plan_gpu_grid(min_gpus, max_gpus);

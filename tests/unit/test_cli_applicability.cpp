@@ -143,16 +143,17 @@ TEST_CASE("a scenario's inapplicable algorithm or protocol names its line and ke
 }
 
 TEST_CASE("preset cluster problems name the system or the GPU count", "[cli]") {
-    auto field_of = [](const std::string& system, int gpus) {
-        ClusterSpec spec;
-        spec.system = system;
-        spec.gpus = gpus;
+    std::string message;
+    auto field_of = [&](const std::string& system, std::int64_t gpus) {
         std::string field = "(none)";
+        message.clear();
         try {
-            check_preset_cluster(spec, [&](const std::string& f, const std::string& message) {
+            const int count = check_preset_cluster(system, gpus, {}, [&](const std::string& f, const std::string& m) {
                 field = f;
-                throw InputError(message, {}, f);
+                message = m;
+                throw InputError(m, {}, f);
             });
+            CHECK(count == gpus);
         } catch (const InputError&) {
         }
         return field;
@@ -161,4 +162,10 @@ TEST_CASE("preset cluster problems name the system or the GPU count", "[cli]") {
     CHECK(field_of("dgx-h100", 12) == "gpus");
     CHECK(field_of("gb200-nvl72", 6) == "gpus");
     CHECK(field_of("dgx-a100", 8) == "system");
+    CHECK(field_of("dgx-h100", 65'544) == "gpus");
+    CHECK_THAT(message, Catch::Contains("no system holds more than 65536 GPUs"));
+    // An absurd count is refused by the resource guard, with its estimate, before any preset rule.
+    CHECK(field_of("dgx-a100", 100'000'000) == "gpus");
+    CHECK_THAT(message, Catch::Contains("100000000 GPUs exceed the simulation limit") &&
+                            Catch::Contains("estimated memory") && Catch::Contains("TTSIM_MAX_GPUS"));
 }

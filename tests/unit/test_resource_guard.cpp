@@ -7,6 +7,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/resource_guard.hpp"
+#include "topologies/presets.hpp"
 #include "tools/cli/interrupt.hpp"
 
 using namespace ttsim;
@@ -43,6 +44,22 @@ TEST_CASE("check_resources refuses 10^8 GPUs up front, with the estimate and the
     // Raised limits let it through.
     const ResourceLimits raised = limits.with_max_memory("8TiB", "--max-memory");
     CHECK_NOTHROW(check_resources({.gpus = n, .flows = n * (n - 1)}, raised, "alltoall"));
+}
+
+TEST_CASE("sweep points count against the memory limit; GPU requests go to the guard before the preset cap",
+          "[resources]") {
+    const ResourceLimits limits;
+    CHECK(estimate_simulation_cost({.points = 1000}).bytes == 1000 * kBytesPerSweepPoint);
+    CHECK_NOTHROW(check_resources({.points = 100'000}, limits, "gpus"));
+    CHECK_THROWS_WITH(check_resources({.points = 2'000'000}, limits, "gpus"),
+                      Catch::Contains("(2000000 sweep points)") && Catch::Contains("TTSIM_MAX_MEMORY"));
+    CHECK(checked_gpu_request(65'536, "--gpus") == 65'536);
+    CHECK_THROWS_WITH(checked_gpu_request(65'544, "--gpus"),
+                      Catch::Contains("'--gpus'") && Catch::Contains("no system holds more than 65536 GPUs"));
+    CHECK_THROWS_WITH(checked_gpu_request(100'000'000, "--gpus"),
+                      Catch::Contains("'--gpus'") && Catch::Contains("estimated memory") &&
+                          Catch::Contains("TTSIM_MAX_GPUS"));
+    CHECK_THROWS_WITH(checked_gpu_request(kMaxRequestableGpus, "--gpus"), Catch::Contains("exceed the simulation limit"));
 }
 
 TEST_CASE("limit overrides are validated and name their source", "[resources]") {

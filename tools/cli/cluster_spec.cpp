@@ -19,16 +19,19 @@ Topology ClusterSpec::build() const {
     return build_preset(system, gpus, fabric);
 }
 
-void check_preset_cluster(const ClusterSpec& spec, const ClusterFieldFail& fail) {
-    const ResourceLimits limits = ResourceLimits::from_environment();   // a malformed variable names itself
-    std::string field, message;
+int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
+                         const ClusterFieldFail& fail) {
+    std::string field = "gpus", message;
     try {
-        check_resources({.gpus = spec.gpus}, limits, "");
-        validate_preset(spec.system, spec.gpus, spec.fabric);
-        return;
+        const int count = checked_gpu_request(gpus, "");   // the resource guard first: 10^8 GPUs, with the estimate
+        field = "system";
+        validate_preset(system, 1, fabric);   // the system and its options, whatever the count
+        field = "gpus";
+        validate_preset(system, count, fabric);
+        return count;
     } catch (const InputError& e) {
+        if (!e.key().empty()) throw;   // a malformed TTSIM_MAX_GPUS / TTSIM_MAX_MEMORY names itself
         message = e.message();
-        field = message.rfind("unknown system", 0) == 0 ? "system" : "gpus";
     }
     fail(field, message);
     throw InternalError("check_preset_cluster: the fail callback returned");
@@ -64,7 +67,7 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         const ConfigNode system = node.required("system");
         spec.system = system.as_string();
         const ConfigNode gpus = node.required("gpus");
-        spec.gpus = static_cast<int>(gpus.as_int(1, kMaxPresetGpus));
+        const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
         if (auto nic = node.optional("nic")) {
             try {
                 spec.fabric.nic = parse_nic_speed(nic->as_string());
@@ -74,9 +77,10 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         }
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
         // Check the preset now (without building it), so the error points at the scenario line.
-        check_preset_cluster(spec, [&](const std::string& field, const std::string& message) {
-            (field == "system" ? system : gpus).fail(message);
-        });
+        spec.gpus = check_preset_cluster(spec.system, requested, spec.fabric,
+                                         [&](const std::string& field, const std::string& message) {
+                                             (field == "system" ? system : gpus).fail(message);
+                                         });
     }
     if (auto sharp = node.optional("sharp")) spec.sharp = sharp->as_bool();
     return spec;

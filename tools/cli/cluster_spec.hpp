@@ -2,6 +2,7 @@
 // topology file. One declaration shared by the command-line flags and the `cluster:` section of scenarios.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -23,11 +24,14 @@ struct ClusterSpec {
     std::string describe() const;       // one line for reports
 };
 
-// Checks a preset cluster (system, gpus, fabric) without building it (validate_preset) and against the resource
-// guard (sim/resource_guard.hpp). The first problem goes to `fail(field, message)`, field "system" or "gpus",
-// which must throw (a scenario reader names the key's line, a command names the flag).
+// Checks a preset cluster as requested — `gpus` as the user wrote it, up to kMaxRequestableGpus — against the
+// resource guard first (sim/resource_guard.hpp: 10^8 GPUs is refused with its estimate), then the preset
+// itself without building it (validate_preset: system, whole nodes, at most kMaxPresetGpus). The first
+// problem goes to `fail(field, message)`, field "system" or "gpus", which must throw (a scenario reader names
+// the key's line, a command names the flag). Returns the GPU count.
 using ClusterFieldFail = std::function<void(const std::string& field, const std::string& message)>;
-void check_preset_cluster(const ClusterSpec& spec, const ClusterFieldFail& fail);
+int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
+                         const ClusterFieldFail& fail);
 
 // Reads a `cluster:` mapping: {system, gpus, nic, oversubscription, sharp} or {topology_file, sharp}.
 // Relative topology_file paths are resolved against the scenario file's directory.

@@ -1,4 +1,5 @@
 #include "models/collectives/collective.hpp"
+#include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/atomic_file.hpp"
@@ -33,10 +34,13 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         spec.cluster.topology_file = *file;
     } else {
         spec.cluster.system = args.get("system");
-        spec.cluster.gpus = static_cast<int>(args.get_int("gpus", 1, kMaxPresetGpus));
+        const long long gpus = args.get_int("gpus", 1, kMaxRequestableGpus);
         spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
-        check_preset_cluster(spec.cluster, [&](const std::string& field, const std::string& message) { args.fail(field, message); });
+        spec.cluster.gpus = check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric,
+                                                 [&](const std::string& field, const std::string& message) {
+                                                     args.fail(field, message);
+                                                 });
     }
     const std::string sharp = args.get("sharp");
     if (sharp != "on" && sharp != "off") args.fail("sharp", "expected on or off, got '" + sharp + "'");

@@ -8,6 +8,7 @@
 #include "models/planning/plan_format.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/training/predict.hpp"
+#include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
@@ -97,8 +98,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     query.objective = query.constraints.deadline_minutes ? planning::Objective::gpus : planning::Objective::time;
     if (args.has("minimise"))
         query.objective = args.get_parsed("minimise", [](const std::string& s) { return planning::parse_objective(s); });
-    const int min_gpus = static_cast<int>(args.get_int("min-gpus", 1, kMaxPresetGpus));
-    const int max_gpus = static_cast<int>(args.get_int("max-gpus", 1, kMaxPresetGpus));
+    const int min_gpus = checked_gpu_request(args.get_int("min-gpus", 1, kMaxRequestableGpus), "--min-gpus");
+    const int max_gpus = checked_gpu_request(args.get_int("max-gpus", 1, kMaxRequestableGpus), "--max-gpus");
     if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
     query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/training/predict.hpp"
+#include "sim/resource_guard.hpp"
+#include "topologies/presets.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
 
@@ -28,7 +30,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     PredictionRequest request;
     request.workload = parser.get("workload");
     request.system = parser.get("system");
-    request.gpus = static_cast<int>(parser.get_int("gpus", 1, 1 << 30));
+    request.gpus = checked_gpu_request(parser.get_int("gpus", 1, kMaxRequestableGpus), "--gpus");
     if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
