@@ -1,6 +1,7 @@
 #include "sim/units.hpp"
 
 #include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <string>
 
@@ -151,6 +152,12 @@ std::string format_bytes(std::uint64_t bytes) {
         ++index;
     }
     return std::to_string(value) + names[index];
+}
+
+std::string format_number(double value, int significant) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*g", significant, value);
+    return text;
 }
 
 }  // namespace ttsim::units

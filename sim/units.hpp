@@ -23,5 +23,8 @@ double parse_number(std::string_view text);           // a plain finite number (
 
 // Formatting for reports: "8GiB", "1MiB", "3000B".
 std::string format_bytes(std::uint64_t bytes);
+// A number as people write it, with at most `significant` digits ("%g"): 2, 0.5, 1.5e+06. For messages and
+// fixed-format outputs (8 digits there: enough to compare runs, stable across IEEE platforms).
+std::string format_number(double value, int significant = 6);
 
 }  // namespace ttsim::units

@@ -69,6 +69,10 @@ struct CollectiveResult {
     double algbw_bytes_per_s = 0.0;    // S / duration
     double busbw_bytes_per_s = 0.0;    // algbw x bus_bandwidth_factor
     SimTime lower_bound;               // physical lower bound (lower_bound.hpp); duration >= lower_bound
+    // All-reduce over several islands: the same all-reduce (same S, auto) on the group's largest island alone,
+    // which bounds it from below (collective_simulator.hpp); zero otherwise. duration >= one_island_floor.
+    SimTime one_island_floor;
+    SimTime floor_excess;  // what the floor added to the estimate (included in bandwidth_time); 0 when it did not bind
     double max_link_utilisation = 0.0;   // busiest link: carried bytes / (NCCL-achievable capacity x window)
     std::string busiest_link;            // its name
     double mean_link_utilisation = 0.0;  // over the links the collective used

@@ -2,6 +2,7 @@
 // protocol -> result (collective_simulator.hpp).
 #include "models/collectives/collective_simulator.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/collectives/lower_bound.hpp"
@@ -69,8 +70,22 @@ const CollectiveSimulator::CacheEntry& CollectiveSimulator::simulated(const Grou
     return cache_.emplace(std::move(key), std::move(entry)).first->second;
 }
 
+SimTime CollectiveSimulator::one_island_floor(const GroupLayout& layout, const CollectiveRequest& request) {
+    if (request.op != CollectiveOp::AllReduce || layout.island_count() < 2 || layout.max_per_island() < 2)
+        return SimTime::zero();
+    const auto& islands = layout.islands();
+    const auto largest = std::find_if(islands.begin(), islands.end(), [&](const GroupIsland& island) {
+        return static_cast<int>(island.ranks.size()) == layout.max_per_island();
+    });
+    CollectiveRequest alone;
+    alone.op = CollectiveOp::AllReduce;
+    alone.bytes = request.bytes;
+    alone.group = largest->ranks;  // one island: run() applies no floor to it, so this does not recurse
+    return run(alone).duration;
+}
+
 CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const CollectiveRequest& request,
-                                               CollectiveAlgorithm algorithm) {
+                                               CollectiveAlgorithm algorithm, SimTime one_island_floor) {
     bool cached = false;
     const CacheEntry& entry = simulated(layout, request.op, algorithm, request.bytes, cached);
     const SimulatedPlan& sp = entry.plan;
@@ -88,6 +103,12 @@ CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const 
     r.latency = SimTime::from_microseconds(choice.latency_us);
     r.bandwidth_time = SimTime::from_seconds(choice.bandwidth_seconds);
     r.duration = r.latency + r.bandwidth_time;
+    r.one_island_floor = one_island_floor;
+    if (r.duration < one_island_floor) {
+        r.floor_excess = one_island_floor - r.duration;
+        r.bandwidth_time += r.floor_excess;
+        r.duration = one_island_floor;
+    }
     if (r.duration > SimTime::zero()) {
         r.algbw_bytes_per_s = bytes / r.duration.seconds();
         r.busbw_bytes_per_s = r.algbw_bytes_per_s * bus_bandwidth_factor(request.op, layout.size());
@@ -135,14 +156,23 @@ CollectiveResult CollectiveSimulator::run(const CollectiveRequest& request) {
         r.islands = layout.island_count();
         return r;
     }
-    if (candidates.size() == 1) return evaluate(layout, request, candidates.front());
+    // Computed before any evaluate(): it may run (and cache) collectives of its own.
+    const SimTime floor = one_island_floor(layout, request);
+    if (candidates.size() == 1) return evaluate(layout, request, candidates.front(), floor);
 
     CollectiveResult best;
+    SimTime best_estimate;  // its duration before the floor
     std::vector<AlgorithmEstimate> considered;
     for (const CollectiveAlgorithm a : candidates) {
-        CollectiveResult r = evaluate(layout, request, a);
+        CollectiveResult r = evaluate(layout, request, a, floor);
+        const SimTime estimate = r.duration - r.floor_excess;
         considered.push_back({a, r.protocol, r.duration});
-        if (considered.size() == 1 || r.duration < best.duration) best = std::move(r);
+        // Candidates the floor lifts to the same duration: the one NCCL's tuner would rank first wins.
+        if (considered.size() == 1 || r.duration < best.duration ||
+            (r.duration == best.duration && estimate < best_estimate)) {
+            best = std::move(r);
+            best_estimate = estimate;
+        }
     }
     best.considered = std::move(considered);
     return best;

@@ -8,6 +8,27 @@
 // scaled by the protocol's bandwidth factor. The simulated part is cached per (op, algorithm, group, bytes),
 // so a training model can ask for the same collective thousands of times at the cost of a map lookup.
 //
+// One-island floor. An all-reduce over a group spanning several islands (NVLink domains) never takes less
+// time than the same all-reduce, same S, restricted to the members of its largest island (auto algorithm
+// and protocol), because every multi-island algorithm NCCL has (and we model) does that island's
+// intra-island work and more: SHARP (CollNetDirect) and hierarchical run a complete intra-island
+// reduce-scatter + all-gather, i.e. an intra-island all-reduce, moving the same 2 (q - 1) S / q per GPU over
+// NVLink as the one-island ring; the tree runs the one-island chain with network hops added; the ring runs
+// the island as a segment of every ring and moves a 1/q share of each GPU's traffic through its NIC
+// (48 GB/s) instead of NVLink (370.8 GB/s). (Not a law of physics: an algorithm could offload intra-node
+// traffic onto the NICs; NCCL's do not.) The simulated bandwidth part respects this by construction; NCCL's
+// latency table does not: CollNetDirect's 2 (3.7 + 0.4 (q - 1)) + 31 = 44 us for q = 8 (NCCL_2223) is less
+// than any one-island algorithm pays for the same NVLink traffic (ring Simple 56 us; ring LL128 40.6 us but
+// x0.92 bandwidth), so a 2-node SHARP all-reduce of 8-32 MiB came out faster than the 1-node all-reduce it
+// contains, and data-parallel training exposed less communication on 16 GPUs than on 8.
+// The floor applies to every algorithm's estimate, before the `auto` choice, so auto over n islands is never
+// faster than auto over one; candidates lifted to the same floor are ranked by their own estimates, as
+// NCCL's tuner would. When it binds, the excess counts as bandwidth time (the intra-island phases, not the
+// network, set the pace) and is reported as CollectiveResult::floor_excess. Islands of one topology are
+// alike (presets and YAML topologies give every node the same NVLink), so the largest stands for all.
+// Not applied to reduce-scatter and all-gather: S is the total size, so a GPU's share shrinks as the group
+// grows and the one-island operation is not a part of the multi-island one.
+//
 // Not thread-safe (the router and the cache are mutable): use one simulator per thread. Identical inputs
 // give identical results, bit for bit (ordered containers only, no clocks, no globals).
 #pragma once
@@ -59,7 +80,10 @@ private:
         double fill_fraction = 0.0;  // CollectivePlan::pipeline_fill_fraction
     };
     CollectiveResult evaluate(const GroupLayout& layout, const CollectiveRequest& request,
-                              CollectiveAlgorithm algorithm);
+                              CollectiveAlgorithm algorithm, SimTime one_island_floor);
+    // Duration of the request's all-reduce on the largest island of `layout` alone (header comment); zero
+    // when the floor does not apply.
+    SimTime one_island_floor(const GroupLayout& layout, const CollectiveRequest& request);
     const CacheEntry& simulated(const GroupLayout& layout, CollectiveOp op, CollectiveAlgorithm algorithm,
                                 std::uint64_t bytes, bool& was_cached);
 

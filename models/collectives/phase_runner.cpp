@@ -2,65 +2,134 @@
 #include "models/collectives/phase_runner.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include "sim/errors.hpp"
 #include "sim/event_queue.hpp"
 #include "sim/flow_network.hpp"
 
 namespace ttsim {
+namespace {
+
+// The plan's links, densely renumbered in order of first use, and their load classes.
+struct LinkClasses {
+    std::vector<LinkId> used;              // topology link of each used link, first-use order
+    std::vector<std::int32_t> used_index;  // per topology link: index into `used`, or -1
+    std::vector<std::uint32_t> network;    // per used link: the network link standing for its class
+    std::vector<std::uint8_t> kept;        // per used link: 1 if it is its class's network link
+    std::size_t network_links = 0;
+};
+
+// Two links of equal capacity that every flow of every phase crosses the same number of times carry the
+// same load at every instant of every max-min solve: their constraints are the same inequality, they bind
+// at the same level and fix the same flows. Dropping all but one of them (the first used) changes no rate,
+// and no drain time, and the flows' paths keep only the kept link of each class. For per-edge flows (ring,
+// SHARP) hardly any links merge; for whole-channel flows over a uniform group (tree.cpp) ~10^5 links fall
+// into a few hundred classes, which keeps a 16,384-GPU max-min solve at microseconds.
+LinkClasses classify_links(const CollectivePlan& plan, const std::vector<double>& capacity, std::size_t topology_links) {
+    LinkClasses c;
+    c.used_index.assign(topology_links, -1);
+    for (const PlanPhase& phase : plan.phases)
+        for (const LinkId id : phase.flows.links)
+            if (c.used_index[id] < 0) {
+                c.used_index[id] = static_cast<std::int32_t>(c.used.size());
+                c.used.push_back(id);
+            }
+    const std::size_t n = c.used.size();
+    // Per used link, the (plan-wide) indices of the flows crossing it, once per crossing, ascending: CSR.
+    std::vector<std::uint32_t> begin(n + 1, 0);
+    for (const PlanPhase& phase : plan.phases)
+        for (const LinkId id : phase.flows.links) ++begin[static_cast<std::size_t>(c.used_index[id]) + 1];
+    for (std::size_t l = 0; l < n; ++l) begin[l + 1] += begin[l];
+    std::vector<std::uint32_t> flows_of(begin.back());
+    std::vector<std::uint32_t> cursor(begin.begin(), begin.end() - 1);
+    std::uint32_t flow = 0;
+    for (const PlanPhase& phase : plan.phases)
+        for (std::size_t f = 0; f < phase.flows.size(); ++f, ++flow)
+            for (const LinkId id : phase.flows.path(f)) flows_of[cursor[static_cast<std::size_t>(c.used_index[id])]++] = flow;
+
+    // Sorted by (capacity, the flows crossing, first use): links of a class become adjacent, the first used
+    // of each class leads it, and no hash or address is involved.
+    auto crossings = [&](std::size_t l) {
+        return std::span<const std::uint32_t>(flows_of.data() + begin[l], begin[l + 1] - begin[l]);
+    };
+    std::vector<std::uint32_t> order(n);
+    for (std::size_t l = 0; l < n; ++l) order[l] = static_cast<std::uint32_t>(l);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const double ca = capacity[c.used[a]], cb = capacity[c.used[b]];
+        if (ca != cb) return ca < cb;
+        const auto fa = crossings(a), fb = crossings(b);
+        if (fa.size() != fb.size()) return fa.size() < fb.size();
+        const auto [ia, ib] = std::mismatch(fa.begin(), fa.end(), fb.begin());
+        if (ia != fa.end()) return *ia < *ib;
+        return a < b;
+    });
+    std::vector<std::uint32_t> representative(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t l = order[i];
+        const std::uint32_t previous = i == 0 ? l : order[i - 1];
+        const bool same = i > 0 && capacity[c.used[l]] == capacity[c.used[previous]] &&
+                          std::ranges::equal(crossings(l), crossings(previous));
+        representative[l] = same ? representative[previous] : l;
+    }
+    // Network links in first-use order of the kept links.
+    c.network.assign(n, 0);
+    c.kept.assign(n, 0);
+    for (std::size_t l = 0; l < n; ++l)
+        if (representative[l] == l) {
+            c.kept[l] = 1;
+            c.network[l] = static_cast<std::uint32_t>(c.network_links++);
+        }
+    for (std::size_t l = 0; l < n; ++l) c.network[l] = c.network[representative[l]];
+    return c;
+}
+
+}  // namespace
 
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
                             const std::vector<double>& capacity, bool check_capacities) {
     SimulatedPlan out;
-    // Dense renumbering of the links the plan touches, in order of first use.
-    std::vector<std::int32_t> local(topology.links().size(), -1);
-    std::vector<LinkId> global;
-    for (const PlanPhase& phase : plan.phases)
-        for (const LinkId id : phase.flows.links)
-            if (local[id] < 0) {
-                local[id] = static_cast<std::int32_t>(global.size());
-                global.push_back(id);
-            }
-    std::vector<NetworkLink> links;
-    links.reserve(global.size());
-    for (const LinkId id : global) {
-        const LinkSpec& spec = topology.link(id);
-        links.push_back(NetworkLink{capacity[id], spec.latency, spec.name});
-    }
-    out.links_used = links.size();
-    if (links.empty()) return out;  // nothing moves (e.g. one GPU)
+    const LinkClasses classes = classify_links(plan, capacity, topology.links().size());
+    out.links_used = classes.used.size();
+    if (classes.used.empty()) return out;  // nothing moves (e.g. one GPU)
 
+    // Zero latency on every network link: a step lasts until its last flow has DRAINED, and the cut-through
+    // latency of each hop is part of NCCL's per-step latency terms (hardware + software, nccl_params.hpp),
+    // which the result adds once; counting path latencies here too would count the hops twice. (It also
+    // makes the utilisation window exactly the simulated drain time.)
+    std::vector<NetworkLink> links;
+    links.reserve(classes.network_links);
+    for (std::size_t l = 0; l < classes.used.size(); ++l)
+        if (classes.kept[l]) {
+            const LinkId id = classes.used[l];
+            links.push_back(NetworkLink{capacity[id], SimTime::zero(), topology.link(id).name});
+        }
     FlowNetwork network(std::move(links));
     Simulation sim;
-    // A step lasts until its last flow has DRAINED: the cut-through latency of each hop is part of NCCL's
-    // per-step latency terms (hardware + software, nccl_params.hpp), which the result adds once; counting
-    // the flow's path latency here too would count the hops twice.
     struct PhaseState {
         Simulation* sim = nullptr;
-        SimTime start, last_drain;
-        std::vector<SimTime> path_latency;  // per flow of the phase
+        SimTime last_drain;
     } state;
     state.sim = &sim;
     std::vector<std::uint32_t> path;
     for (const PlanPhase& phase : plan.phases) {
-        state.start = state.last_drain = sim.now();
-        state.path_latency.assign(phase.flows.size(), SimTime::zero());
+        const SimTime start = sim.now();
+        state.last_drain = start;
         for (std::size_t f = 0; f < phase.flows.size(); ++f) {
             path.clear();
-            for (const LinkId id : phase.flows.path(f)) path.push_back(static_cast<std::uint32_t>(local[id]));
-            state.path_latency[f] = network.path_latency(path);
-            const auto index = static_cast<std::uint32_t>(f);
-            PhaseState* st = &state;  // two words: the callback stays in std::function's inline buffer
-            network.start_flow(sim, path, phase.flows.bytes[f], [st, index] {
-                st->last_drain = std::max(st->last_drain, st->sim->now() - st->path_latency[index]);
-            });
+            for (const LinkId id : phase.flows.path(f)) {
+                const auto l = static_cast<std::size_t>(classes.used_index[id]);
+                if (classes.kept[l]) path.push_back(classes.network[l]);
+            }
+            PhaseState* st = &state;  // one word: the callback stays in std::function's inline buffer
+            network.start_flow(sim, path, phase.flows.bytes[f], [st] { st->last_drain = st->sim->now(); });
         }
         out.flows += phase.flows.size();
         // Queued behind the network's reshare for this instant, so it sees the shared rates.
         if (check_capacities && phase.flows.size() > 0)
             sim.schedule_at(sim.now(), [&network] { network.check_link_capacities(1e-9); });
         sim.run();
-        const SimTime step = state.last_drain - state.start;
+        const SimTime step = state.last_drain - start;
         out.step_times.push_back(step);
         out.bandwidth_time += step * phase.repeat;
     }
@@ -68,16 +137,17 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
     const SimTime window = sim.now();
     out.fingerprint = sim.fingerprint();
     out.events = sim.events_processed();
+    // Per topology link, in first-use order: a merged link carried exactly what its class's network link did.
     double sum = 0.0;
-    for (std::uint32_t l = 0; l < network.link_count(); ++l) {
-        const double u = network.link_utilisation(l, window);
+    for (std::size_t l = 0; l < classes.used.size(); ++l) {
+        const double u = network.link_utilisation(classes.network[l], window);
         sum += u;
         if (u > out.max_link_utilisation) {
             out.max_link_utilisation = u;
-            out.busiest_link = network.link(l).name;
+            out.busiest_link = topology.link(classes.used[l]).name;
         }
     }
-    out.mean_link_utilisation = sum / static_cast<double>(network.link_count());
+    out.mean_link_utilisation = sum / static_cast<double>(classes.used.size());
     return out;
 }
 

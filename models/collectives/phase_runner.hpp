@@ -1,7 +1,10 @@
 // Runs a collective plan on the flow network: each phase's flows start together on a FlowNetwork built
 // from only the links the plan uses (so the cost follows the group, not the cluster), the phase's step time
-// is when its last flow has drained (its bandwidth time; hop latencies belong to NCCL's latency terms), and
-// phases run back to back on one Simulation. Deterministic: flows start in plan order, links are renumbered in first-use order.
+// is when its last flow has drained (its bandwidth time; hop latencies belong to NCCL's latency terms, so
+// the network's links get none), and phases run back to back on one Simulation. Links that every flow
+// crosses equally often and that have equal capacities are one constraint and become one network link
+// (exact: same rates, same drain times; phase_runner.cpp). Deterministic: flows start in plan order, links
+// are renumbered in first-use order.
 #pragma once
 
 #include <cstdint>

@@ -13,8 +13,19 @@
 // Inside island k, channel (r, t) enters at the head, position r mod q (the GPU whose NIC is rail r), and
 // chains through the other members in ascending cyclic order. Up: each chain member sends its partial sum
 // to its predecessor, the head sends to the parent island's head on the same rail; down: the reverse.
-// Whole data passes every edge once each way; pipelining makes all of it concurrent, which is the phase.
-// Intra-island edges that several channels use are merged into one flow (same argument as ring.cpp).
+//
+// One channel = one flow. A channel is a pipeline: NCCL moves its data in chunks through a few buffer slots
+// per hop (NCCL_STEPS = 8), so no edge of the channel can run ahead of the others; in steady state every
+// edge, up and down, forwards the channel's S / (2R) bytes at the same rate, set by the channel's most
+// contended link. That is exactly a single flow of S / (2R) bytes whose path is every link of every edge of
+// the channel, each listed once per crossing (a link crossed by k edges of the channel carries k times its
+// rate; the max-min solver loads a link once per listing). Channels are independent pipelines sharing links
+// max-min. This couples what an edge-per-flow model would let finish early (an edge with a free path
+// cannot drain before the chunks reach it), and it keeps the simulation at 2R flows whatever the group size:
+// with static ECMP, per-edge flows over a contended spine finish at hundreds of distinct instants, each one
+// a max-min re-solve over O(n) flows (O(n^2) work; minutes at 4,096 GPUs). The long paths cost no solve
+// time either: the links of a uniform group fall into a few classes with identical channel loads, which
+// simulate_plan merges (phase_runner.hpp).
 #include "models/collectives/plan.hpp"
 
 namespace ttsim {
@@ -32,48 +43,42 @@ CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& 
     const auto& islands = layout.islands();
     const int m = layout.island_count();
     const int rails = m == 1 ? 1 : layout.min_per_island();
-    const int channels = 2 * rails;
-    const double per_channel = bytes / channels;
+    const double per_channel = bytes / (2 * rails);
 
     PlanPhase phase;
     phase.name = "tree reduce+broadcast pipeline";
     phase.repeat = 1;
-    std::vector<LinkId> path;
-    std::vector<int> heads;
-    for (const GroupIsland& island : islands) {
-        const int q = static_cast<int>(island.ranks.size());
-        if (q < 2) continue;
-        heads.assign(static_cast<std::size_t>(q), 0);
-        for (int r = 0; r < rails; ++r) heads[static_cast<std::size_t>(r % q)] += 2;  // both trees
-        for (int p = 0; p < q; ++p) {
-            // Edge between position p and its chain predecessor p - 1; absent in channels headed at p.
-            const int carried = channels - heads[static_cast<std::size_t>(p)];
-            if (carried == 0) continue;
-            const int me = island.ranks[static_cast<std::size_t>(p)];
-            const int prev = island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))];
-            router.route_into(me, prev, 0, path);  // up: partial sums toward the head
-            phase.flows.add(path, per_channel * carried);
-            router.route_into(prev, me, 0, path);  // down: results away from the head
-            phase.flows.add(path, per_channel * carried);
-        }
-    }
-    if (m > 1) {
-        for (int r = 0; r < rails; ++r) {
-            for (int t = 0; t < 2; ++t) {
-                const auto key = static_cast<std::uint64_t>(2 * r + t);
-                for (int k = 0; k < m; ++k) {
-                    const int parent = parent_in_tree(t, k, m);
-                    if (parent < 0) continue;
-                    const auto& mine = islands[static_cast<std::size_t>(k)].ranks;
-                    const auto& theirs = islands[static_cast<std::size_t>(parent)].ranks;
-                    const int head = mine[static_cast<std::size_t>(r % static_cast<int>(mine.size()))];
-                    const int parent_head = theirs[static_cast<std::size_t>(r % static_cast<int>(theirs.size()))];
-                    router.route_into(head, parent_head, key, path);
-                    phase.flows.add(path, per_channel);
-                    router.route_into(parent_head, head, key, path);
-                    phase.flows.add(path, per_channel);
+    std::vector<LinkId> path, channel;
+    // Both directions of an edge: up (partial sums toward the root) and down (results away from it).
+    auto add_edge = [&](int below, int above, std::uint64_t key) {
+        router.route_into(below, above, key, path);
+        channel.insert(channel.end(), path.begin(), path.end());
+        router.route_into(above, below, key, path);
+        channel.insert(channel.end(), path.begin(), path.end());
+    };
+    for (int r = 0; r < rails; ++r) {
+        for (int t = 0; t < 2; ++t) {
+            const auto key = static_cast<std::uint64_t>(2 * r + t);
+            channel.clear();
+            for (const GroupIsland& island : islands) {
+                const int q = static_cast<int>(island.ranks.size());
+                const int head = r % q;
+                // Chain head, head + 1, ...: every member but the head hangs below its predecessor.
+                for (int step = 1; step < q; ++step) {
+                    const int p = (head + step) % q;
+                    add_edge(island.ranks[static_cast<std::size_t>(p)],
+                             island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
                 }
             }
+            for (int k = 0; k < m; ++k) {
+                const int parent = parent_in_tree(t, k, m);
+                if (parent < 0) continue;
+                const auto& mine = islands[static_cast<std::size_t>(k)].ranks;
+                const auto& theirs = islands[static_cast<std::size_t>(parent)].ranks;
+                add_edge(mine[static_cast<std::size_t>(r % static_cast<int>(mine.size()))],
+                         theirs[static_cast<std::size_t>(r % static_cast<int>(theirs.size()))], key);
+            }
+            phase.flows.add(channel, per_channel);
         }
     }
     CollectivePlan plan;

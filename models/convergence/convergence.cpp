@@ -11,6 +11,7 @@
 
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim {
 namespace {
@@ -213,8 +214,8 @@ ConvergenceEstimate ConvergenceModel::samples_to_converge(std::int64_t global_ba
             const double limit = options_.max_extrapolation_factor * largest.global_batch;
             if (batch > limit)
                 throw InputError("global batch " + std::to_string(global_batch) + " is more than " +
-                                     std::to_string(options_.max_extrapolation_factor) +
-                                     " x the largest RCP batch " + std::to_string(largest.global_batch) + " of " +
+                                     units::format_number(options_.max_extrapolation_factor) +
+                                     "x the largest RCP batch " + std::to_string(largest.global_batch) + " of " +
                                      workload_name_ + "; convergence there is unknown",
                                  {}, "global_batch");
             if (kept_.size() >= 2) {

@@ -77,6 +77,10 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     out << "  searched " << systems << " at " << q.gpu_counts.front() << ".." << q.gpu_counts.back()
         << " GPUs (grid of powers of two and 1.5x, boundaries bisected to whole nodes): " << answer.evaluated.size()
         << " configurations, published v4.1 layouts and batches\n";
+    if (answer.interrupted)
+        out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
+            << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")
+            << "; the answer covers only what was evaluated\n";
     if (!answer.best) {
         out << "  answer: none of the searched configurations meets the constraint\n";
     } else {
@@ -133,6 +137,8 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     j["schema"] = kResultsSchema;
     j["kind"] = "plan";
     j["name"] = name;
+    if (answer.interrupted)   // SIGINT: `answer` and `evaluated` cover part of the search
+        j["interrupted"] = {{"grid_evaluated", answer.grid_evaluated}, {"grid_size", answer.grid_size}};
     j["workload"] = ctx.workload;
     j["objective"] = to_string(q.objective);
     j["constraints"] = {

@@ -1,6 +1,7 @@
 #include "models/planning/plan_query.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <set>
 
@@ -87,11 +88,27 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
     std::vector<EvaluatedCandidate> grid;
     for (const std::string& system : query.systems)
         for (int n : query.gpu_counts) grid.push_back({{system, n}, {}, false});
+    answer.grid_size = grid.size();
+    std::vector<char> done(grid.size(), 0);
+    std::atomic<bool> stop{false};
+    auto cancelled = [&] {
+        if (!stop.load(std::memory_order_relaxed) && query.cancelled && query.cancelled()) stop = true;
+        return stop.load(std::memory_order_relaxed);
+    };
     auto work = [&] {
-        tbb::parallel_for(std::size_t{0}, grid.size(), [&](std::size_t i) {
-            grid[i].evaluation = evaluate(grid[i].candidate);
-            grid[i].feasible = is_feasible(grid[i].evaluation, c);
-        });
+        tbb::task_group_context context;
+        tbb::parallel_for(
+            std::size_t{0}, grid.size(),
+            [&](std::size_t i) {
+                if (cancelled()) {
+                    context.cancel_group_execution();   // candidates not yet started are dropped
+                    return;
+                }
+                grid[i].evaluation = evaluate(grid[i].candidate);
+                grid[i].feasible = is_feasible(grid[i].evaluation, c);
+                done[i] = 1;
+            },
+            context);
     };
     if (query.threads > 0) {
         tbb::task_arena arena(query.threads);
@@ -99,10 +116,13 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
     } else {
         work();
     }
-    answer.evaluated = grid;
+    for (std::size_t i = 0; i < grid.size(); ++i)
+        if (done[i]) answer.evaluated.push_back(grid[i]);
+    answer.grid_evaluated = answer.evaluated.size();
+    answer.interrupted = answer.grid_evaluated < grid.size();
 
     // Refinement: bisect every feasibility boundary between neighbouring ok grid points of one system.
-    if (query.refine) {
+    if (query.refine && !answer.interrupted) {
         for (const std::string& system : query.systems) {
             const int step = std::max(1, query.gpus_per_node(system));
             std::vector<const EvaluatedCandidate*> row;
@@ -118,6 +138,10 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
                     mid = mid / step * step;
                     if (mid <= lo) mid = lo + step;
                     if (mid >= hi) break;
+                    if (cancelled()) {
+                        answer.interrupted = true;
+                        break;
+                    }
                     EvaluatedCandidate e{{system, static_cast<int>(mid)}, evaluate({system, static_cast<int>(mid)}), false};
                     e.feasible = is_feasible(e.evaluation, c);
                     answer.evaluated.push_back(e);

@@ -7,6 +7,10 @@
 // over whole nodes (assuming feasibility is monotone in N between the two, true for a deadline when time falls
 // with N and for a budget when GPU-hours rise with N); the boundary point joins the candidates. The answer is
 // the feasible candidate with the best objective; ties go to fewer GPUs, then less time, then system order.
+//
+// Cancellation: PlanQuery::cancelled is polled before each evaluation. Once it returns true, grid candidates
+// not yet started are skipped and no refinement runs; the answer covers only what was evaluated and has
+// `interrupted` set.
 #pragma once
 
 #include <functional>
@@ -48,6 +52,8 @@ struct PlanQuery {
     Objective objective = Objective::gpus;
     bool refine = true;
     int threads = 0;                          // grid evaluation width (0 = all cores)
+    // Polled before each evaluation, from worker threads: thread-safe and cheap. Empty = never cancelled.
+    std::function<bool()> cancelled;
 };
 
 struct EvaluatedCandidate {
@@ -60,6 +66,9 @@ struct PlanAnswer {
     std::optional<EvaluatedCandidate> best;
     std::vector<EvaluatedCandidate> evaluated;   // grid in (system, count) order, then refinements
     std::string constraint_text;                  // e.g. "time-to-train <= 1 min"
+    std::size_t grid_size = 0;                    // grid candidates of the query (evaluated or not)
+    std::size_t grid_evaluated = 0;               // of those, evaluated (= grid_size unless interrupted)
+    bool interrupted = false;                     // cancelled: `evaluated` and `best` cover part of the search
 };
 
 bool is_feasible(const PlanEvaluation& evaluation, const PlanConstraints& constraints);

@@ -6,16 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/units.hpp"
+
 namespace ttsim::planning {
 
 namespace {
 
 // Eight significant digits: enough to compare runs, stable across platforms with IEEE doubles.
-std::string number(double value) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.8g", value);
-    return text;
-}
+std::string number(double value) { return units::format_number(value, 8); }
 
 std::string fixed(double value, int decimals) {
     char text[40];
@@ -159,6 +157,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
     j["schema"] = kResultsSchema;
     j["kind"] = kind;
     j["name"] = name;
+    if (result.interrupted)   // SIGINT: only the finished points are listed
+        j["interrupted"] = {{"points_finished", result.points.size()}, {"points_requested", result.points_requested}};
     j["models"] = {{"speedup", "T(N_ref) / T(N)"},
                    {"efficiency", "speedup / (N / N_ref)"},
                    {"break_even", describe_break_even(o)},

@@ -16,11 +16,7 @@ namespace {
 // The largest GPU count a sweep may ask for: what the presets can build (topologies/presets.hpp).
 constexpr int kMaxSweepGpus = kMaxPresetGpus;
 
-std::string short_number(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
+std::string short_number(double value) { return units::format_number(value); }
 
 std::vector<int> read_gpu_counts(const ConfigNode& node) {
     std::set<int> counts;

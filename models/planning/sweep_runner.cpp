@@ -11,19 +11,43 @@
 
 namespace ttsim::planning {
 
+namespace {
+
+SweepResult finish_sweep(std::vector<PointResult> results, const SweepOptions& options, std::size_t requested,
+                         bool interrupted) {
+    SweepResult result = derive_sweep_metrics(std::move(results), options, &shipped_published_index());
+    result.points_requested = requested;
+    result.interrupted = interrupted;
+    return result;
+}
+
+}  // namespace
+
 SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options) {
     std::vector<PointResult> results(points.size());
+    std::vector<char> done(points.size(), 0);   // written by the one worker that ran the point
     std::atomic<std::size_t> finished{0};
+    std::atomic<bool> stop{false};
     auto work = [&] {
+        tbb::task_group_context context;
         // Grain 1: points differ widely in cost (rcp_optimal tries many batches), so let TBB balance them.
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points.size(), 1), [&](const auto& range) {
-            for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                results[i].point = points[i];
-                results[i].outcome = predict_point(points[i], profiles);
-                const std::size_t done = ++finished;
-                if (options.progress) options.progress(done, points.size());
-            }
-        });
+        tbb::parallel_for(
+            tbb::blocked_range<std::size_t>(0, points.size(), 1),
+            [&](const auto& range) {
+                for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                    if (stop.load(std::memory_order_relaxed) || (options.cancelled && options.cancelled())) {
+                        stop = true;
+                        context.cancel_group_execution();   // ranges not yet started are dropped
+                        return;
+                    }
+                    results[i].point = points[i];
+                    results[i].outcome = predict_point(points[i], profiles);
+                    done[i] = 1;
+                    const std::size_t count = ++finished;
+                    if (options.progress) options.progress(count, points.size());
+                }
+            },
+            context);
     };
     if (options.threads > 0) {
         tbb::task_arena arena(options.threads);
@@ -31,7 +55,14 @@ SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& p
     } else {
         work();
     }
-    return derive_sweep_metrics(std::move(results), options, &shipped_published_index());
+    if (!stop) return finish_sweep(std::move(results), options, points.size(), false);
+    // Interrupted: keep the finished points, in sweep order.
+    std::vector<PointResult> kept;
+    kept.reserve(finished.load());
+    for (std::size_t i = 0; i < points.size(); ++i)
+        if (done[i]) kept.push_back(std::move(results[i]));
+    const bool interrupted = kept.size() < points.size();
+    return finish_sweep(std::move(kept), options, points.size(), interrupted);
 }
 
 SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOptions& options,
@@ -39,6 +70,7 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
     SweepResult result;
     result.options = options;
     result.points = std::move(points);
+    result.points_requested = result.points.size();
 
     // Series, in order of first appearance; points inside a series are already ascending in GPU count.
     std::map<std::string, std::size_t> series_of_key;

@@ -2,6 +2,11 @@
 // the points' order, then per-series scaling metrics and break-even, the Pareto front per workload, published
 // v4.1 comparisons, energy and cost. Every point is computed independently of thread count and scheduling, so
 // results are identical with 1 or N threads.
+//
+// Cancellation: SweepOptions::cancelled is polled before each point (the caller decides what cancels, e.g. a
+// SIGINT flag in tools/cli; nothing here reads global state). Once it returns true, points not yet started are
+// skipped and the TBB loop is cancelled; points already running finish. The result then holds only the
+// finished points, in sweep order, with `interrupted` set and `points_requested` the size of the whole sweep.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +32,8 @@ struct SweepOptions {
     int threads = 0;                         // 0 = all cores
     // Called after each finished point with (finished, total), from worker threads: must be thread-safe.
     std::function<void(std::size_t, std::size_t)> progress;
+    // Polled before each point, from worker threads: must be thread-safe and cheap. Empty = never cancelled.
+    std::function<bool()> cancelled;
 };
 
 struct PointResult {
@@ -54,6 +61,8 @@ struct SweepResult {
     std::vector<PointResult> points;
     std::vector<SeriesSummary> series;       // in order of first appearance
     SweepOptions options;
+    std::size_t points_requested = 0;        // size of the whole sweep (= points.size() unless interrupted)
+    bool interrupted = false;                // cancelled: `points` holds only the points that finished
 };
 
 // Predicts every point (the expensive part, parallel) and derives the metrics.

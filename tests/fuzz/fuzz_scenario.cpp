@@ -7,7 +7,8 @@
 // Nothing is simulated. To keep each input fast, documents whose whole numbers are large enough to build big
 // clusters (above kMaxFuzzCount, and small enough that a range check would not refuse them anyway) are
 // skipped: that is the resource guard's job in the real program (sim/resource_guard.hpp), and big-but-valid
-// clusters are exercised by the unit tests, not here. `topology_file` is validated (existence) but not loaded.
+// clusters are exercised by the unit tests, not here. `topology_file` is validated (existence), and loaded only
+// when the collective names an algorithm or protocol (the applicability check of read_collective_scenario).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>

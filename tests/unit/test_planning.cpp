@@ -1,11 +1,15 @@
 // Planning layer: scaling metrics, break-even, Pareto front, cost and energy with hand-computed expectations;
-// planning queries on a synthetic monotone model; sweep expansion; scenario reading.
+// planning queries on a synthetic monotone model; sweep expansion; scenario reading; cancellation (SIGINT).
 #include <catch2/catch.hpp>
+
+#include <atomic>
+#include <optional>
 
 #include "models/planning/cost_energy.hpp"
 #include "models/planning/plan_query.hpp"
 #include "models/planning/scaling_metrics.hpp"
 #include "models/planning/sweep_config.hpp"
+#include "models/planning/sweep_runner.hpp"
 #include "models/planning/sweep_spec.hpp"
 #include "sim/errors.hpp"
 
@@ -176,6 +180,39 @@ TEST_CASE("plan: cheapest within a deadline across systems; money budget; nothin
     REQUIRE_THROWS_AS(answer_plan_query(none, synthetic), InputError);
 }
 
+TEST_CASE("plan: a cancelled search answers from what it evaluated", "[planning][interrupt]") {
+    PlanQuery q = synthetic_query({"a"});
+    q.constraints.deadline_minutes = 10;
+    q.objective = Objective::gpus;
+    const PlanAnswer full = answer_plan_query(q, synthetic);
+    REQUIRE_FALSE(full.interrupted);
+    REQUIRE(full.grid_evaluated == full.grid_size);
+    REQUIRE(full.evaluated.size() > full.grid_size);   // the boundary was bisected
+
+    // Cancelled after 12 grid evaluations: those 12 are kept, in grid order, and nothing else runs.
+    std::atomic<int> polls{0};
+    q.cancelled = [&] { return ++polls > 12; };
+    const PlanAnswer cut = answer_plan_query(q, synthetic);
+    REQUIRE(cut.interrupted);
+    REQUIRE(cut.grid_size == full.grid_size);
+    REQUIRE(cut.grid_evaluated == 12);
+    REQUIRE(cut.evaluated.size() == 12);   // no refinement after the interrupt
+    std::optional<int> fewest_feasible;
+    for (std::size_t i = 0; i < cut.evaluated.size(); ++i) {
+        if (i > 0) REQUIRE(cut.evaluated[i].candidate.gpus > cut.evaluated[i - 1].candidate.gpus);
+        if (cut.evaluated[i].feasible && !fewest_feasible) fewest_feasible = cut.evaluated[i].candidate.gpus;
+    }
+    REQUIRE(cut.best.has_value() == fewest_feasible.has_value());
+    if (cut.best) REQUIRE(cut.best->candidate.gpus == *fewest_feasible);
+
+    // Cancelled before anything ran: nothing evaluated, no answer.
+    q.cancelled = [] { return true; };
+    const PlanAnswer none = answer_plan_query(q, synthetic);
+    REQUIRE(none.interrupted);
+    REQUIRE(none.evaluated.empty());
+    REQUIRE_FALSE(none.best);
+}
+
 TEST_CASE("plan grid and objectives", "[planning]") {
     REQUIRE(plan_gpu_grid(8, 100) == std::vector<int>{8, 12, 16, 24, 32, 48, 64, 96});
     REQUIRE(parse_objective("gpu-hours") == Objective::gpu_hours);
@@ -273,4 +310,36 @@ TEST_CASE("money amounts", "[planning]") {
     REQUIRE(parse_money("300").currency.empty());
     REQUIRE_THROWS_AS(parse_money("USD"), InputError);
     REQUIRE_THROWS_AS(parse_money("5e3$"), InputError);
+}
+
+TEST_CASE("sweep: a cancelled run keeps only finished points, in sweep order", "[planning][interrupt]") {
+    SweepSpec spec;
+    spec.workloads = {"bert"};
+    spec.systems = {"dgx-h100"};
+    spec.gpu_counts = {8, 16, 32, 64, 128, 256};
+    const auto points = expand_sweep(spec, fake_published);
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    for (const int threads : {1, 2}) {
+        SweepOptions options;
+        options.threads = threads;
+        std::atomic<int> polls{0};
+        options.cancelled = [&] { return ++polls > 3; };   // three points start, then the interrupt
+        const SweepResult cut = run_sweep(points, profiles, options);
+        INFO("threads " << threads);
+        REQUIRE(cut.interrupted);
+        REQUIRE(cut.points_requested == points.size());
+        REQUIRE(cut.points.size() == 3);
+        for (std::size_t i = 1; i < cut.points.size(); ++i)
+            REQUIRE(cut.points[i].point.index > cut.points[i - 1].point.index);
+        // The series and its metrics are derived from the kept points only.
+        REQUIRE(cut.series.size() == 1);
+        REQUIRE(cut.series[0].points.size() == 3);
+    }
+    SweepOptions never;
+    never.threads = 2;
+    never.cancelled = [] { return false; };
+    const SweepResult full = run_sweep(points, profiles, never);
+    REQUIRE_FALSE(full.interrupted);
+    REQUIRE(full.points.size() == points.size());
+    REQUIRE(full.points_requested == points.size());
 }

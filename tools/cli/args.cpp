@@ -1,5 +1,6 @@
 #include "tools/cli/args.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <sstream>
@@ -149,6 +150,13 @@ double ArgParser::get_double(const std::string& name, double min, double max) co
         fail(name, message.str());
     }
     return value;
+}
+
+void ArgParser::rethrow_naming_flag(const InputError& error) const {
+    std::string name = error.key();
+    std::replace(name.begin(), name.end(), '_', '-');
+    if (error.where().file.empty() && !name.empty() && find(name)) fail(name, error.message());
+    throw error;
 }
 
 std::optional<std::string> ArgParser::positional_value(const std::string& name) const {

@@ -49,11 +49,24 @@ public:
         }
     }
 
+    // Runs `body` (library code fed from these options); an InputError it throws whose key names a declared
+    // option the way library code does ("gpus", "global-batch", "global_batch") and that has no file location
+    // is re-thrown naming the flag ("'--gpus': ..."). Other exceptions pass through unchanged.
+    template <typename Body>
+    auto naming_flags(Body body) const {
+        try {
+            return body();
+        } catch (const InputError& e) {
+            rethrow_naming_flag(e);
+        }
+    }
+
     // An InputError that names the flag.
     [[noreturn]] void fail(const std::string& name, const std::string& message) const;
 
 private:
     const OptionSpec* find(const std::string& name) const;
+    [[noreturn]] void rethrow_naming_flag(const InputError& error) const;
     std::string command_;
     std::string synopsis_;
     std::string description_;

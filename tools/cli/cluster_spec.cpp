@@ -19,6 +19,21 @@ Topology ClusterSpec::build() const {
     return build_preset(system, gpus, fabric);
 }
 
+void check_preset_cluster(const ClusterSpec& spec, const ClusterFieldFail& fail) {
+    const ResourceLimits limits = ResourceLimits::from_environment();   // a malformed variable names itself
+    std::string field, message;
+    try {
+        check_resources({.gpus = spec.gpus}, limits, "");
+        validate_preset(spec.system, spec.gpus, spec.fabric);
+        return;
+    } catch (const InputError& e) {
+        message = e.message();
+        field = message.rfind("unknown system", 0) == 0 ? "system" : "gpus";
+    }
+    fail(field, message);
+    throw InternalError("check_preset_cluster: the fail callback returned");
+}
+
 std::string ClusterSpec::describe() const {
     std::ostringstream out;
     if (topology_file) {
@@ -50,11 +65,6 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         spec.system = system.as_string();
         const ConfigNode gpus = node.required("gpus");
         spec.gpus = static_cast<int>(gpus.as_int(1, kMaxPresetGpus));
-        try {
-            check_resources({.gpus = spec.gpus}, "");
-        } catch (const InputError& e) {
-            gpus.fail(e.message());
-        }
         if (auto nic = node.optional("nic")) {
             try {
                 spec.fabric.nic = parse_nic_speed(nic->as_string());
@@ -64,11 +74,9 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         }
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
         // Check the preset now (without building it), so the error points at the scenario line.
-        try {
-            validate_preset(spec.system, spec.gpus, spec.fabric);
-        } catch (const InputError& e) {
-            (e.message().rfind("unknown system", 0) == 0 ? system : gpus).fail(e.message());
-        }
+        check_preset_cluster(spec, [&](const std::string& field, const std::string& message) {
+            (field == "system" ? system : gpus).fail(message);
+        });
     }
     if (auto sharp = node.optional("sharp")) spec.sharp = sharp->as_bool();
     return spec;

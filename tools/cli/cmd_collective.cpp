@@ -36,6 +36,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         spec.cluster.gpus = static_cast<int>(args.get_int("gpus", 1, kMaxPresetGpus));
         spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
+        check_preset_cluster(spec.cluster, [&](const std::string& field, const std::string& message) { args.fail(field, message); });
     }
     const std::string sharp = args.get("sharp");
     if (sharp != "on" && sharp != "off") args.fail("sharp", "expected on or off, got '" + sharp + "'");
@@ -51,6 +52,8 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
     spec.format = args.get("format");
     if (spec.format != "table" && spec.format != "csv" && spec.format != "json")
         args.fail("format", "expected table, csv or json, got '" + spec.format + "'");
+    if (const auto problem = applicability_problem(spec))
+        args.fail(problem->field == "algorithm" ? "algo" : problem->field, problem->message);
 
     const std::string text = format_sweep(spec, run_collective_sweep(spec));
     if (auto file = args.get_optional("out")) write_file_atomically(*file, text);
@@ -61,10 +64,10 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
 int run_collective_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     CollectiveSweepSpec spec = read_collective_scenario(root);
     if (context.format) spec.format = *context.format;
+    if (context.out_dir) ensure_directory(*context.out_dir);   // an unusable --out fails before the run
 
     const auto rows = run_collective_sweep(spec);
     if (context.out_dir) {
-        ensure_directory(*context.out_dir);
         write_file_atomically(*context.out_dir + "/results.csv", format_sweep_csv(rows));
         write_file_atomically(*context.out_dir + "/results.json", format_sweep_json(spec, rows));
     }

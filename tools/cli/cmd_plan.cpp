@@ -11,6 +11,8 @@
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
+#include "tools/cli/interrupt.hpp"
+#include "tools/cli/scenario_sweep.hpp"
 
 namespace ttsim::cli {
 
@@ -108,6 +110,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     if (format != "table" && format != "csv" && format != "json") args.fail("format", "expected table, csv or json");
 
     const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
+    query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer =
         planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost));
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
@@ -117,7 +121,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         out << planning::format_plan_csv(report, answer);
     else
         out << planning::format_plan_table(report, answer);
-    return 0;   // "no configuration meets it" is an answer, not an error
+    return finish_plan(answer, out, std::nullopt);   // "no configuration meets it" is an answer, not an error
 }
 
 }  // namespace ttsim::cli

@@ -34,9 +34,12 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
-    const ProfileSet profiles = ProfileSet::load_dir(
-        parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir());
-    const Prediction p = predict(request, profiles);
+    // predict() names the request's fields ("gpus", "global-batch"); the user typed flags.
+    const Prediction p = parser.naming_flags([&] {
+        const ProfileSet profiles = ProfileSet::load_dir(
+            parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir());
+        return predict(request, profiles);
+    });
 
     if (format == "json") {
         nlohmann::ordered_json j;

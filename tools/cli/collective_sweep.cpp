@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "models/collectives/collective_simulator.hpp"
+#include "models/collectives/group_layout.hpp"
+#include "models/collectives/nccl_params.hpp"
+#include "models/collectives/tuner.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim::cli {
@@ -28,7 +31,56 @@ std::string fixed(double value, int decimals) {
     return buffer;
 }
 
+// The topology whose whole-cluster group has the same applicability facts as the spec's cluster. For a
+// preset these facts are: one NVLink domain or several, the same number of GPUs in every domain or not, and a
+// switch fabric or none (GroupLayout: single_nvlink_domain, island_count >= 2, uniform, has_fabric); a preset
+// of at most two domains (d + d, or d + the remainder) has the same ones and builds in well under a
+// millisecond, where the real cluster may be 65,536 GPUs. tests/unit/test_cli_applicability.cpp checks that
+// the proxy and the real preset give the same answers.
+Topology applicability_topology(const ClusterSpec& cluster) {
+    if (cluster.topology_file) return cluster.build();
+    int per_domain = 0;
+    for (const PresetInfo& info : preset_systems())
+        if (info.name == cluster.system) per_domain = info.gpus_per_nvlink_domain;
+    const int gpus = cluster.gpus;
+    if (per_domain == 0 || gpus <= per_domain) return build_preset(cluster.system, gpus, cluster.fabric);
+    const int proxy = per_domain + (gpus % per_domain == 0 ? per_domain : gpus % per_domain);
+    return build_preset(cluster.system, proxy, cluster.fabric);
+}
+
+std::string op_text(CollectiveOp op) { return std::string(to_string(op)); }
+
 }  // namespace
+
+std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweepSpec& spec) {
+    const bool explicit_algorithm = spec.algorithm != CollectiveAlgorithm::Auto;
+    const bool explicit_protocol = spec.protocol != NcclProtocol::Auto;
+    if (!explicit_algorithm && !explicit_protocol) return std::nullopt;   // `auto` always finds an algorithm
+    const Topology topology = applicability_topology(spec.cluster);
+    const GroupLayout layout(topology, {});
+    const std::string on = " on " + spec.cluster.describe();
+    if (explicit_algorithm) {
+        const std::string reason = inapplicable_reason(spec.algorithm, spec.op, layout, spec.cluster.sharp);
+        if (!reason.empty())
+            return CollectiveSpecProblem{"algorithm", "'" + std::string(to_string(spec.algorithm)) + "' cannot run " +
+                                                          op_text(spec.op) + on + ": " + reason};
+    }
+    if (!explicit_protocol) return std::nullopt;
+    // A protocol runs on an algorithm when the model gives it a bandwidth (choose_protocol's test).
+    const NcclParams params = nccl_params(gpu_generation_of(topology));
+    const LatencyShape shape{spec.op, layout.size(), layout.island_count(), layout.max_per_island()};
+    auto runs = [&](CollectiveAlgorithm a) { return protocol_busbw(params, a, spec.protocol, shape, 1.0, 1) > 0.0; };
+    const std::string protocol(to_string(spec.protocol));
+    if (explicit_algorithm) {
+        if (!runs(spec.algorithm))
+            return CollectiveSpecProblem{"protocol", protocol + " does not run on algorithm '" +
+                                                         std::string(to_string(spec.algorithm)) + "' (it runs Simple only)"};
+        return std::nullopt;
+    }
+    for (const CollectiveAlgorithm a : candidate_algorithms(spec.op, layout, spec.cluster.sharp))
+        if (runs(a)) return std::nullopt;
+    return CollectiveSpecProblem{"protocol", "no algorithm runs " + op_text(spec.op) + " with protocol " + protocol + on};
+}
 
 std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& spec) {
     if (spec.min_bytes == 0) throw InputError("minimum size must be at least 1B", {}, "--min-size");
@@ -148,11 +200,13 @@ CollectiveSweepSpec read_collective_scenario(const ConfigNode& root) {
     if (auto name = root.optional("name")) spec.name = name->as_string();
     if (auto description = root.optional("description")) (void)description->as_string();
     spec.cluster = read_cluster(root.required("cluster"));
-    read_collective_section(root.required("collective"), spec);
+    const ConfigNode collective = root.required("collective");
+    read_collective_section(collective, spec);
     if (auto output = root.optional("output")) {
         output->check_keys({"format"});
         if (auto format = output->optional("format")) spec.format = format->as_choice({"table", "csv", "json"});
     }
+    if (const auto problem = applicability_problem(spec)) collective.required(problem->field).fail(problem->message);
     return spec;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,18 @@ std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vecto
 std::string format_sweep_csv(const std::vector<CollectiveSweepRow>& rows);
 std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);
 std::string format_sweep(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);
+
+// Why the spec's explicit algorithm or protocol cannot run its op on its cluster, by the collective model's own
+// rules (inapplicable_reason in models/collectives/tuner.hpp; protocol_busbw in nccl_params.hpp, which is what
+// makes the simulator refuse a protocol), checked when the input is read, before anything is simulated, so the
+// error can name the scenario key or the flag. `field` is "algorithm" or "protocol" (always one the spec sets
+// explicitly); nullopt when everything applies. A topology file is loaded (and resource-checked) for this; a
+// preset is represented by a small preset with the same layout facts (collective_sweep.cpp).
+struct CollectiveSpecProblem {
+    std::string field;
+    std::string message;
+};
+std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweepSpec& spec);
 
 // Reads a `collective:` section {op, algorithm, protocol, min_size, max_size}.
 void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec);

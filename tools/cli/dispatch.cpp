@@ -17,7 +17,8 @@ void print_overview(std::ostream& out) {
         for (std::size_t i = command.name.size(); i < 12; ++i) out << ' ';
         out << command.summary << "\n";
     }
-    out << "\nExit codes: 0 success, 2 bad input (scenario, flag or data), 3 internal error.\n";
+    out << "\nExit codes: 0 success, 2 bad input (scenario, flag or data), 3 internal error, 130 interrupted (Ctrl-C;\n"
+           "a sweep keeps its finished rows).\n";
 }
 
 }  // namespace

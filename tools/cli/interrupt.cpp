@@ -1,6 +1,9 @@
 #include "tools/cli/interrupt.hpp"
 
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdio>
 
 #include <signal.h>
 
@@ -27,6 +30,13 @@ extern "C" void on_sigint(int signo) {
 bool interrupted() noexcept { return g_interrupt_count != 0; }
 void request_interrupt() noexcept { g_interrupt_count = 1; }
 void clear_interrupt() noexcept { g_interrupt_count = 0; }
+
+int report_interrupted(std::size_t finished, std::size_t total, const std::string& unit, const std::string& detail) {
+    std::fprintf(stderr, "%sttsim: interrupted: %zu of %zu %s finished%s%s\n", isatty(STDERR_FILENO) ? "\n" : "",
+                 finished, total, unit.c_str(), detail.empty() ? "" : "; ", detail.c_str());
+    std::fflush(stderr);
+    return kExitInterrupted;
+}
 
 InterruptGuard::InterruptGuard() : previous_(new SigAction()) {
     g_interrupt_count = 0;

@@ -16,7 +16,13 @@
 // duration. Nothing else in ttsim reads or writes globals.
 #pragma once
 
+#include <cstddef>
+#include <string>
+
 namespace ttsim::cli {
+
+// Exit code of a run stopped by SIGINT (128 + SIGINT, what a shell reports for a process killed by it).
+inline constexpr int kExitInterrupted = 130;
 
 // True once SIGINT has arrived while an InterruptGuard was alive (or request_interrupt() was called).
 bool interrupted() noexcept;
@@ -29,6 +35,10 @@ void clear_interrupt() noexcept;
 
 // RAII: installs the SIGINT handler (and clears the flag) on construction; restores the previous handler on
 // destruction. Not copyable. Guards may nest; the innermost restores what the outer one installed.
+// Writes the one stderr line of an interrupted run, "ttsim: interrupted: 37 of 384 points finished; <detail>",
+// (after ending a progress bar's line when stderr is a terminal) and returns kExitInterrupted.
+int report_interrupted(std::size_t finished, std::size_t total, const std::string& unit, const std::string& detail);
+
 class InterruptGuard {
 public:
     InterruptGuard();

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 #include "tools/cli/atomic_file.hpp"
 
 namespace ttsim::cli {
@@ -14,11 +15,7 @@ namespace {
 
 constexpr const char* kTemporarySuffix = ".tmp-gnuplot";
 
-std::string number(double value) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.8g", value);
-    return text;
-}
+std::string number(double value) { return units::format_number(value, 8); }
 
 // A gnuplot double-quoted string: backslashes and quotes escaped.
 std::string gp_string(const std::string& text) {

@@ -13,6 +13,7 @@
 #include "models/planning/results_format.hpp"
 #include "models/trace/iteration_timeline.hpp"
 #include "tools/cli/atomic_file.hpp"
+#include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 
@@ -39,17 +40,25 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     if (context.format) scenario.format = *context.format;
     if (context.out_dir) ensure_directory(*context.out_dir);
 
+    // Ctrl-C: points not yet started are skipped; the finished ones are written below (interrupt.hpp).
+    const InterruptGuard interrupt_guard;
     scenario.options.threads = context.threads;
     scenario.options.progress = make_progress_bar(scenario.name);
+    scenario.options.cancelled = [] { return interrupted(); };
     const planning::SweepResult result = planning::run_sweep(points, profiles, scenario.options);
 
-    const std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points)";
+    std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points)";
+    if (result.interrupted)
+        title += "\ninterrupted: " + std::to_string(result.points.size()) + " of " +
+                 std::to_string(result.points_requested) + " points finished; only those are shown";
     if (context.out_dir) {
         const std::string& dir = *context.out_dir;
         write_file_atomically(dir + "/results.csv", planning::format_sweep_csv(result));
         write_file_atomically(dir + "/results.json", planning::format_sweep_json(scenario.kind, scenario.name, result));
-        write_point_trace(result, scenario.trace, profiles, dir);
-        if (scenario.plots) write_sweep_plots(result, dir);
+        if (!result.interrupted) {
+            write_point_trace(result, scenario.trace, profiles, dir);
+            if (scenario.plots) write_sweep_plots(result, dir);
+        }
     }
     if (scenario.format == "csv")
         out << planning::format_sweep_csv(result);
@@ -57,7 +66,12 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
         out << planning::format_sweep_json(scenario.kind, scenario.name, result);
     else
         out << planning::format_sweep_table(title, result);
-    return 0;
+    if (!result.interrupted) return 0;
+    out.flush();
+    return report_interrupted(result.points.size(), result.points_requested, "points",
+                              context.out_dir ? "results.csv and results.json in " + *context.out_dir +
+                                                    " hold only those (no trace or plots)"
+                                              : "only those are printed");
 }
 
 }  // namespace
@@ -133,12 +147,14 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     planning::PlanScenario scenario = planning::read_plan_scenario(root);
     const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
     if (context.format) scenario.format = *context.format;
+    if (context.out_dir) ensure_directory(*context.out_dir);
+    const InterruptGuard interrupt_guard;
     scenario.query.threads = context.threads;
+    scenario.query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer = planning::answer_plan_query(
         scenario.query, planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy, scenario.cost));
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
     if (context.out_dir) {
-        ensure_directory(*context.out_dir);
         write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
         write_file_atomically(*context.out_dir + "/results.json", planning::format_plan_json(scenario.name, report, answer));
     }
@@ -148,7 +164,15 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
         out << planning::format_plan_json(scenario.name, report, answer);
     else
         out << planning::format_plan_table(report, answer);
-    return 0;
+    return finish_plan(answer, out, context.out_dir);
+}
+
+int finish_plan(const planning::PlanAnswer& answer, std::ostream& out, const std::optional<std::string>& out_dir) {
+    if (!answer.interrupted) return 0;
+    out.flush();
+    return report_interrupted(answer.grid_evaluated, answer.grid_size, "grid configurations",
+                              "the answer covers only what was evaluated" +
+                                  (out_dir ? "; results.csv and results.json in " + *out_dir + " list them" : std::string()));
 }
 
 }  // namespace ttsim::cli

@@ -1,12 +1,16 @@
 // Shared pieces of the planning commands (`ttsim run` on scaling-study / sweep / plan scenarios, `ttsim plan`):
-// a progress bar that only draws when stderr is a terminal, and the trace of one chosen point.
+// a progress bar that only draws when stderr is a terminal, the trace of one chosen point, and the exit of an
+// interrupted plan.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <ostream>
 #include <string>
 
+#include "models/planning/plan_query.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/planning/sweep_runner.hpp"
 
@@ -20,5 +24,9 @@ std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::strin
 // Returns a one-line description of the traced point, or an empty string when no ok point matches.
 std::string write_point_trace(const planning::SweepResult& result, const planning::TraceChoice& choice,
                               const ProfileSet& profiles, const std::string& out_dir);
+
+// The end of a planning run (`ttsim plan`, `scenario: plan`): 0, or, when SIGINT cut the search short, the
+// one stderr line saying how much was evaluated and kExitInterrupted (130). Flushes `out` first.
+int finish_plan(const planning::PlanAnswer& answer, std::ostream& out, const std::optional<std::string>& out_dir);
 
 }  // namespace ttsim::cli
