@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -362,11 +363,6 @@ PreparedScenario prepare(const PredictionRequest& request) {
         c.tensor_parallel = tp;
         c.context_parallel = cp;
         c.data_parallel = n / split;
-        if (!request.global_batch) {
-            c.gradient_accumulation = 1;
-            c.global_batch = c.data_parallel * c.samples_per_micro_batch;
-            defaults.push_back("global batch = DP x published micro batch = " + std::to_string(c.global_batch));
-        }
     }
     if (request.global_batch) {
         const int b = *request.global_batch;
@@ -383,30 +379,57 @@ PreparedScenario prepare(const PredictionRequest& request) {
                                      "gradient accumulation = " + std::to_string(c.data_parallel * accumulation),
                                  {}, "global-batch");
         } else {
-            accumulation = std::max(1, (share + c.samples_per_micro_batch - 1) / c.samples_per_micro_batch);
+            // The fewest micro steps whose micro batch is no larger than any v4.1 layout ran.
+            const int micro_limit = largest_published_micro_batch(workload);
+            accumulation = std::max(1, (share + micro_limit - 1) / micro_limit);
             while (share % accumulation != 0) ++accumulation;
         }
         c.gradient_accumulation = accumulation;
         c.samples_per_micro_batch = share / accumulation;
         c.global_batch = b;
     } else {
-        // Scaling the published per-GPU batch far beyond the published scale can leave the RCP range (convergence
-        // unknown above 2x the largest RCP batch): shrink the micro batch (keeping packing whole) until it fits.
+        // The default batch: v4.1's at the nearest published scale, rounded to the data-parallel size and kept
+        // within the RCPs (convergence is measured there; beyond, it is extrapolated).
         const auto kept = load_rcp_table(workload).kept();
-        const long long limit = kept.empty() ? 0 : 2LL * kept.back().global_batch;
-        const int min_micro = std::max(1, c.packing_factor);
-        while (limit > 0 && static_cast<long long>(c.global_batch) > limit && c.gradient_accumulation > 1) {
-            c.gradient_accumulation = 1;
-            c.global_batch = c.data_parallel * c.samples_per_micro_batch;
+        const int largest_rcp = kept.empty() ? 0 : kept.back().global_batch;
+        const BatchChoice batch = default_global_batch(choice.batch_target, largest_published_micro_batch(workload),
+                                                       c.data_parallel, largest_rcp, choice.batch_source);
+        // Even one sample per data-parallel rank may be beyond what the convergence data covers.
+        const double max_factor = ConvergenceOptions{}.max_extrapolation_factor;
+        if (largest_rcp > 0 && batch.global_batch > max_factor * largest_rcp) {
+            const int model_split = c.tensor_parallel * c.context_parallel * c.pipeline_parallel;
+            const long long most = static_cast<long long>(max_factor * largest_rcp) * model_split;
+            throw InputError(std::to_string(n) + " GPUs need a global batch of at least " +
+                                 std::to_string(c.data_parallel) + " (one sample per data-parallel rank, " +
+                                 std::to_string(model_split) + " GPUs per replica), beyond " +
+                                 std::to_string(static_cast<int>(max_factor)) + "x the largest RCP batch (" + std::to_string(largest_rcp) +
+                                 "), where convergence is unknown; use at most " + std::to_string(most) +
+                                 " GPUs with this layout, or more GPUs per replica (--tp/--cp)",
+                             {}, "gpus");
         }
-        while (limit > 0 && static_cast<long long>(c.global_batch) > limit && c.samples_per_micro_batch / 2 >= min_micro &&
-               c.samples_per_micro_batch % 2 == 0) {
-            c.samples_per_micro_batch /= 2;
-            c.global_batch = c.data_parallel * c.samples_per_micro_batch;
-            defaults.push_back("micro batch halved to " + std::to_string(c.samples_per_micro_batch) +
-                               " to keep the global batch within 2x the largest RCP batch");
+        c.global_batch = batch.global_batch;
+        c.samples_per_micro_batch = batch.samples_per_micro_batch;
+        c.gradient_accumulation = batch.gradient_accumulation;
+        defaults.push_back(batch.note);
+    }
+    // The layout must at least hold the model state in HBM (activations come on top and are not modelled).
+    if (const double need = model_state_bytes_per_gpu(workload, c); need > gpu.hbm_capacity_bytes) {
+        int tp = c.tensor_parallel;
+        ParallelismConfig wider = c;
+        while (tp < gpu.gpus_per_scaleup_domain && model_state_bytes_per_gpu(workload, wider) > gpu.hbm_capacity_bytes) {
+            tp *= 2;
+            wider.tensor_parallel = tp;
         }
-        defaults.push_back("global batch " + std::to_string(c.global_batch) + " (v4.1 at the nearest scale)");
+        char text[96];
+        std::snprintf(text, sizeof text, "%.0f GB of model state per GPU", need / 1e9);
+        throw InputError(workload.name + " needs at least " + text + " with TP " + std::to_string(c.tensor_parallel) +
+                             " (bf16 weights and gradients, fp32 optimizer state; activations not counted), more than " +
+                             gpu.name + "'s " + std::to_string(static_cast<int>(gpu.hbm_capacity_bytes / 1e9)) +
+                             " GB of HBM" +
+                             (model_state_bytes_per_gpu(workload, wider) <= gpu.hbm_capacity_bytes
+                                  ? "; use --tp " + std::to_string(tp) + " or more"
+                                  : std::string("")),
+                         {}, request.tensor_parallel ? "tp" : "gpus");
     }
     if (c.packing_factor > 1 && c.samples_per_micro_batch % c.packing_factor != 0) c.packing_factor = 1;
     // NVIDIA's multi-node v4.1 runs enabled SHARP (params.md §2); keep that default for NVIDIA multi-node layouts.

@@ -1,5 +1,7 @@
 #include "models/workloads/workload.hpp"
 
+#include <limits>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -336,42 +338,103 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
                          {}, "gpus");
     c.data_parallel = gpus / model_parallel;
 
-    if (!choice.exact_match) {
-        const int published_batch = nearest->config.global_batch;
-        const int published_micro = nearest->config.samples_per_micro_batch;
-        if (published_batch % c.data_parallel == 0) {
-            // Hold the global batch (and so the convergence behaviour); split each rank's share into the fewest
-            // micro steps whose micro batch is no larger than the published one.
-            const int share = published_batch / c.data_parallel;
-            int accumulation = (share + published_micro - 1) / published_micro;
-            while (share % accumulation != 0) ++accumulation;
-            c.samples_per_micro_batch = share / accumulation;
-            c.gradient_accumulation = accumulation;
-            choice.notes.push_back("held the published global batch " + std::to_string(published_batch) + " of " +
-                                   std::to_string(nearest->gpus) + " " + nearest->system_family + " GPUs");
-        } else {
-            c.samples_per_micro_batch = published_micro;
-            c.gradient_accumulation = 1;
-            choice.notes.push_back("published global batch " + std::to_string(published_batch) + " of " +
-                                   std::to_string(nearest->gpus) + " GPUs does not split over " +
-                                   std::to_string(c.data_parallel) + " data-parallel ranks; kept the per-GPU "
-                                   "micro batch " + std::to_string(published_micro));
+    // The batch v4.1 suggests here: interpolated in log(batch) over log(GPUs) between the published scales of the
+    // basis family around the requested count (batches grew with scale in v4.1 roughly as a power law).
+    {
+        const PublishedParallelism* below = nullptr;
+        const PublishedParallelism* above = nullptr;
+        for (const PublishedParallelism& p : workload.published_parallelism) {
+            if (p.system_family != nearest->system_family) continue;
+            if (p.gpus <= gpus && (!below || p.gpus > below->gpus)) below = &p;
+            if (p.gpus >= gpus && (!above || p.gpus < above->gpus)) above = &p;
         }
-        c.global_batch = c.data_parallel * c.samples_per_micro_batch * c.gradient_accumulation;
+        const std::string family = " " + nearest->system_family + " GPUs";
+        if (below && above && below->gpus != above->gpus &&
+            below->config.global_batch == above->config.global_batch) {
+            choice.batch_target = below->config.global_batch;
+            choice.batch_source = "v4.1's at " + std::to_string(below->gpus) + " and " + std::to_string(above->gpus) + family;
+        } else if (below && above && below->gpus != above->gpus) {
+            const double t = std::log(static_cast<double>(gpus) / below->gpus) / std::log(static_cast<double>(above->gpus) / below->gpus);
+            const double logb = std::log(below->config.global_batch) +
+                                t * std::log(static_cast<double>(above->config.global_batch) / below->config.global_batch);
+            choice.batch_target = static_cast<int>(std::lround(std::exp(logb)));
+            choice.batch_source = "interpolated between v4.1's " + std::to_string(below->config.global_batch) + " at " +
+                                  std::to_string(below->gpus) + " and " + std::to_string(above->config.global_batch) +
+                                  " at " + std::to_string(above->gpus) + family;
+        } else {
+            choice.batch_target = nearest->config.global_batch;
+            choice.batch_source = "v4.1's at " + std::to_string(nearest->gpus) + family;
+        }
+    }
+    if (!choice.exact_match) {
+        const BatchChoice batch = default_global_batch(choice.batch_target, largest_published_micro_batch(workload),
+                                                       c.data_parallel, 0, choice.batch_source);
+        c.global_batch = batch.global_batch;
+        c.samples_per_micro_batch = batch.samples_per_micro_batch;
+        c.gradient_accumulation = batch.gradient_accumulation;
+        choice.batch_note = batch.note;
         if (c.packing_factor > 1 && c.samples_per_micro_batch % c.packing_factor != 0) {
             c.packing_factor = 1;
             choice.notes.push_back("micro batch not a multiple of the packing factor; packing off");
         }
         // NVIDIA enables SHARP on multi-node runs (params.md §2) and has nothing to reduce in-network on one node.
+        // (Stated once by the caller that decides the final switch, e.g. predict.)
         const bool multi_node = gpus > gpu.gpus_per_scaleup_domain;
-        if (c.sharp != multi_node && gpu.vendor == "NVIDIA") {
-            c.sharp = multi_node;
-            choice.notes.push_back(multi_node ? "SHARP on (multi-node)" : "SHARP off (single scale-up domain)");
-        }
+        if (gpu.vendor == "NVIDIA") c.sharp = multi_node;
     }
     TTSIM_ASSERT(c.gpus() == gpus, "derived parallelism does not cover the requested GPUs");
     choice.config = c;
     return choice;
+}
+
+BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel, int cap,
+                                 const std::string& source) {
+    TTSIM_ASSERT(published_batch > 0 && published_micro > 0 && data_parallel > 0, "batch rule needs positive sizes");
+    BatchChoice b;
+    const long long dp = data_parallel;
+    long long batch = published_batch;
+    if (batch % dp == 0) {
+        b.note = "global batch " + std::to_string(batch) + " (" + source + ")";
+    } else {
+        batch = std::max(dp, (batch + dp / 2) / dp * dp);
+        b.note = "global batch " + std::to_string(batch) + " (" + std::to_string(published_batch) + ", " +
+                 source + ", rounded to a multiple of " + std::to_string(data_parallel) +
+                 " data-parallel ranks)";
+    }
+    if (cap > 0 && batch > cap) {
+        if (dp <= cap) {
+            batch = cap / dp * dp;
+            b.note += "; capped at " + std::to_string(batch) + " (the largest RCP batch is " + std::to_string(cap) + ")";
+        } else {
+            batch = dp;
+            b.note += "; one sample per rank is already beyond the largest RCP batch (" + std::to_string(cap) +
+                      "): convergence extrapolated";
+        }
+    }
+    TTSIM_ASSERT(batch <= std::numeric_limits<int>::max(), "global batch overflows");
+    const long long share = batch / dp;
+    long long accumulation = (share + published_micro - 1) / published_micro;
+    while (share % accumulation != 0) ++accumulation;
+    b.global_batch = static_cast<int>(batch);
+    b.samples_per_micro_batch = static_cast<int>(share / accumulation);
+    b.gradient_accumulation = static_cast<int>(accumulation);
+    return b;
+}
+
+int largest_published_micro_batch(const Workload& workload) {
+    int largest = 1;
+    for (const PublishedParallelism& p : workload.published_parallelism)
+        largest = std::max(largest, p.config.samples_per_micro_batch);
+    return largest;
+}
+
+double model_state_bytes_per_gpu(const Workload& workload, const ParallelismConfig& layout) {
+    const double model_split = static_cast<double>(layout.tensor_parallel) * layout.pipeline_parallel;
+    const double shards = layout.distributed_optimizer ? layout.data_parallel : 1.0;
+    const double weights = 2.0 * static_cast<double>(workload.total_params) / model_split;
+    const double gradients = 2.0 * static_cast<double>(workload.trainable_params) / model_split;
+    const double optimizer = 12.0 * static_cast<double>(workload.trainable_params) / model_split / shards;
+    return weights + gradients + optimizer;
 }
 
 }  // namespace ttsim

@@ -111,9 +111,39 @@ struct ParallelismChoice {
     ParallelismConfig config;               // scaled to the requested GPU count
     PublishedParallelism basis;             // the published configuration it was derived from
     bool exact_match = false;               // same family and same GPU count as published
+    // The global batch v4.1 suggests at this GPU count: the published one at an exact match, else interpolated
+    // log-linearly in GPU count between the two published scales around it (same family as `basis`), or the
+    // nearest one outside their range; and where it came from, in words.
+    int batch_target = 0;
+    std::string batch_source;
+    std::string batch_note;                 // how the global batch was derived (empty for an exact match)
     std::vector<std::string> notes;         // what was assumed or changed, for reports
 };
 ParallelismChoice default_parallelism(const Workload& workload, std::string_view system_family, int gpus);
+
+// The default global batch for `data_parallel` ranks, derived from a published one: `published_batch` itself when
+// it splits evenly over the ranks, else the nearest multiple of data_parallel (at least one sample per rank); then
+// no more than `cap` (rounded down to a multiple of data_parallel, but never below one sample per rank) when
+// cap > 0. `source` says where `published_batch` came from (for the note). Each rank's share is split into the fewest micro steps whose micro batch is no larger than
+// `published_micro`. `note` says which rule applied, in words for the output.
+struct BatchChoice {
+    int global_batch = 0;
+    int samples_per_micro_batch = 0;
+    int gradient_accumulation = 1;
+    std::string note;
+};
+BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel, int cap,
+                                 const std::string& source);
+
+// The largest per-rank micro batch any published layout of the workload ran (samples): what fits in memory
+// without gradient accumulation, by v4.1's own evidence. Default splits use micro steps no larger than this.
+int largest_published_micro_batch(const Workload& workload);
+
+// Model state one GPU holds (bytes): weights (bf16, 2 bytes per parameter, split over TP x PP), gradients of the
+// trainable parameters (2 bytes, same split) and mixed-precision optimizer state (fp32 master + two moments,
+// 12 bytes per trainable parameter, also sharded over the data-parallel ranks with the distributed optimizer).
+// Activations are not counted, so this is a lower bound on what the layout needs.
+double model_state_bytes_per_gpu(const Workload& workload, const ParallelismConfig& layout);
 
 const char* to_string(ConvergenceUnit unit);
 

@@ -4,22 +4,13 @@
 
 #include "models/calibration/calibration.hpp"
 #include "sim/errors.hpp"
+#include "tests/unit/prediction_helpers.hpp"
 
 using namespace ttsim;
 
 namespace {
-PredictionRequest request(const std::string& workload, const std::string& system, int gpus) {
-    PredictionRequest r;
-    r.workload = workload;
-    r.system = system;
-    r.gpus = gpus;
-    r.compute_efficiency_vs_8gpu = false;
-    return r;
-}
-const ProfileSet& shipped() {
-    static const ProfileSet set = ProfileSet::load_dir(ProfileSet::default_dir());
-    return set;
-}
+using test::prediction_request;
+const ProfileSet& shipped() { return test::shipped_profile_set(); }
 }  // namespace
 
 TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]") {
@@ -43,7 +34,7 @@ TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]
 
 TEST_CASE("the per-run overhead adds once per run, independent of steps", "[training]") {
     for (const char* workload : {"bert", "stable_diffusion"}) {
-        const PreparedScenario s = prepare(request(workload, "dgx-h100", 64));
+        const PreparedScenario s = prepare(prediction_request(workload, "dgx-h100", 64));
         ComputeProfile profile = shipped().find(*s.workload, *s.gpu);
         profile.run_overhead_seconds = 0;
         const Prediction base = evaluate(s, profile);
@@ -59,7 +50,7 @@ TEST_CASE("the per-run overhead adds once per run, independent of steps", "[trai
 TEST_CASE("absolute step jitter costs sigma x E[max of N] per step and grows with N", "[training]") {
     double previous = 0;
     for (int gpus : {8, 64, 1024}) {
-        const PreparedScenario s = prepare(request("retinanet", "dgx-h100", gpus));
+        const PreparedScenario s = prepare(prediction_request("retinanet", "dgx-h100", gpus));
         ComputeProfile profile = shipped().find(*s.workload, *s.gpu);
         profile.step_jitter_seconds = 0;
         const double base = evaluate(s, profile).step_ms;

@@ -10,6 +10,7 @@
 
 #include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
+#include "models/hardware/gpu_catalog.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
 
@@ -165,12 +166,15 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK(bert_max.config.packing_factor == 2);
     CHECK(default_parallelism(bert, "H200-SXM", 8).config.global_batch == 768);
 
-    // 16 GPUs: nearest is 8 (GBS 768), the batch is held with 48 sequences per GPU.
+    // 16 GPUs: the layout comes from the nearest published scale (8); the batch is interpolated log-linearly
+    // between v4.1's 768 at 8 and 4608 at 64 GPUs (768 x 6^(1/3) = 1396), rounded to a multiple of 16 ranks.
     const ParallelismChoice bert16 = default_parallelism(bert, "H100-SXM", 16);
     CHECK_FALSE(bert16.exact_match);
     CHECK(bert16.basis.gpus == 8);
-    CHECK(bert16.config.global_batch == 768);
-    CHECK(bert16.config.samples_per_micro_batch == 48);
+    CHECK(bert16.batch_target == 1396);
+    CHECK(bert16.config.global_batch == 1392);
+    CHECK(bert16.config.samples_per_micro_batch == 87);   // below the largest published micro batch, no accumulation
+    CHECK(bert16.config.gradient_accumulation == 1);
     CHECK(bert16.config.sharp);   // two nodes
 
     const Workload& lora = find_workload("lora");
@@ -180,7 +184,7 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK(lora8.config.gradient_accumulation == 4);
     CHECK(lora8.config.global_batch == 8);
     const ParallelismChoice lora16 = default_parallelism(lora, "H100-SXM", 16);   // Dell ran GBS 8 on 16 GPUs
-    CHECK(lora16.config.global_batch == 8);
+    CHECK(lora16.config.global_batch == 8);    // v4.1 used 8 at both 8 and 64 GPUs
     CHECK(lora16.config.data_parallel == 4);
     CHECK(lora16.config.gradient_accumulation == 2);
     CHECK(default_parallelism(lora, "H100-SXM", 1024).config.global_batch == 128);
@@ -189,7 +193,7 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK(gb200.config.global_batch == 9);
     CHECK_THROWS_AS(default_parallelism(lora, "H100-SXM", 6), InputError);   // TP4 x CP1 does not divide 6
 
-    // RetinaNet at 4096 GPUs: 2528's batch does not split, so one image per GPU.
+    // RetinaNet at 4096 GPUs: beyond the largest published scale, 2528's batch rounded up to one image per GPU.
     const ParallelismChoice retinanet = default_parallelism(find_workload("ssd"), "H100", 4096);
     CHECK(retinanet.basis.gpus == 2528);
     CHECK(retinanet.config.global_batch == 4096);
@@ -207,4 +211,44 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK(sd_mi.config.global_batch == 2048);
     CHECK_FALSE(sd_mi.notes.empty());
     CHECK_THROWS_AS(default_parallelism(find_workload("sd"), "TPU v5p", 8), InputError);
+}
+
+TEST_CASE("default global batch: hold, round to the data-parallel size, cap at the RCPs", "[workload]") {
+    // Splits evenly: held, split into the fewest micro steps no larger than the micro limit.
+    BatchChoice b = default_global_batch(4608, 72, 64, 0, "test");
+    CHECK(b.global_batch == 4608);
+    CHECK(b.samples_per_micro_batch == 72);
+    CHECK(b.gradient_accumulation == 1);
+    b = default_global_batch(4608, 72, 32, 0, "test");
+    CHECK(b.global_batch == 4608);
+    CHECK(b.samples_per_micro_batch * b.gradient_accumulation == 144);
+    CHECK(b.samples_per_micro_batch <= 72);
+    // Does not split: the nearest multiple of the ranks, at least one sample each.
+    CHECK(default_global_batch(4608, 72, 264, 0, "test").global_batch == 4488);
+    CHECK(default_global_batch(2528, 32, 4096, 0, "test").global_batch == 4096);
+    // Cap: rounded down to a multiple of the ranks, never below one sample per rank.
+    b = default_global_batch(13888, 96, 512, 8192, "test");
+    CHECK(b.global_batch == 8192);
+    CHECK(b.note.find("capped") != std::string::npos);
+    b = default_global_batch(2528, 32, 8192, 4096, "test");
+    CHECK(b.global_batch == 8192);
+    CHECK(b.note.find("extrapolated") != std::string::npos);
+}
+
+TEST_CASE("model state per GPU follows TP and the distributed optimizer", "[workload]") {
+    const Workload& lora = find_workload("lora");
+    ParallelismConfig c;
+    c.tensor_parallel = 1;
+    // 69 B parameters in bf16 (2 B) + 44.6 M trainable with bf16 gradients (2 B) and fp32 optimizer state (12 B) on
+    // one GPU: ~139 GB, more than an H100's 80 GB.
+    CHECK(model_state_bytes_per_gpu(lora, c) == Approx(2.0 * lora.total_params + 14.0 * lora.trainable_params));
+    CHECK(model_state_bytes_per_gpu(lora, c) > find_gpu("H100-SXM").hbm_capacity_bytes);
+    c.tensor_parallel = 4;
+    CHECK(model_state_bytes_per_gpu(lora, c) < find_gpu("H100-SXM").hbm_capacity_bytes);
+    const Workload& sd = find_workload("sd");
+    ParallelismConfig dp;
+    dp.data_parallel = 8;
+    const double replicated = model_state_bytes_per_gpu(sd, dp);
+    dp.distributed_optimizer = true;
+    CHECK(model_state_bytes_per_gpu(sd, dp) == Approx(replicated - 12.0 * sd.trainable_params * (1 - 1.0 / 8)));
 }
