@@ -20,6 +20,27 @@ double CostParameters::price_for(const std::string& system) const {
     return it == price_per_gpu_hour.end() ? default_price : it->second;
 }
 
+bool CostParameters::price_is_estimate(const std::string& system) const {
+    if (given_by_user.count(system)) return false;
+    return price_per_gpu_hour.count(system) ? true : !default_given_by_user;
+}
+
+std::string CostParameters::describe_prices(const std::vector<std::string>& systems) const {
+    std::string text;
+    bool any_estimate = false;
+    for (const std::string& system : systems) {
+        char price[64];
+        std::snprintf(price, sizeof price, "%.2f", price_for(system));
+        const bool estimate = price_is_estimate(system);
+        any_estimate = any_estimate || estimate;
+        text += (text.empty() ? "" : ", ") + system + " " + price + " " + currency + (estimate ? " (default estimate)" : "");
+    }
+    if (any_estimate)
+        text += "; default estimates are on-demand cloud list prices (models/planning/cost_energy.hpp), set your own "
+                "with cost.price_per_gpu_hour or --price";
+    return text;
+}
+
 EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& p) {
     TTSIM_ASSERT(run.busy_seconds <= run.ttt_seconds * (1 + 1e-9) + 1e-9, "busy time exceeds the run time");
     const double busy = std::clamp(run.busy_seconds, 0.0, run.ttt_seconds);

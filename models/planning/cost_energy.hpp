@@ -15,7 +15,9 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace ttsim::planning {
 
@@ -39,7 +41,14 @@ struct CostParameters {
                                                      {"gb200-nvl72", 6.0}};
     double default_price = 2.5;
     std::string currency = "USD";
+    // Which prices the user gave (scenario `cost:` or `--price`); the others are the estimates above, and
+    // every report says so, because a silently assumed price makes every cost figure look measured.
+    std::set<std::string> given_by_user;   // systems whose price was given
+    bool default_given_by_user = false;    // one price for all systems was given
     double price_for(const std::string& system) const;
+    bool price_is_estimate(const std::string& system) const;
+    // "dgx-h100 2.50 USD (given), dgx-b200 5.00 USD (default estimate, ...)" for the listed systems.
+    std::string describe_prices(const std::vector<std::string>& systems) const;
 };
 
 // What energy_of() needs about a run; plain numbers so the model is testable by hand.

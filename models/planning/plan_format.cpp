@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/planning/results_format.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim::planning {
 
@@ -29,10 +30,20 @@ std::string objective_text(Objective objective) {
     return "?";
 }
 
+}  // namespace
+
+std::string format_duration(double minutes) {
+    if (minutes < 1.0) return units::format_number(minutes * 60.0, 4) + " s";
+    if (minutes < 120.0) return units::format_number(minutes, 4) + " min";
+    return units::format_number(minutes / 60.0, 4) + " h";
+}
+
+namespace {
+
 std::string describe(const EvaluatedCandidate& c, const CostParameters& cost) {
     const PlanEvaluation& e = c.evaluation;
-    return std::to_string(c.candidate.gpus) + " GPUs of " + c.candidate.system + ": " + fixed(e.ttt_minutes, 2) +
-           " min, " + fixed(e.gpu_hours, 1) + " GPU-hours, " + fixed(e.cost, 2) + " " + cost.currency + ", " +
+    return std::to_string(c.candidate.gpus) + " GPUs of " + c.candidate.system + ": " + format_duration(e.ttt_minutes) +
+           ", " + fixed(e.gpu_hours, 1) + " GPU-hours, " + fixed(e.cost, 2) + " " + cost.currency + ", " +
            fixed(e.energy_kwh, 1) + " kWh";
 }
 
@@ -68,10 +79,43 @@ std::vector<EvaluatedCandidate> sorted_evaluated(const PlanQuery& query, const P
 
 }  // namespace
 
+std::string describe_constraints(const PlanConstraints& c, const CostParameters& cost) {
+    std::string text;
+    auto add = [&](const std::string& part) { text += (text.empty() ? "" : " and ") + part; };
+    if (c.deadline_minutes) add("time-to-train <= " + format_duration(*c.deadline_minutes));
+    // Budgets as given (up to 10 digits: 12345.5, not 1.235e+04).
+    if (c.budget_gpu_hours) add("GPU-hours <= " + units::format_number(*c.budget_gpu_hours, 10));
+    if (c.budget_money) add("cost <= " + units::format_number(*c.budget_money, 10) + " " + cost.currency);
+    return text;
+}
+
+std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const PlanAnswer& answer) {
+    std::vector<ClosestCandidate> closest;
+    auto add = [&](const std::string& criterion, std::optional<double> limit, auto value) {
+        if (!limit) return;
+        const EvaluatedCandidate* best = nullptr;
+        for (const auto& e : answer.evaluated)
+            if (e.evaluation.ok && (!best || value(e) < value(*best) ||
+                                    (value(e) == value(*best) && e.candidate.gpus < best->candidate.gpus)))
+                best = &e;
+        if (best) closest.push_back({criterion, *best, value(*best) / *limit});
+    };
+    const PlanConstraints& c = query.constraints;
+    add("fastest", c.deadline_minutes, [](const EvaluatedCandidate& e) { return e.evaluation.ttt_minutes; });
+    add("fewest GPU-hours", c.budget_gpu_hours, [](const EvaluatedCandidate& e) { return e.evaluation.gpu_hours; });
+    add("cheapest", c.budget_money, [](const EvaluatedCandidate& e) { return e.evaluation.cost; });
+    return closest;
+}
+
+bool at_search_limit(const PlanQuery& query, const EvaluatedCandidate& candidate) {
+    return !query.gpu_counts.empty() && candidate.candidate.gpus >= query.gpu_counts.back();
+}
+
 std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& answer) {
     std::ostringstream out;
     const PlanQuery& q = *ctx.query;
-    out << ctx.workload << ": " << objective_text(q.objective) << " configuration with " << answer.constraint_text << "\n";
+    out << ctx.workload << ": " << objective_text(q.objective) << " configuration with "
+        << describe_constraints(q.constraints, *ctx.cost) << "\n";
     std::string systems;
     for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
     out << "  searched " << systems << " at " << q.gpu_counts.front() << ".." << q.gpu_counts.back()
@@ -81,10 +125,20 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
             << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")
             << "; the answer covers only what was evaluated\n";
+    const std::string limit_note = " is the largest count searched: limited by the search range (raise --max-gpus "
+                                   "or gpus.to to search further)";
     if (!answer.best) {
-        out << "  answer: none of the searched configurations meets the constraint\n";
+        out << "  answer: none of the searched configurations meets the constraint; closest:\n";
+        for (const ClosestCandidate& c : closest_candidates(q, answer)) {
+            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost) << " = " << fixed(c.ratio, 2)
+                << " x the limit";
+            if (at_search_limit(q, c.candidate)) out << "; " << c.candidate.candidate.gpus << " GPUs" << limit_note;
+            out << "\n";
+        }
     } else {
         out << "  answer: " << describe(*answer.best, *ctx.cost) << "\n";
+        if (at_search_limit(q, *answer.best))
+            out << "    note: " << answer.best->candidate.gpus << " GPUs" << limit_note << "\n";
         for (const auto& w : answer.best->evaluation.warnings) out << "    warning: " << w << "\n";
     }
     const auto per_system = best_per_system(q, answer);
@@ -92,9 +146,8 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         out << "  best per system:\n";
         for (const auto& b : per_system) out << "    " << describe(b, *ctx.cost) << "\n";
     }
-    out << "  prices per GPU-hour (" << ctx.cost->currency << "):";
-    for (const auto& s : q.systems) out << " " << s << " " << fixed(ctx.cost->price_for(s), 2);
-    out << "\n  " << describe_energy_model(*ctx.energy) << "\n";
+    out << "  price per GPU-hour: " << ctx.cost->describe_prices(q.systems) << "\n";
+    out << "  " << describe_energy_model(*ctx.energy) << "\n";
     return out.str();
 }
 
@@ -148,7 +201,24 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
         {"currency", ctx.cost->currency}};
     j["systems"] = q.systems;
     j["energy_model"] = describe_energy_model(*ctx.energy);
-    j["answer"] = answer.best ? candidate_json(*answer.best) : json(nullptr);
+    j["prices"] = ctx.cost->describe_prices(q.systems);
+    j["search_range"] = {{"from", q.gpu_counts.empty() ? 0 : q.gpu_counts.front()},
+                         {"to", q.gpu_counts.empty() ? 0 : q.gpu_counts.back()}};
+    if (answer.best) {
+        j["answer"] = candidate_json(*answer.best);
+        j["answer"]["limited_by_search_range"] = at_search_limit(q, *answer.best);
+    } else {
+        j["answer"] = nullptr;
+        json closest = json::array();
+        for (const ClosestCandidate& c : closest_candidates(q, answer)) {
+            json e = candidate_json(c.candidate);
+            e["criterion"] = c.criterion;
+            e["ratio_to_limit"] = c.ratio;
+            e["limited_by_search_range"] = at_search_limit(q, c.candidate);
+            closest.push_back(e);
+        }
+        j["closest"] = closest;
+    }
     json all = json::array();
     for (const auto& e : sorted_evaluated(*ctx.query, answer)) all.push_back(candidate_json(e));
     j["evaluated"] = all;

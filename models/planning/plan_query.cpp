@@ -60,29 +60,11 @@ std::vector<int> plan_gpu_grid(int min_gpus, int max_gpus) {
     return {counts.begin(), counts.end()};
 }
 
-namespace {
-
-std::string constraint_text(const PlanConstraints& c) {
-    std::string text;
-    char buffer[96];
-    auto add = [&](const char* format, double value) {
-        std::snprintf(buffer, sizeof buffer, format, value);
-        text += (text.empty() ? "" : " and ") + std::string(buffer);
-    };
-    if (c.deadline_minutes) add("time-to-train <= %g min", *c.deadline_minutes);
-    if (c.budget_gpu_hours) add("GPU-hours <= %g", *c.budget_gpu_hours);
-    if (c.budget_money) add("cost <= %g", *c.budget_money);
-    return text;
-}
-
-}  // namespace
-
 PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate) {
     const PlanConstraints& c = query.constraints;
     if (!c.deadline_minutes && !c.budget_gpu_hours && !c.budget_money)
         throw InputError("a planning query needs a deadline or a budget", {}, "deadline");
     PlanAnswer answer;
-    answer.constraint_text = constraint_text(c);
 
     // The grid, evaluated in parallel into fixed slots (order independent of scheduling).
     std::vector<EvaluatedCandidate> grid;

@@ -65,7 +65,6 @@ struct EvaluatedCandidate {
 struct PlanAnswer {
     std::optional<EvaluatedCandidate> best;
     std::vector<EvaluatedCandidate> evaluated;   // grid in (system, count) order, then refinements
-    std::string constraint_text;                  // e.g. "time-to-train <= 1 min"
     std::size_t grid_size = 0;                    // grid candidates of the query (evaluated or not)
     std::size_t grid_evaluated = 0;               // of those, evaluated (= grid_size unless interrupted)
     bool interrupted = false;                     // cancelled: `evaluated` and `best` cover part of the search

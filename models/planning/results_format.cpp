@@ -1,5 +1,6 @@
 #include "models/planning/results_format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -39,59 +40,106 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 std::vector<std::string> point_messages(const PointResult& r) {
     std::vector<std::string> messages = r.outcome.prediction.warnings;
     messages.insert(messages.end(), r.outcome.notes.begin(), r.outcome.notes.end());
+    messages.insert(messages.end(), r.notes.begin(), r.notes.end());
     return messages;
 }
 
+std::string signed_percent(double value) { return (value >= 0 ? "+" : "") + fixed(value, 1) + "%"; }
+
+std::string join_numbers(const std::vector<int>& values, const std::string& separator) {
+    std::string out;
+    for (int v : values) out += (out.empty() ? "" : separator) + std::to_string(v);
+    return out;
+}
+
+// The systems of the sweep's series, in order of first appearance (for the price statement).
+std::vector<std::string> base_systems(const SweepResult& result) {
+    std::vector<std::string> systems;
+    for (const PointResult& r : result.points)
+        if (std::find(systems.begin(), systems.end(), r.point.base_system) == systems.end())
+            systems.push_back(r.point.base_system);
+    return systems;
+}
+
 }  // namespace
+
+std::string decision_value(double value, double threshold) {
+    // Two decimals unless they hide the comparison (0.4965 is "0.50", like a 0.50 threshold): then as many more
+    // as it takes for value and threshold to print differently.
+    int digits = 2;
+    while (digits < 8 && value != threshold && fixed(value, digits) == fixed(threshold, digits)) ++digits;
+    return fixed(value, digits) + (value < threshold ? " < " : " >= ") + fixed(threshold, digits);
+}
 
 std::string describe_break_even(const SweepOptions& options) {
     return "break-even: the largest N reached by doubling from the reference with every doubling's marginal "
            "efficiency T(N/2)/(2 T(N)) >= " + fixed(options.break_even_threshold, 2);
 }
 
+std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options) {
+    if (!series.reference_gpus) return "break-even: not judged (no successful point)";
+    const int reference = *series.reference_gpus;
+    if (!series.break_even)
+        return "break-even: not judged: " + std::to_string(2 * reference) + " GPUs (a doubling of the reference " +
+               std::to_string(reference) + ") is not in this series, so there is no doubling to judge";
+    const BreakEven& b = *series.break_even;
+    const std::string doublings =
+        std::to_string(b.doublings_judged) + " doubling" + (b.doublings_judged == 1 ? "" : "s") + " from " +
+        std::to_string(reference) + " GPUs";
+    if (b.first_below)
+        return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.first_below) +
+               " gives T(N/2)/(2 T(N)) = " + decision_value(*b.first_below_efficiency, options.break_even_threshold);
+    return "break-even " + std::to_string(b.gpus) + " GPUs, limited by the sweep: all " + doublings +
+           " stayed >= " + fixed(options.break_even_threshold, 2) + ", and " + std::to_string(2 * b.gpus) +
+           " GPUs is not in this series to judge the next";
+}
+
+std::string describe_reference(const SeriesSummary& series) {
+    if (!series.reference_gpus) return "";
+    std::string text = "reference " + std::to_string(*series.reference_gpus) + " GPUs";
+    if (series.requested_reference_gpus)
+        text += " (substituted: metrics.reference_gpus " + std::to_string(*series.requested_reference_gpus) +
+                " has no successful point in this series, so its smallest successful count is the reference)";
+    return text;
+}
+
 std::string format_sweep_table(const std::string& title, const SweepResult& result) {
     std::ostringstream out;
     const SweepOptions& o = result.options;
     out << title << "\n";
-    out << "speedup and efficiency vs the reference GPU count of each series; " << describe_break_even(o) << "\n";
-    out << describe_energy_model(o.energy) << "\n";
-    out << "published: MLPerf Training v4.1 official score, median of the distinct results at that count (n)\n";
+    bool any_published = false;
     for (const SeriesSummary& series : result.series) {
         const PointResult& first = result.points[series.points.front()];
         out << "\n" << series.workload << " on " << series.label;
         if (first.outcome.ok) out << " (" << first.outcome.prediction.gpu << ")";
-        if (series.reference_gpus) out << ", reference " << *series.reference_gpus << " GPUs";
-        out << "\n";
-        if (series.break_even) {
-            const BreakEven& b = *series.break_even;
-            out << "  break-even " << b.gpus << " GPUs";
-            if (b.first_below)
-                out << " (doubling to " << *b.first_below << " gives " << fixed(*b.first_below_efficiency, 2) << ")";
-            else
-                out << " (every doubling in the sweep stayed above the threshold)";
-            out << "\n";
-        }
-        char header[256];
-        std::snprintf(header, sizeof header, "  %6s %7s %9s %8s %6s %10s %10s %10s %15s %7s  %s\n", "GPUs", "batch",
-                      "TTT min", "speedup", "eff.", "GPU-hours", "energy kWh", ("cost " + o.cost.currency).c_str(),
-                      "v4.1 min (n)", "error", "notes");
+        if (series.reference_gpus) out << ", " << describe_reference(series);
+        out << "\n  " << describe_series_break_even(series, o) << "\n";
+        char header[320];
+        std::snprintf(header, sizeof header, "  %6s %7s %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n", "GPUs",
+                      "batch", "TTT min", "speedup", "TTT eff.", "GPU-hours", "energy kWh",
+                      ("cost " + o.cost.currency).c_str(), "v4.1 min (n)", "v4.1 batch", "ttsim@v4.1", "error", "notes");
         out << header;
         // Warnings become numbered footnotes, each text once per series.
         std::vector<std::string> footnotes;
         std::map<std::string, int> footnote_number;
         for (std::size_t i : series.points) {
             const PointResult& r = result.points[i];
-            char line[320];
+            char line[400];
             if (!r.outcome.ok) {
                 std::snprintf(line, sizeof line, "  %6d  not run: %s\n", r.point.gpus, r.outcome.error.c_str());
                 out << line;
                 continue;
             }
             const Prediction& p = r.outcome.prediction;
-            std::string published = "-", error = "-";
+            std::string published = "-", batch = "-", model = "-", error = "-";
             if (r.published) {
+                any_published = true;
                 published = fixed(r.published->median_minutes, 2) + " (" + std::to_string(r.published->results) + ")";
-                error = (*r.error_percent >= 0 ? "+" : "") + fixed(*r.error_percent, 1) + "%";
+                batch = join_numbers(r.published->global_batches(), "/");
+                if (r.comparison) {
+                    model = fixed(r.comparison->predicted_minutes, 2);
+                    error = signed_percent(r.comparison->error_percent);
+                }
             }
             std::vector<std::string> marks;
             for (const std::string& message : point_messages(r)) {
@@ -100,15 +148,28 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
                 marks.push_back("[" + std::to_string(it->second) + "]");
             }
             if (r.pareto) marks.insert(marks.begin(), "pareto");
-            std::snprintf(line, sizeof line, "  %6d %7d %9s %8s %6s %10s %10s %10s %15s %7s  %s\n", r.point.gpus,
-                          p.global_batch, fixed(p.ttt_minutes, 2).c_str(), fixed(r.metrics.speedup, 2).c_str(),
-                          fixed(r.metrics.efficiency, 2).c_str(), fixed(p.gpu_hours, 1).c_str(),
-                          fixed(r.energy.facility_kwh, 1).c_str(), fixed(r.cost, 2).c_str(), published.c_str(),
-                          error.c_str(), join(marks, " ").c_str());
+            std::snprintf(line, sizeof line, "  %6d %7d %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n",
+                          r.point.gpus, p.global_batch, fixed(p.ttt_minutes, 2).c_str(),
+                          fixed(r.metrics.speedup, 2).c_str(), fixed(r.metrics.efficiency, 2).c_str(),
+                          fixed(p.gpu_hours, 1).c_str(), fixed(r.energy.facility_kwh, 1).c_str(),
+                          fixed(r.cost, 2).c_str(), published.c_str(), batch.c_str(), model.c_str(), error.c_str(),
+                          join(marks, " ").c_str());
             out << line;
         }
         for (std::size_t k = 0; k < footnotes.size(); ++k) out << "  [" << k + 1 << "] " << footnotes[k] << "\n";
     }
+    // What the columns mean, once, after the tables.
+    out << "\nspeedup = T(N_ref) / T(N) in time-to-train; TTT eff. = time-to-train efficiency = speedup / (N / N_ref), "
+           "which includes convergence (larger batches need more samples); not the throughput efficiency of "
+           "`ttsim predict` (per-GPU samples/s relative to 8 GPUs)\n";
+    out << describe_break_even(o) << "\n";
+    out << "cost = GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "\n";
+    out << describe_energy_model(o.energy) << "\n";
+    if (any_published)
+        out << "v4.1 min (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "
+               "v4.1 batch: their global batch; ttsim@v4.1: ttsim's prediction at each result's own batch and layout "
+               "(as `ttsim validate`), median; error = (ttsim@v4.1 - v4.1 min) / v4.1 min: like with like, "
+               "independent of this row's batch\n";
     return out.str();
 }
 
@@ -116,9 +177,10 @@ std::string format_sweep_csv(const SweepResult& result) {
     std::ostringstream out;
     out << "index,workload,system,gpu,network,nic,sharp,oversubscription,batch_rule,gpus,status,error,global_batch,"
            "tp,cp,dp,micro_batch,gradient_accumulation,ttt_minutes,ttt_p10_minutes,ttt_p90_minutes,steps,step_ms,"
-           "compute_ms,exposed_comm_ms,fixed_ms,eval_minutes,samples_to_converge,reference_gpus,speedup,efficiency,"
-           "marginal_doubling_efficiency,gpu_hours,price_per_gpu_hour,cost,currency,gpu_kwh,node_kwh,network_kwh,"
-           "energy_kwh,pareto,published_minutes,published_results,error_percent,warnings\n";
+           "compute_ms,exposed_comm_ms,fixed_ms,eval_minutes,samples_to_converge,reference_gpus,speedup,ttt_efficiency,"
+           "marginal_doubling_efficiency,gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
+           "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
+           "published_predicted_minutes,error_percent,warnings\n";
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
@@ -127,7 +189,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") << "," << sharp_text(pt.network) << ","
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
-            out << "error," << csv_field(r.outcome.error) << std::string(33, ',') << "\n";
+            out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "\n";
             continue;
         }
         const ParallelismConfig& c = p.layout;
@@ -138,13 +200,16 @@ std::string format_sweep_csv(const SweepResult& result) {
             << "," << number(p.fixed_ms) << "," << number(p.eval_minutes) << "," << number(p.samples_to_converge)
             << "," << r.reference_gpus << "," << number(r.metrics.speedup) << "," << number(r.metrics.efficiency)
             << "," << (r.metrics.marginal_doubling_efficiency ? number(*r.metrics.marginal_doubling_efficiency) : "")
-            << "," << number(p.gpu_hours) << "," << number(r.price_per_gpu_hour) << "," << number(r.cost) << ","
+            << "," << number(p.gpu_hours) << "," << number(r.price_per_gpu_hour) << ","
+            << (result.options.cost.price_is_estimate(pt.base_system) ? "true" : "false") << "," << number(r.cost) << ","
             << csv_field(result.options.cost.currency) << "," << number(r.energy.gpu_kwh) << ","
             << number(r.energy.node_kwh) << "," << number(r.energy.network_kwh) << "," << number(r.energy.facility_kwh)
             << "," << (r.pareto ? "true" : "false") << ","
             << (r.published ? number(r.published->median_minutes) : "") << ","
             << (r.published ? std::to_string(r.published->results) : "") << ","
-            << (r.error_percent ? number(*r.error_percent) : "") << "," << csv_field(join(point_messages(r), "; "))
+            << (r.published ? join_numbers(r.published->global_batches(), "/") : "") << ","
+            << (r.comparison ? number(r.comparison->predicted_minutes) : "") << ","
+            << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(join(point_messages(r), "; "))
             << "\n";
     }
     return out.str();
@@ -159,26 +224,33 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
     j["name"] = name;
     if (result.interrupted)   // SIGINT: only the finished points are listed
         j["interrupted"] = {{"points_finished", result.points.size()}, {"points_requested", result.points_requested}};
-    j["models"] = {{"speedup", "T(N_ref) / T(N)"},
-                   {"efficiency", "speedup / (N / N_ref)"},
+    j["models"] = {{"speedup", "T(N_ref) / T(N), T = time-to-train"},
+                   {"ttt_efficiency", "time-to-train efficiency: speedup / (N / N_ref); includes convergence, unlike "
+                                      "the throughput efficiency of ttsim predict (per-GPU samples/s vs 8 GPUs)"},
                    {"break_even", describe_break_even(o)},
                    {"energy", describe_energy_model(o.energy)},
                    {"cost", "GPU-hours x price per GPU-hour"},
-                   {"published", "MLPerf Training v4.1 official score, median of distinct results at that GPU count"}};
+                   {"published", "MLPerf Training v4.1 official score, median of distinct results at that GPU count; "
+                                 "predicted_minutes: ttsim at each result's own global batch and layout (as ttsim "
+                                 "validate), median; error_percent = (predicted_minutes - minutes) / minutes x 100"}};
     j["parameters"] = {{"reference_gpus", o.reference_gpus ? json(*o.reference_gpus) : json(nullptr)},
                        {"break_even_threshold", o.break_even_threshold},
                        {"node_watts", o.energy.node_watts},
                        {"switch_watts", o.energy.switch_watts},
                        {"pue", o.energy.pue},
-                       {"currency", o.cost.currency}};
+                       {"currency", o.cost.currency},
+                       {"prices", o.cost.describe_prices(base_systems(result))}};
     json series = json::array();
     for (const SeriesSummary& s : result.series) {
         json e;
         e["workload"] = s.workload;
         e["label"] = s.label;
         e["reference_gpus"] = s.reference_gpus ? json(*s.reference_gpus) : json(nullptr);
+        e["requested_reference_gpus"] = s.requested_reference_gpus ? json(*s.requested_reference_gpus) : json(nullptr);
+        e["break_even_text"] = describe_series_break_even(s, o);
         if (s.break_even) {
             e["break_even"] = {{"gpus", s.break_even->gpus},
+                               {"doublings_judged", s.break_even->doublings_judged},
                                {"limited_by_sweep", s.break_even->limited_by_sweep},
                                {"first_below_gpus", s.break_even->first_below ? json(*s.break_even->first_below) : json(nullptr)},
                                {"first_below_efficiency",
@@ -227,17 +299,20 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["samples_to_converge"] = p.samples_to_converge;
         e["reference_gpus"] = r.reference_gpus;
         e["speedup"] = r.metrics.speedup;
-        e["efficiency"] = r.metrics.efficiency;
+        e["ttt_efficiency"] = r.metrics.efficiency;
         e["marginal_doubling_efficiency"] =
             r.metrics.marginal_doubling_efficiency ? json(*r.metrics.marginal_doubling_efficiency) : json(nullptr);
         e["gpu_hours"] = p.gpu_hours;
-        e["cost"] = {{"amount", r.cost}, {"currency", o.cost.currency}, {"price_per_gpu_hour", r.price_per_gpu_hour}};
+        e["cost"] = {{"amount", r.cost}, {"currency", o.cost.currency}, {"price_per_gpu_hour", r.price_per_gpu_hour},
+                     {"price_is_estimate", o.cost.price_is_estimate(pt.base_system)}};
         e["energy_kwh"] = {{"gpu", r.energy.gpu_kwh}, {"nodes", r.energy.node_kwh}, {"network", r.energy.network_kwh},
                            {"it", r.energy.it_kwh}, {"total", r.energy.facility_kwh}};
         e["pareto"] = r.pareto;
         if (r.published)
             e["published"] = {{"minutes", r.published->median_minutes}, {"results", r.published->results},
-                              {"error_percent", *r.error_percent}};
+                              {"global_batches", r.published->global_batches()},
+                              {"predicted_minutes", r.comparison ? json(r.comparison->predicted_minutes) : json(nullptr)},
+                              {"error_percent", r.comparison ? json(r.comparison->error_percent) : json(nullptr)}};
         else
             e["published"] = nullptr;
         e["warnings"] = point_messages(r);

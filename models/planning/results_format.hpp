@@ -1,5 +1,5 @@
 // The outputs of a sweep: a human table (one block per series, warnings folded into numbered footnotes), CSV
-// (one row per point) and JSON (schema "ttsim.results/1", docs/results-schema.md). All three are pure functions
+// (one row per point) and JSON (schema "ttsim.results/2", docs/results-schema.md). All three are pure functions
 // of the SweepResult, with fixed number formatting and no timestamps, so equal results give equal bytes.
 #pragma once
 
@@ -9,7 +9,9 @@
 
 namespace ttsim::planning {
 
-inline constexpr const char* kResultsSchema = "ttsim.results/1";
+// 2: `efficiency` became `ttt_efficiency` (distinct from predict's throughput efficiency); published comparisons
+// are at the published results' own batches (docs/results-schema.md).
+inline constexpr const char* kResultsSchema = "ttsim.results/2";
 
 std::string format_sweep_table(const std::string& title, const SweepResult& result);
 std::string format_sweep_csv(const SweepResult& result);
@@ -17,5 +19,9 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
 
 // The break-even definition and energy model lines every report carries.
 std::string describe_break_even(const SweepOptions& options);
+// One series' break-even, in words: the count and why it ends there, or why it was not judged.
+std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options);
+// "0.497 < 0.500": `value` against `threshold` with as many decimals (at least 2) as the comparison needs.
+std::string decision_value(double value, double threshold);
 
 }  // namespace ttsim::planning

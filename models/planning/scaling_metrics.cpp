@@ -57,6 +57,7 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
             break;
         }
         const double marginal = time_by_gpus.at(static_cast<int>(n / 2)) / (2.0 * it->second);
+        ++result.doublings_judged;
         if (marginal < threshold) {
             result.first_below = static_cast<int>(n);
             result.first_below_efficiency = marginal;
@@ -64,6 +65,7 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
         }
         result.gpus = static_cast<int>(n);
     }
+    if (result.doublings_judged == 0) return std::nullopt;
     return result;
 }
 
@@ -78,13 +80,15 @@ std::vector<std::size_t> pareto_front(const std::vector<ParetoCandidate>& candid
         return a < b;
     });
     std::vector<std::size_t> front;
-    double best_hours = 0;
     for (std::size_t i : order) {
-        if (front.empty() || candidates[i].gpu_hours < best_hours) {
-            // Equal time but more hours than the previous front point is dominated; handled by the strict <.
-            front.push_back(i);
-            best_hours = candidates[i].gpu_hours;
+        // Sorted by time, a point is dominated exactly when an earlier one has fewer GPU-hours, or equal GPU-hours
+        // and less time; an exact twin of the last front point dominates nothing and joins the front too.
+        if (!front.empty()) {
+            const ParetoCandidate& last = candidates[front.back()];
+            const bool twin = candidates[i].ttt_minutes == last.ttt_minutes && candidates[i].gpu_hours == last.gpu_hours;
+            if (!twin && candidates[i].gpu_hours >= last.gpu_hours) continue;
         }
+        front.push_back(i);
     }
     return front;
 }

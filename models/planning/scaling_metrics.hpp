@@ -34,17 +34,20 @@ std::vector<ScalingMetrics> scaling_metrics(const std::vector<ScalingSample>& se
 
 struct BreakEven {
     int gpus = 0;                        // the break-even GPU count
-    bool limited_by_sweep = false;       // every doubling in the sweep stayed above the threshold
+    int doublings_judged = 0;            // doublings from the reference found in the series (>= 1)
+    bool limited_by_sweep = false;       // every doubling judged stayed at or above the threshold
     std::optional<int> first_below;      // the doubling target whose marginal efficiency fell below it
     std::optional<double> first_below_efficiency;
     std::string definition;              // one line, for reports
 };
 
-// Break-even as defined above. nullopt when the reference is not in the series.
+// Break-even as defined above. nullopt when the reference is not in the series or 2 x the reference is not
+// (no doubling to judge: saying "every doubling stayed above the threshold" would be vacuous).
 std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, int reference, double threshold);
 
 // Indices of the points on the Pareto front of (time-to-train, GPU-hours), both minimised: no other point is
-// at least as good in both and strictly better in one. Returned ascending by time-to-train (ties: index).
+// at least as good in both and strictly better in one, so points with equal time and equal GPU-hours are all on
+// the front (none dominates the other). Returned ascending by time-to-train (ties: index).
 struct ParetoCandidate {
     double ttt_minutes = 0;
     double gpu_hours = 0;

@@ -90,6 +90,29 @@ NetworkOption read_network(const ConfigNode& node) {
     return n;
 }
 
+// Physical ranges of the what-if hardware figures. Outside them a value is a typo, not a what-if, and it would
+// break the model rather than answer a question (1B/s of NVLink overflows the event clock; 1B/s of HBM gives a
+// time-to-train of a million years), so it is refused at its key.
+struct PhysicalRange {
+    double min, max;
+    const char* text;
+};
+// HBM: 1 GB/s is below even one DDR4 channel (25 GB/s), far below any accelerator's memory; 100 TB/s is over
+// ten times B200's 8 TB/s of HBM3e.
+constexpr PhysicalRange kHbmBandwidth{1e9, 100e12, "1GB/s to 100TB/s"};
+// NVLink and NIC (bytes/s per direction): 1 Gb/s is the slowest Ethernet port still in a cluster; 100 Tb/s is
+// over ten times NVLink5's 900 GB/s (7.2 Tb/s) per GPU and a hundred times an 800 Gb/s XDR port.
+constexpr PhysicalRange kLinkBandwidth{1e9 / 8, 100e12 / 8, "1Gb/s to 100Tb/s"};
+// TDP per GPU: 10 W is below the smallest datacenter inference card (~40-75 W); 10 kW is over eight times
+// GB200's 1.2 kW per GPU.
+constexpr PhysicalRange kGpuPower{10, 10e3, "10W to 10kW"};
+
+double in_range(const ConfigNode& node, double value, const PhysicalRange& range) {
+    if (!(value >= range.min && value <= range.max))
+        node.fail("'" + node.as_string() + "' is outside the physical range " + range.text);
+    return value;
+}
+
 HardwareVariant read_variant(const ConfigNode& node) {
     node.check_keys({"name", "base", "compute_scale", "hbm_bandwidth", "nvlink_bandwidth", "nic_bandwidth", "tdp"});
     HardwareVariant v;
@@ -101,10 +124,10 @@ HardwareVariant read_variant(const ConfigNode& node) {
         node.required("base").fail(e.message());
     }
     if (auto x = node.optional("compute_scale")) v.compute_scale = x->as_double(0.01, 100.0);
-    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = x->as_bandwidth();
-    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = x->as_bandwidth();
-    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = x->as_bandwidth();
-    if (auto x = node.optional("tdp")) v.tdp_watts = x->as_power();
+    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = in_range(*x, x->as_bandwidth(), kHbmBandwidth);
+    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = in_range(*x, x->as_bandwidth(), kLinkBandwidth);
+    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = in_range(*x, x->as_bandwidth(), kLinkBandwidth);
+    if (auto x = node.optional("tdp")) v.tdp_watts = in_range(*x, x->as_power(), kGpuPower);
     try {
         (void)make_variant_gpu(v);
     } catch (const InputError& e) {
@@ -176,11 +199,13 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost) {
                     entry.fail(e.message());
                 }
                 cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
+                cost.given_by_user.insert(system);
             }
         } else {
             const double value = price->as_double(0.0, 1e6);
             cost.price_per_gpu_hour.clear();
             cost.default_price = value;
+            cost.default_given_by_user = true;
         }
     }
 }
@@ -247,7 +272,17 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     }
     if (auto metrics = root.optional("metrics")) {
         metrics->check_keys({"reference_gpus", "break_even_threshold"});
-        if (auto x = metrics->optional("reference_gpus")) s.options.reference_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+        if (auto x = metrics->optional("reference_gpus")) {
+            s.options.reference_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+            // A reference outside the sweep would silently become another count; refuse it instead.
+            const auto& counts = s.spec.gpu_counts;
+            if (std::find(counts.begin(), counts.end(), *s.options.reference_gpus) == counts.end()) {
+                std::string list;
+                for (int n : counts) list += (list.empty() ? "" : ", ") + std::to_string(n);
+                x->fail(std::to_string(*s.options.reference_gpus) + " is not one of the GPU counts in 'gpus' (" + list +
+                        "); the reference of speedup and efficiency must be a count the sweep runs");
+            }
+        }
         if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
     }
     if (auto cost = root.optional("cost")) read_cost_section(*cost, s.options.cost);

@@ -1,6 +1,8 @@
 #include "models/planning/sweep_runner.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <map>
 
 #include <tbb/parallel_for.h>
@@ -8,14 +10,15 @@
 
 #include "models/planning/plan_evaluator.hpp"
 #include "models/training/predict.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim::planning {
 
 namespace {
 
 SweepResult finish_sweep(std::vector<PointResult> results, const SweepOptions& options, std::size_t requested,
-                         bool interrupted) {
-    SweepResult result = derive_sweep_metrics(std::move(results), options, &shipped_published_index());
+                         bool interrupted, const PublishedPredictor& predict_published) {
+    SweepResult result = derive_sweep_metrics(std::move(results), options, &shipped_published_index(), predict_published);
     result.points_requested = requested;
     result.interrupted = interrupted;
     return result;
@@ -55,18 +58,48 @@ SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& p
     } else {
         work();
     }
-    if (!stop) return finish_sweep(std::move(results), options, points.size(), false);
+    if (!stop) return finish_sweep(std::move(results), options, points.size(), false, calibration_predictor(profiles));
     // Interrupted: keep the finished points, in sweep order.
     std::vector<PointResult> kept;
     kept.reserve(finished.load());
     for (std::size_t i = 0; i < points.size(); ++i)
         if (done[i]) kept.push_back(std::move(results[i]));
     const bool interrupted = kept.size() < points.size();
-    return finish_sweep(std::move(kept), options, points.size(), interrupted);
+    return finish_sweep(std::move(kept), options, points.size(), interrupted, calibration_predictor(profiles));
 }
 
+namespace {
+
+std::string decimals(double value, int digits) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", digits, value);
+    return text;
+}
+
+// Why a point scales better than linearly from `base` (the reference, or N/2): said in a note, never silently.
+// Time-to-train efficiency above 1 comes from the per-GPU batch growing with N (each GPU runs nearer its peak
+// and the fixed per-step costs are spread over more samples), or from fewer samples to converge.
+std::string superlinear_note(const std::string& what, double value, const PointResult& base, const PointResult& r) {
+    const Prediction& b = base.outcome.prediction;
+    const Prediction& p = r.outcome.prediction;
+    const double base_per_gpu = static_cast<double>(b.global_batch) / base.point.gpus;
+    const double per_gpu = static_cast<double>(p.global_batch) / r.point.gpus;
+    std::string note = "superlinear: " + what + " " + decimals(value, 4) + " (above 1) from " +
+                       std::to_string(base.point.gpus) + " to " + std::to_string(r.point.gpus) + " GPUs: ";
+    if (per_gpu > base_per_gpu)
+        return note + "the per-GPU batch grew from " + units::format_number(base_per_gpu, 4) + " to " +
+               units::format_number(per_gpu, 4) + " samples, so each GPU is used more efficiently";
+    if (p.samples_to_converge < b.samples_to_converge)
+        return note + "fewer samples to converge (" + units::format_number(b.samples_to_converge, 4) + " -> " +
+               units::format_number(p.samples_to_converge, 4) + ")";
+    return note + "the per-GPU batch did not grow (" + units::format_number(base_per_gpu, 4) + " -> " +
+           units::format_number(per_gpu, 4) + " samples); the step time fell more than the GPU count grew";
+}
+
+}  // namespace
+
 SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOptions& options,
-                                 const PublishedIndex* published) {
+                                 const PublishedIndex* published, const PublishedPredictor& predict_published) {
     SweepResult result;
     result.options = options;
     result.points = std::move(points);
@@ -90,18 +123,30 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
     for (SeriesSummary& series : result.series) {
         std::vector<ScalingSample> samples;
         std::vector<std::size_t> ok_points;
+        std::map<int, std::size_t> point_of_gpus;
         for (std::size_t i : series.points) {
             const PointResult& r = result.points[i];
             if (!r.outcome.ok) continue;
             samples.push_back({r.point.gpus, r.outcome.prediction.ttt_minutes});
             ok_points.push_back(i);
+            point_of_gpus[r.point.gpus] = i;
         }
         series.reference_gpus = reference_gpus(samples, options.reference_gpus);
         if (!series.reference_gpus) continue;
+        if (options.reference_gpus && *series.reference_gpus != *options.reference_gpus)
+            series.requested_reference_gpus = options.reference_gpus;
         const auto metrics = scaling_metrics(samples, *series.reference_gpus);
+        const PointResult& reference = result.points[point_of_gpus.at(*series.reference_gpus)];
         for (std::size_t k = 0; k < ok_points.size(); ++k) {
-            result.points[ok_points[k]].metrics = metrics[k];
-            result.points[ok_points[k]].reference_gpus = *series.reference_gpus;
+            PointResult& r = result.points[ok_points[k]];
+            r.metrics = metrics[k];
+            r.reference_gpus = *series.reference_gpus;
+            // Exactly 1 is the reference itself; anything above is superlinear and gets its reason.
+            if (r.point.gpus != reference.point.gpus && r.metrics.efficiency > 1.0)
+                r.notes.push_back(superlinear_note("time-to-train efficiency", r.metrics.efficiency, reference, r));
+            if (r.metrics.marginal_doubling_efficiency && *r.metrics.marginal_doubling_efficiency > 1.0)
+                r.notes.push_back(superlinear_note("marginal doubling efficiency", *r.metrics.marginal_doubling_efficiency,
+                                                   result.points[point_of_gpus.at(r.point.gpus / 2)], r));
         }
         series.break_even = break_even(samples, *series.reference_gpus, options.break_even_threshold);
     }
@@ -113,8 +158,16 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
         if (published && !r.point.variant_gpu && r.point.network.is_default() &&
             r.point.batch.rule == BatchRule::published) {
             r.published = published->find(r.point.workload, r.outcome.catalog_gpu, r.point.gpus);
-            if (r.published)
-                r.error_percent = (p.ttt_minutes - r.published->median_minutes) / r.published->median_minutes * 100.0;
+            if (r.published) {
+                r.comparison = compare_with_published(*r.published, r.outcome.catalog_gpu, predict_published);
+                const std::vector<int> batches = r.published->global_batches();
+                if (std::find(batches.begin(), batches.end(), p.global_batch) == batches.end()) {
+                    std::string list;
+                    for (int b : batches) list += (list.empty() ? "" : "/") + std::to_string(b);
+                    r.notes.push_back("published v4.1 batch " + list + " (this row: " + std::to_string(p.global_batch) +
+                                      "); the error compares ttsim at " + list + " with the published score");
+                }
+            }
         }
         r.energy = energy_of(run_profile_of(r.point, r.outcome), options.energy);
         r.price_per_gpu_hour = options.cost.price_for(r.point.base_system);

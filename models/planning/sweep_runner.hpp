@@ -44,7 +44,10 @@ struct PointResult {
     ScalingMetrics metrics;
     bool pareto = false;                     // on its workload's (TTT, GPU-hours) Pareto front
     std::optional<PublishedTime> published;  // v4.1 median at this count (catalog GPU, default network and batch)
-    std::optional<double> error_percent;     // (predicted - published) / published x 100
+    // The prediction at the published results' own batches and layouts, and its error against their median
+    // score (published_results.hpp): what `error` compares, whatever this point's own batch is.
+    std::optional<PublishedComparison> comparison;
+    std::vector<std::string> notes;          // derived here (superlinear scaling, batch differs from published)
     EnergyBreakdown energy;
     double cost = 0;                         // GPU-hours x price, in options.cost.currency
     double price_per_gpu_hour = 0;
@@ -54,7 +57,10 @@ struct SeriesSummary {
     std::string key, workload, label;
     std::vector<std::size_t> points;         // indices into SweepResult::points, ascending GPU count
     std::optional<int> reference_gpus;
-    std::optional<BreakEven> break_even;
+    // Set when SweepOptions::reference_gpus was asked for but has no successful point in this series, so the
+    // smallest successful count stands in for it (said in every report).
+    std::optional<int> requested_reference_gpus;
+    std::optional<BreakEven> break_even;     // nullopt: no doubling of the reference in the series to judge
 };
 
 struct SweepResult {
@@ -65,11 +71,13 @@ struct SweepResult {
     bool interrupted = false;                // cancelled: `points` holds only the points that finished
 };
 
-// Predicts every point (the expensive part, parallel) and derives the metrics.
+// Predicts every point (the expensive part, parallel) and derives the metrics; published comparisons use
+// calibration_predictor(profiles).
 SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options);
 
 // The derived part alone (series, metrics, Pareto, published, energy, cost), for tests with synthetic outcomes.
+// Without `predict_published` points get the published score but no error.
 SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOptions& options,
-                                 const PublishedIndex* published);
+                                 const PublishedIndex* published, const PublishedPredictor& predict_published = {});
 
 }  // namespace ttsim::planning

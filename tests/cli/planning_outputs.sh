@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Planning outputs: a sweep gives byte-identical results with --threads 1 and --threads 2; results.json follows
-# the ttsim.results/1 schema; trace.json is a Chrome/Perfetto trace with well-formed events; every plot is a valid
+# the ttsim.results/2 schema; trace.json is a Chrome/Perfetto trace with well-formed events; every plot is a valid
 # PNG / SVG of non-trivial size; `ttsim plan` answers and rejects a query without a constraint (exit 2).
 set -u
 ttsim=$1; root=$2
@@ -32,13 +32,13 @@ check "csv has a header and one row per point" '[[ $(wc -l <"$tmp/t1/results.csv
 check "results.json schema" 'python3 - "$tmp/t1/results.json" <<"PY"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "ttsim.results/1", d["schema"]
+assert d["schema"] == "ttsim.results/2", d["schema"]
 assert d["kind"] == "sweep"
 assert len(d["points"]) > 20 and len(d["series"]) == 8
 ok = [p for p in d["points"] if p["status"] == "ok"]
 assert ok, "no successful point"
 for p in ok:
-    for key in ("ttt_minutes", "speedup", "efficiency", "gpu_hours", "cost", "energy_kwh", "pareto"):
+    for key in ("ttt_minutes", "speedup", "ttt_efficiency", "gpu_hours", "cost", "energy_kwh", "pareto"):
         assert key in p, key
     assert p["ttt_minutes"] > 0 and p["energy_kwh"]["total"] > 0
 assert any(p["published"] for p in ok), "no published comparison"
@@ -83,7 +83,7 @@ check "plan: fewest GPUs meets the deadline" 'python3 - "$tmp/plan.json" <<"PY"
 import json, sys
 d = json.load(open(sys.argv[1]))
 a = d["answer"]
-assert d["schema"] == "ttsim.results/1" and d["kind"] == "plan"
+assert d["schema"] == "ttsim.results/2" and d["kind"] == "plan"
 assert a and a["ttt_minutes"] <= 1.0 and a["gpus"] % 8 == 0, a
 # No smaller evaluated count of the same system meets the deadline.
 assert not [e for e in d["evaluated"] if e["feasible"] and e["gpus"] < a["gpus"]]

@@ -56,7 +56,7 @@ bool too_big(const YAML::Node& node, int depth = 0) {
 void validate_collective(const ttsim::ConfigNode& root) {
     using namespace ttsim::cli;
     const CollectiveSweepSpec spec = read_collective_scenario(root);
-    (void)spec.cluster.describe();
+    (void)spec.cluster.describe(true);
 }
 
 }  // namespace

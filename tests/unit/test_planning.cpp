@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "models/planning/cost_energy.hpp"
+#include "models/planning/plan_format.hpp"
 #include "models/planning/plan_query.hpp"
 #include "models/planning/scaling_metrics.hpp"
 #include "models/planning/sweep_config.hpp"
@@ -58,6 +59,11 @@ TEST_CASE("break-even: last doubling whose marginal efficiency stays above the t
     const auto gap = break_even({{8, 100.0}, {16, 55.0}, {64, 20.0}}, 8, 0.5);
     REQUIRE(gap->gpus == 16);
     REQUIRE(gap->limited_by_sweep);
+    REQUIRE(gap->doublings_judged == 1);
+    REQUIRE(half->doublings_judged == 3);
+    REQUIRE(strict->doublings_judged == 3);
+    // No doubling of the reference in the series (8, 64, 512): nothing to judge, not "every doubling stayed above".
+    REQUIRE_FALSE(break_even({{8, 100.0}, {64, 20.0}, {512, 5.0}}, 8, 0.5));
 }
 
 TEST_CASE("Pareto front of time-to-train vs GPU-hours", "[planning]") {
@@ -67,6 +73,11 @@ TEST_CASE("Pareto front of time-to-train vs GPU-hours", "[planning]") {
     REQUIRE(front == std::vector<std::size_t>{1, 0, 2});
     REQUIRE(pareto_front({}).empty());
     REQUIRE(pareto_front({{1, 1}}) == std::vector<std::size_t>{0});
+    // Exact twins dominate nothing: both are on the front (docs/results-schema.md), also behind a better point
+    // in one dimension; a point equal in one dimension and worse in the other is still dominated.
+    REQUIRE(pareto_front({{10, 5}, {8, 6}, {10, 5}}) == std::vector<std::size_t>{1, 0, 2});
+    REQUIRE(pareto_front({{10, 5}, {10, 5}}) == std::vector<std::size_t>{0, 1});
+    REQUIRE(pareto_front({{10, 5}, {10, 6}, {11, 5}}) == std::vector<std::size_t>{0});
 }
 
 TEST_CASE("energy of a run: GPU busy at TDP, the rest at idle, nodes, network, PUE", "[planning]") {
@@ -139,7 +150,49 @@ TEST_CASE("plan: fewest GPUs within a deadline bisects to whole nodes", "[planni
     REQUIRE(a.best);
     REQUIRE(a.best->candidate.gpus == 112);
     REQUIRE(a.best->evaluation.ttt_minutes <= 10);
-    REQUIRE(a.constraint_text == "time-to-train <= 10 min");
+    CostParameters cost;
+    REQUIRE(describe_constraints(q.constraints, cost) == "time-to-train <= 10 min");
+    // Not at the top of the grid (8..1024): the answer is not limited by the search range.
+    REQUIRE_FALSE(at_search_limit(q, *a.best));
+}
+
+TEST_CASE("plan report: durations, budgets with their currency", "[planning]") {
+    REQUIRE(format_duration(5.0 / 60.0) == "5 s");       // not "0.0833333 min"
+    REQUIRE(format_duration(1.5) == "1.5 min");
+    REQUIRE(format_duration(10) == "10 min");
+    REQUIRE(format_duration(180) == "3 h");
+    PlanConstraints c;
+    c.deadline_minutes = 5.0 / 60.0;
+    c.budget_gpu_hours = 12345.5;
+    c.budget_money = 5000;
+    CostParameters cost;
+    REQUIRE(describe_constraints(c, cost) == "time-to-train <= 5 s and GPU-hours <= 12345.5 and cost <= 5000 USD");
+}
+
+TEST_CASE("plan report: nothing feasible names the closest candidates; the search range limit is flagged", "[planning]") {
+    PlanQuery q = synthetic_query({"a", "b"});
+    q.constraints.deadline_minutes = 0.5;   // b's floor is 0.5 + 500/N > 0.5: infeasible everywhere
+    q.constraints.budget_gpu_hours = 1;     // a: (1000 + N)/60 >= 16.8; b: (500 + 0.5 N)/60 >= 8.4
+    q.objective = Objective::time;
+    const PlanAnswer a = answer_plan_query(q, synthetic);
+    REQUIRE_FALSE(a.best);
+    const auto closest = closest_candidates(q, a);
+    REQUIRE(closest.size() == 2);
+    REQUIRE(closest[0].criterion == "fastest");
+    REQUIRE(closest[0].candidate.candidate.system == "b");
+    REQUIRE(closest[0].candidate.candidate.gpus == 1024);   // the fastest is the largest count searched...
+    REQUIRE(at_search_limit(q, closest[0].candidate));      // ...so the search range limits it
+    REQUIRE(closest[0].ratio == Approx((500.0 / 1024 + 0.5) / 0.5));
+    REQUIRE(closest[1].criterion == "fewest GPU-hours");
+    REQUIRE(closest[1].candidate.candidate.system == "b");
+    REQUIRE(closest[1].candidate.candidate.gpus == 8);
+    const CostParameters cost;
+    const EnergyParameters energy;
+    const PlanReportContext ctx{"w", &q, &cost, &energy};
+    const std::string table = format_plan_table(ctx, a);
+    INFO(table);
+    REQUIRE(table.find("fastest: 1024 GPUs of b") != std::string::npos);
+    REQUIRE(table.find("limited by the search range") != std::string::npos);
 }
 
 TEST_CASE("plan: fastest within a GPU-hour budget", "[planning]") {

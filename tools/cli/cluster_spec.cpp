@@ -37,7 +37,7 @@ int check_preset_cluster(const std::string& system, std::int64_t gpus, const Fab
     throw InternalError("check_preset_cluster: the fail callback returned");
 }
 
-std::string ClusterSpec::describe() const {
+std::string ClusterSpec::describe(bool sharp_switches) const {
     std::ostringstream out;
     if (topology_file) {
         out << "topology " << *topology_file;
@@ -46,7 +46,11 @@ std::string ClusterSpec::describe() const {
             << " NICs";
         if (fabric.oversubscription != 1.0) out << ", " << fabric.oversubscription << ":1 oversubscribed";
     }
-    out << ", SHARP " << (sharp ? "on" : "off");
+    // "SHARP on" only where SHARP can run: an option without switches to run it would mislead.
+    if (sharp_switches)
+        out << ", SHARP " << (sharp ? "on" : "off");
+    else
+        out << ", no SHARP (no InfiniBand switches)";
     return out.str();
 }
 

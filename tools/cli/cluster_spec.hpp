@@ -21,7 +21,9 @@ struct ClusterSpec {
     std::optional<std::string> topology_file;  // when set, replaces system/gpus/fabric
 
     Topology build() const;
-    std::string describe() const;       // one line for reports
+    // One line for reports; `sharp_switches`: the built cluster has InfiniBand switches (has_sharp_switches in
+    // collective_sweep.hpp), else SHARP is reported as absent whatever `sharp` says.
+    std::string describe(bool sharp_switches) const;
 };
 
 // Checks a preset cluster as requested — `gpus` as the user wrote it, up to kMaxRequestableGpus — against the

@@ -5,6 +5,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "tools/cli/args.hpp"
+#include "tools/cli/atomic_file.hpp"
 #include "tools/cli/command_list.hpp"
 
 namespace ttsim::cli {
@@ -15,7 +16,10 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                      "print predicted vs published for every result used, and write DIR/profiles.yaml.");
     parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")
         .option("max-gpus", "N", "fit only results with at most N GPUs")
-        .option("out", "DIR", "directory to write profiles.yaml into", "models/profiles (the shipped profiles)")
+        .option("out", "DIR",
+                "directory to write profiles.yaml into (never the shipped models/profiles unless named: use them "
+                "with 'ttsim predict --profiles DIR')",
+                "./profiles")
         .option("shared", "LIST",
                 std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
@@ -25,7 +29,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     if (parser.has("data")) options.results_csv = parser.get("data");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
-    const std::filesystem::path dir = parser.has("out") ? std::filesystem::path(parser.get("out")) : ProfileSet::default_dir();
+    // Default ./profiles: a plain `ttsim calibrate` must not overwrite the shipped, tested profiles.
+    const std::filesystem::path dir = parser.get("out");
+    parser.naming_flags([&] { ensure_directory(dir.string()); });   // an unusable --out fails before the fit
 
     CalibrationReport report = calibrate(options);
     if (report.fitted.empty()) parser.fail("max-gpus", "no results left to fit");

@@ -11,18 +11,24 @@ namespace ttsim::cli {
 
 int run_collective(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("collective", "--system S --gpus N --op OP [options]",
-                   "Sweeps one collective over message sizes (doubling from --min-size to --max-size) on a\n"
-                   "simulated cluster and prints, per size, the time, algbw and busbw (nccl-tests' formulas).");
+                   "Sweeps one collective over message sizes on a simulated cluster and prints, per size, the time,\n"
+                   "algbw and busbw (nccl-tests' formulas). Sizes double from --min-size while they do not exceed\n"
+                   "--max-size (nccl-tests -f 2: 1MiB..3MiB runs 1 and 2 MiB).");
     args.option("system", "S", "preset system: dgx-h100, dgx-h200, dgx-b200, gb200-nvl72", "dgx-h100")
-        .option("gpus", "N", "number of GPUs (whole nodes, or one partial node)", "8")
+        .option("gpus", "N", "number of GPUs, at least 2 (whole nodes, or one partial node)", "8")
         .option("op", "OP", "allreduce, reducescatter, allgather, broadcast, alltoall", "allreduce")
-        .option("algo", "A", "auto, ring, tree, hierarchical, nvls, sharp, direct", "auto")
+        .option("algo", "A",
+                "auto, ring, tree, hierarchical, nvls, sharp, direct (tree, hierarchical and sharp run all-reduce "
+                "only; nvls all-reduce, reduce-scatter and all-gather; direct is all-to-all)",
+                "auto")
         .option("protocol", "P", "NCCL protocol: auto, LL, LL128, Simple", "auto")
         .option("min-size", "SIZE", "smallest message, with unit (e.g. 1MiB)", "1MiB")
         .option("max-size", "SIZE", "largest message, with unit (e.g. 8GiB)", "8GiB")
         .option("nic", "SPEED", "scale-out NIC: ndr (400Gb/s) or xdr (800Gb/s)", "ndr")
         .option("oversubscription", "R", "leaf downlink:uplink ratio of the fat tree (1 = non-blocking)", "1")
-        .option("sharp", "on|off", "SHARP in-network reduction available on the InfiniBand fabric", "on")
+        .option("sharp", "on|off",
+                "SHARP in-network reduction available on the InfiniBand fabric (only multi-node clusters have one)",
+                "on")
         .option("topology", "FILE", "a YAML topology file instead of --system/--gpus")
         .option("format", "F", "table, csv or json", "table")
         .option("out", "FILE", "also write the output to FILE (atomically)");
@@ -35,6 +41,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
     } else {
         spec.cluster.system = args.get("system");
         const long long gpus = args.get_int("gpus", 1, kMaxRequestableGpus);
+        if (gpus < kMinCollectiveGpus) args.fail("gpus", one_gpu_message(static_cast<int>(gpus)));
         spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
         spec.cluster.gpus = check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric,

@@ -68,6 +68,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         if (price->find('=') == std::string::npos) {
             cost.price_per_gpu_hour.clear();
             cost.default_price = args.get_double("price", 0.0, 1e6);
+            cost.default_given_by_user = true;
         } else {
             for (const std::string& entry : split(*price, ',')) {
                 const auto eq = entry.find('=');
@@ -78,6 +79,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                     args.get_parsed("price", [&](const std::string&) { return units::parse_number(entry.substr(eq + 1)); });
                 if (value < 0) args.fail("price", "must not be negative");
                 cost.price_per_gpu_hour[system] = value;
+                cost.given_by_user.insert(system);
             }
         }
     }
@@ -103,7 +105,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
     query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
-    query.threads = static_cast<int>(args.get_int("threads", 0, 1024));
+    query.threads = worker_threads(args);
     energy.node_watts = args.get_parsed("node-power", [](const std::string& s) { return units::parse_power(s); });
     energy.switch_watts = args.get_parsed("switch-power", [](const std::string& s) { return units::parse_power(s); });
     energy.pue = args.get_double("pue", 1.0, 3.0);

@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/hardware/gpu_catalog.hpp"
 #include "models/training/predict.hpp"
+#include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
 #include "tools/cli/args.hpp"
@@ -12,14 +14,56 @@
 
 namespace ttsim::cli {
 
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+    std::string text;
+    for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+    return text;
+}
+
+std::vector<std::string> preset_names() {
+    std::vector<std::string> names;
+    for (const PresetInfo& preset : preset_systems()) names.push_back(preset.name);
+    return names;
+}
+
+// With only one of --tp / --cp given, the other comes from the published layout: when their product does not
+// divide the GPUs, say which default was applied (predict() only knows the product), naming the flag given.
+void check_split_with_default(const ArgParser& parser, const PredictionRequest& request) {
+    if (request.tensor_parallel.has_value() == request.context_parallel.has_value()) return;
+    ParallelismConfig layout;
+    try {
+        const SystemInfo system = resolve_system(request.system);
+        layout = default_parallelism(find_workload(request.workload), system.gpu->name, request.gpus).config;
+    } catch (const InputError&) {
+        return;   // no published layout to default from: predict() reports what is wrong
+    }
+    const int tp = request.tensor_parallel.value_or(layout.tensor_parallel);
+    const int cp = request.context_parallel.value_or(layout.context_parallel);
+    const int split = tp * cp * layout.pipeline_parallel;
+    if (tp < 1 || cp < 1 || request.gpus % split == 0) return;
+    const bool tp_given = request.tensor_parallel.has_value();
+    parser.fail(tp_given ? "tp" : "cp",
+                std::to_string(request.gpus) + " GPUs are not divisible by TP x CP = " + std::to_string(tp) + " x " +
+                    std::to_string(cp) + " = " + std::to_string(split) + " (" + (tp_given ? "CP " : "TP ") +
+                    std::to_string(tp_given ? cp : tp) + " is the default from the published layout; set " +
+                    (tp_given ? "--cp" : "--tp") + " too)");
+}
+
+}  // namespace
+
 int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
-                     "ttsim predict --workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
+                     "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
                      "[--profiles DIR] [--format table|json]",
                      "Predict MLPerf-style time-to-train. Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
     parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
-        .option("system", "S", "dgx-h100, dgx-h200, dgx-b200, gb200-nvl72 (or a GPU name)")
+        .option("system", "S",
+                "a preset system: " + join(preset_names()) + " (collectives simulated on its topology); or a GPU "
+                "name: " + join(gpu_names()) + " (8-GPU nodes of it, collectives from the analytic NCCL model; a "
+                "preset's GPU selects the preset)")
         .option("gpus", "N", "number of GPUs")
         .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
         .option("tp", "T", "tensor parallel size", "published")
@@ -36,6 +80,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
+    parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields ("gpus", "global-batch"); the user typed flags.
     const Prediction p = parser.naming_flags([&] {
         const ProfileSet profiles = ProfileSet::load_dir(
@@ -68,7 +113,10 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         j["eval_minutes"] = p.eval_minutes;
         j["evaluations"] = p.evaluations;
         j["per_gpu_throughput"] = p.per_gpu_throughput;
-        j["efficiency_vs_8gpu"] = p.efficiency_vs_8gpu ? nlohmann::ordered_json(*p.efficiency_vs_8gpu) : nullptr;
+        // Throughput efficiency (per-GPU samples/s relative to 8 GPUs), not the time-to-train efficiency of
+        // `ttsim run` (speedup / GPU ratio, which includes convergence): named so the two are never confused.
+        j["throughput_efficiency_vs_8gpu"] =
+            p.efficiency_vs_8gpu ? nlohmann::ordered_json(*p.efficiency_vs_8gpu) : nullptr;
         j["gpu_hours"] = p.gpu_hours;
         j["compute_only_bound_minutes"] = p.compute_only_bound_minutes;
         j["defaults"] = p.defaults;
@@ -90,8 +138,12 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         << p.exposed_comm_ms << " + fixed " << p.fixed_ms << " (comm total " << p.comm_total_ms << ")\n"
         << "  evaluation         " << p.eval_minutes << " min on the clock (" << p.evaluations << " evaluations)\n"
         << "  per-GPU throughput " << p.per_gpu_throughput << " samples/s";
-    if (p.efficiency_vs_8gpu) out << " (" << *p.efficiency_vs_8gpu << " x of 8 GPUs)";
-    out << "\n  GPU hours          " << p.gpu_hours << "\n";
+    out << "\n";
+    if (p.efficiency_vs_8gpu)
+        out << "  throughput eff.    " << *p.efficiency_vs_8gpu
+            << " (per-GPU samples/s relative to 8 GPUs; convergence not included, unlike the time-to-train "
+               "efficiency of `ttsim run`)\n";
+    out << "  GPU hours          " << p.gpu_hours << "\n";
     for (const auto& d : p.defaults) out << "  default: " << d << "\n";
     for (const auto& w : p.warnings) out << "  warning: " << w << "\n";
     return 0;

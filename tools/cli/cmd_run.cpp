@@ -3,6 +3,7 @@
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/scenario_kinds.hpp"
+#include "tools/cli/scenario_sweep.hpp"
 
 namespace ttsim::cli {
 
@@ -10,24 +11,40 @@ namespace {
 
 using Handler = int (*)(const ConfigNode&, const ScenarioContext&, std::ostream&);
 
-// Every scenario kind and its handler. A kind is added here and nowhere else.
-const std::map<std::string, Handler>& scenario_handlers() {
-    static const std::map<std::string, Handler> handlers = {
-        {"collective", run_collective_scenario},
-        {"scaling-study", run_scaling_study_scenario},
-        {"sweep", run_sweep_scenario},
-        {"plan", run_plan_scenario},
+struct ScenarioKind {
+    Handler run;
+    const char* summary;   // one line for `ttsim run --help`
+};
+
+// Every scenario kind, its handler and its one-line description. A kind is added here and nowhere else.
+const std::map<std::string, ScenarioKind>& scenario_kinds() {
+    static const std::map<std::string, ScenarioKind> kinds = {
+        {"collective", {run_collective_scenario, "an nccl-tests-like size sweep of one collective"}},
+        {"scaling-study",
+         {run_scaling_study_scenario, "workloads x GPU counts on one system, against the published v4.1 results"}},
+        {"sweep", {run_sweep_scenario, "workloads x systems x hardware/network what-ifs x batch rules x GPU counts"}},
+        {"plan", {run_plan_scenario, "fewest GPUs / fastest / cheapest configuration within a deadline or budget"}},
     };
-    return handlers;
+    return kinds;
+}
+
+std::string kinds_help() {
+    std::string text;
+    for (const auto& [name, kind] : scenario_kinds()) {
+        text += "  " + name;
+        text += std::string(name.size() < 16 ? 16 - name.size() : 1, ' ');
+        text += std::string(kind.summary) + "\n";
+    }
+    return text;
 }
 
 }  // namespace
 
 int run_scenario(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("run", "SCENARIO.yaml [--out DIR] [--threads N] [--format F]",
-                   "Runs a YAML scenario. Its `scenario:` key says what it is:\n"
-                   "  collective      an nccl-tests-like size sweep of one collective\n"
-                   "and so on for each kind listed in the README. The whole file is validated before anything runs.");
+                   "Runs a YAML scenario. Its `scenario:` key says what it is:\n" + kinds_help() +
+                       "Examples of each are in scenarios/; the keys are in docs/results-schema.md. The whole file is "
+                       "validated before anything runs.");
     args.positional("SCENARIO", "the scenario file (YAML)")
         .option("out", "DIR", "write results.csv / results.json (and plots, traces where the kind makes them) into DIR")
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
@@ -37,7 +54,7 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
     ScenarioContext context;
     context.file = *args.positional_value("SCENARIO");
     context.out_dir = args.get_optional("out");
-    context.threads = static_cast<int>(args.get_int("threads", 0, 1024));
+    context.threads = worker_threads(args);
     context.format = args.get_optional("format");
     if (context.format && *context.format != "table" && *context.format != "csv" && *context.format != "json")
         args.fail("format", "expected table, csv or json, got '" + *context.format + "'");
@@ -46,14 +63,14 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
     if (!root.is_map()) root.fail("a scenario is a mapping with a 'scenario:' key");
     const ConfigNode kind = root.required("scenario");
     const std::string name = kind.as_string();
-    const auto& handlers = scenario_handlers();
-    const auto it = handlers.find(name);
-    if (it == handlers.end()) {
+    const auto& kinds = scenario_kinds();
+    const auto it = kinds.find(name);
+    if (it == kinds.end()) {
         std::string valid;
-        for (const auto& [known, handler] : handlers) valid += " " + known;
+        for (const auto& [known, handler] : kinds) valid += " " + known;
         kind.fail("unknown scenario kind '" + name + "'; valid kinds:" + valid);
     }
-    return it->second(root, context, out);
+    return it->second.run(root, context, out);
 }
 
 }  // namespace ttsim::cli

@@ -1,12 +1,23 @@
 // `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
 // predicts the large-scale H100/H200 results it never saw.
+#include <cstdio>
 #include <ostream>
+#include <string>
 
 #include "models/calibration/calibration.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
 
 namespace ttsim::cli {
+
+namespace {
+// Percentages with two decimals: the data do not support more (3.61%, not 3.61315%).
+std::string percent(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f%%", value);
+    return text;
+}
+}  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("validate", "[--data FILE] [--profiles DIR] [--shared LIST] [--cross-validate]",
@@ -23,26 +34,29 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
-    const ProfileSet profiles = ProfileSet::load_dir(parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
-                                                                           : ProfileSet::default_dir());
+    // ProfileSet names its key "profiles"; the user typed --profiles.
+    const ProfileSet profiles = parser.naming_flags([&] {
+        return ProfileSet::load_dir(parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
+                                                           : ProfileSet::default_dir());
+    });
     const std::vector<CalibrationPoint> points = load_calibration_points(options);
     std::vector<PointError> in_sample;
     for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
-    out << "in-sample MAPE: " << mean_absolute_percentage_error(in_sample) << "% over " << in_sample.size()
+    out << "in-sample MAPE: " << percent(mean_absolute_percentage_error(in_sample)) << " over " << in_sample.size()
         << " results\n\n";
     if (parser.get_flag("cross-validate")) {
         const CrossValidationReport cv = leave_one_gpu_count_out(points, 64, options.shared);
         out << "(c) leave-one-GPU-count-out on results with <= 64 GPUs, shared parameters fitted: "
             << options.shared.describe() << "\n"
-            << format_point_table(cv.predicted) << "cross-validation MAPE: " << cv.mape_percent << "% over "
+            << format_point_table(cv.predicted) << "cross-validation MAPE: " << percent(cv.mape_percent) << " over "
             << cv.predicted.size() << " results\n\n";
         return 0;
     }
     const HoldoutReport holdout = holdout_validation(points, 64, 128, options.shared);
     out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
-        << mean_absolute_percentage_error(holdout.fit.fitted) << "%, shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
-        << format_point_table(holdout.predicted) << "hold-out MAPE: " << holdout.mape_percent << "% over "
+        << percent(mean_absolute_percentage_error(holdout.fit.fitted)) << ", shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
+        << format_point_table(holdout.predicted) << "hold-out MAPE: " << percent(holdout.mape_percent) << " over "
         << holdout.predicted.size() << " results\n";
     return 0;
 }

@@ -12,18 +12,30 @@
 #include "sim/units.hpp"
 
 namespace ttsim::cli {
-namespace {
 
-// Sizes double from min to max, as nccl-tests' -f 2 does; max is always included.
+// Sizes double from min while they do not exceed max, as nccl-tests' -f 2 does: max itself is included only when
+// it is min x 2^k (1MiB..3MiB gives 1 and 2 MiB; the table says the maximum was not reached).
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes) {
     std::vector<std::uint64_t> sizes;
     for (std::uint64_t s = min_bytes; s <= max_bytes; s *= 2) {
         sizes.push_back(s);
         if (s > max_bytes / 2) break;
     }
-    if (sizes.back() != max_bytes) sizes.push_back(max_bytes);
     return sizes;
 }
+
+std::string one_gpu_message(int gpus) {
+    return "a collective needs at least " + std::to_string(kMinCollectiveGpus) + " GPUs (got " + std::to_string(gpus) +
+           "): with one GPU there is nothing to communicate";
+}
+
+bool has_sharp_switches(const Topology& topology) {
+    for (const LinkSpec& link : topology.links())
+        if (link.kind == LinkKind::InfiniBand && is_network_switch(topology.vertex(link.to).kind)) return true;
+    return false;
+}
+
+namespace {
 
 std::string fixed(double value, int decimals) {
     char buffer[64];
@@ -50,6 +62,18 @@ Topology applicability_topology(const ClusterSpec& cluster) {
 
 std::string op_text(CollectiveOp op) { return std::string(to_string(op)); }
 
+// SHARP as the collective model should see it: off on a switch fabric without InfiniBand (PCIe/Ethernet), which
+// the model (it asks only for a switch fabric) would otherwise pick SHARP on. Without any fabric the model's own
+// reason ("a group spanning at least two nodes") is the better message, so the option is passed through there.
+bool effective_sharp(const ClusterSpec& cluster, const Topology& topology) {
+    const bool switches_without_infiniband = topology.fabric().switch_count() > 0 && !has_sharp_switches(topology);
+    return cluster.sharp && !switches_without_infiniband;
+}
+
+std::string cluster_description(const ClusterSpec& cluster) {
+    return cluster.describe(has_sharp_switches(applicability_topology(cluster)));
+}
+
 }  // namespace
 
 std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweepSpec& spec) {
@@ -58,9 +82,12 @@ std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweep
     if (!explicit_algorithm && !explicit_protocol) return std::nullopt;   // `auto` always finds an algorithm
     const Topology topology = applicability_topology(spec.cluster);
     const GroupLayout layout(topology, {});
-    const std::string on = " on " + spec.cluster.describe();
+    const bool sharp = effective_sharp(spec.cluster, topology);
+    const std::string on = " on " + spec.cluster.describe(has_sharp_switches(topology));
     if (explicit_algorithm) {
-        const std::string reason = inapplicable_reason(spec.algorithm, spec.op, layout, spec.cluster.sharp);
+        std::string reason = inapplicable_reason(spec.algorithm, spec.op, layout, sharp);
+        if (spec.algorithm == CollectiveAlgorithm::Sharp && spec.cluster.sharp && !sharp)
+            reason = "SHARP aggregates in InfiniBand switches, and this fabric has none";
         if (!reason.empty())
             return CollectiveSpecProblem{"algorithm", "'" + std::string(to_string(spec.algorithm)) + "' cannot run " +
                                                           op_text(spec.op) + on + ": " + reason};
@@ -77,7 +104,7 @@ std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweep
                                                          std::string(to_string(spec.algorithm)) + "' (it runs Simple only)"};
         return std::nullopt;
     }
-    for (const CollectiveAlgorithm a : candidate_algorithms(spec.op, layout, spec.cluster.sharp))
+    for (const CollectiveAlgorithm a : candidate_algorithms(spec.op, layout, sharp))
         if (runs(a)) return std::nullopt;
     return CollectiveSpecProblem{"protocol", "no algorithm runs " + op_text(spec.op) + " with protocol " + protocol + on};
 }
@@ -86,8 +113,11 @@ std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& 
     if (spec.min_bytes == 0) throw InputError("minimum size must be at least 1B", {}, "--min-size");
     if (spec.max_bytes < spec.min_bytes) throw InputError("maximum size is below the minimum size", {}, "--max-size");
     const Topology topology = spec.cluster.build();
+    if (topology.gpu_count() < 2)   // reached only through a topology file; flags and presets check earlier
+        throw InputError(one_gpu_message(topology.gpu_count()) + " in topology " + *spec.cluster.topology_file, {},
+                         "--topology");
     CollectiveOptions options;
-    options.sharp_enabled = spec.cluster.sharp;
+    options.sharp_enabled = effective_sharp(spec.cluster, topology);
     CollectiveSimulator simulator(topology, options);
     std::vector<CollectiveSweepRow> rows;
     for (std::uint64_t bytes : sweep_sizes(spec.min_bytes, spec.max_bytes)) {
@@ -104,8 +134,13 @@ std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& 
 std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
     std::ostringstream out;
     if (!spec.name.empty()) out << "# " << spec.name << "\n";
-    out << "# " << to_string(spec.op) << " on " << spec.cluster.describe() << ", algorithm "
+    out << "# " << to_string(spec.op) << " on " << cluster_description(spec.cluster) << ", algorithm "
         << to_string(spec.algorithm) << "\n";
+    out << "# sizes double from " << units::format_bytes(spec.min_bytes) << " (nccl-tests -f 2)";
+    if (!rows.empty() && rows.back().bytes != spec.max_bytes)
+        out << "; the maximum " << units::format_bytes(spec.max_bytes) << " is not reached by doubling, the last size is "
+            << units::format_bytes(rows.back().bytes);
+    out << "\n";
     out << "# busbw by nccl-tests' formulas; lower bound = bytes through each GPU's narrowest link at line rate"
            " + minimum path latency\n";
     char line[256];
@@ -141,7 +176,7 @@ std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector
     nlohmann::ordered_json doc;
     doc["schema"] = "ttsim.collective/1";
     if (!spec.name.empty()) doc["name"] = spec.name;
-    doc["cluster"] = spec.cluster.describe();
+    doc["cluster"] = cluster_description(spec.cluster);
     doc["op"] = std::string(to_string(spec.op));
     doc["algorithm_requested"] = std::string(to_string(spec.algorithm));
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
@@ -200,6 +235,8 @@ CollectiveSweepSpec read_collective_scenario(const ConfigNode& root) {
     if (auto name = root.optional("name")) spec.name = name->as_string();
     if (auto description = root.optional("description")) (void)description->as_string();
     spec.cluster = read_cluster(root.required("cluster"));
+    if (!spec.cluster.topology_file && spec.cluster.gpus < kMinCollectiveGpus)
+        root.required("cluster").required("gpus").fail(one_gpu_message(spec.cluster.gpus));
     const ConfigNode collective = root.required("collective");
     read_collective_section(collective, spec);
     if (auto output = root.optional("output")) {

@@ -30,6 +30,17 @@ struct CollectiveSweepRow {
 
 std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& spec);
 
+// A collective moves data between GPUs: one GPU has nothing to send (time 0, "1 GPUs"), so it is refused.
+inline constexpr int kMinCollectiveGpus = 2;
+std::string one_gpu_message(int gpus);
+
+// The message sizes of a sweep: min, 2 min, 4 min, ... while <= max (nccl-tests -f 2; max only if on the doubling).
+std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes);
+
+// SHARP aggregates in InfiniBand switches (Quantum-2): true when the topology's scale-out fabric has InfiniBand
+// links into network switches. A single node, PCIe or Ethernet fabrics have no SHARP whatever the option says.
+bool has_sharp_switches(const Topology& topology);
+
 std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);
 std::string format_sweep_csv(const std::vector<CollectiveSweepRow>& rows);
 std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows);

@@ -1,4 +1,5 @@
 #include <ostream>
+#include <string>
 
 #include "sim/errors.hpp"
 #include "tools/cli/command_list.hpp"
@@ -17,6 +18,7 @@ void print_overview(std::ostream& out) {
         for (std::size_t i = command.name.size(); i < 12; ++i) out << ' ';
         out << command.summary << "\n";
     }
+    out << "\n  --version   print the version\n  --help      print this overview\n";
     out << "\nExit codes: 0 success, 2 bad input (scenario, flag or data), 3 internal error, 130 interrupted (Ctrl-C;\n"
            "a sweep keeps its finished rows).\n";
 }
@@ -24,7 +26,13 @@ void print_overview(std::ostream& out) {
 }  // namespace
 
 int dispatch(const CommandArgs& args, std::ostream& out) {
-    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    if (args.empty()) {
+        // No command is a usage error (exit 2, one line on stderr like every input error), not a request for help.
+        std::string names;
+        for (const auto& command : all_commands()) names += (names.empty() ? "" : "|") + command.name;
+        throw InputError("no command given; usage: ttsim <" + names + "> [options] (see 'ttsim --help')");
+    }
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         print_overview(out);
         return 0;
     }

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 #include <sstream>
+#include <vector>
 
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -14,6 +15,15 @@ namespace ttsim::cli {
 namespace {
 
 constexpr const char* kTemporarySuffix = ".tmp-gnuplot";
+
+// Series styles: colours (colour-blind-safe first) without black and red, and open point types, so that the
+// published points (black filled diamonds) and break-even marks (large red open circles) stay unique however
+// many series a plot has.
+const std::vector<std::string> kSeriesColours = {"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9",
+                                                 "#f0e442", "#8c564b", "#7f7f7f", "#17becf"};
+const std::vector<int> kSeriesPointTypes = {1, 2, 3, 4, 8, 10, 12, 14};   // +, x, *, open square/triangles/...
+constexpr int kPublishedPointType = 13;    // filled diamond
+constexpr int kBreakEvenPointType = 6;     // open circle
 
 std::string number(double value) { return units::format_number(value, 8); }
 
@@ -85,43 +95,54 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
         write_file_atomically(base + ".dat", data.str());
         write_file_atomically(base + "_published.dat", published.str());
 
-        script << "# ttsim: time-to-train and scaling efficiency of " << workload << " (run: gnuplot plot_" << workload
-               << ".gp)\n"
+        script << "# ttsim: time-to-train and time-to-train efficiency of " << workload << " (run: gnuplot plot_"
+               << workload << ".gp)\n"
                << "dat = " << gp_string(stem + ".dat") << "\npub = " << gp_string(stem + "_published.dat") << "\n"
                << "png_term = (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) ? \"pngcairo\" : \"png\"\n"
-               << "set logscale x 2\nset grid\nset key outside right top\nset xlabel \"GPUs\"\n"
-               << "set format x \"%g\"\n";
-        auto mark_break_even = [&](bool efficiency) {
-            std::ostringstream labels;
-            labels << "unset label\n";
-            for (std::size_t k = 0; k < break_even_marks.size(); ++k)
-                labels << "set label " << k + 1 << " \"break-even\" at " << break_even_marks[k].gpus << ","
-                       << number(efficiency ? break_even_marks[k].efficiency : break_even_marks[k].ttt)
-                       << " point pt 7 ps 1.5 lc rgb \"red\" offset 1,1\n";
-            return labels.str();
-        };
+               // The legend goes below the plot, under the axis label, in as many columns as fit, so it never
+               // eats the plot's width; a small margin around the data keeps end points (and their break-even
+               // circles) off the border, without widening a log axis to whole decades (yfix).
+               << "set logscale x 2\nset grid\nset key outside below center horizontal font \",9\" samplen 2\n"
+               << "set bmargin 6\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\nset autoscale yfix\n"
+               << "set xlabel \"GPUs\"\nset format x \"%g\"\n";
+        // Break-even points as one marked series ("break-even", one legend entry) rather than a text label per
+        // series, which overlap when several series break even at the same count.
+        script << "$breakeven << EOD\n";
+        for (const Mark& m : break_even_marks) script << m.gpus << " " << number(m.ttt) << " " << number(m.efficiency) << "\n";
+        script << "EOD\n";
         auto plot_command = [&](int column, bool with_published) {
             std::ostringstream p;
             p << "plot ";
             for (std::size_t k = 0; k < titles.size(); ++k)
-                p << (k ? ", " : "") << "dat index " << k << " using 1:" << column << " with linespoints lw 2 title "
-                  << gp_string(titles[k]);
-            if (with_published) p << ", pub using 1:2 with points pt 9 ps 1.6 lc rgb \"black\" title \"MLPerf v4.1 published\"";
+                p << (k ? ", " : "") << "dat index " << k << " using 1:" << column << " with linespoints lw 2 lc rgb "
+                  << gp_string(kSeriesColours[k % kSeriesColours.size()]) << " pt "
+                  << kSeriesPointTypes[k % kSeriesPointTypes.size()] << " title " << gp_string(titles[k]);
+            if (with_published && !published_points.empty())
+                p << ", pub using 1:2 with points pt " << kPublishedPointType
+                  << " ps 1.6 lc rgb \"black\" title \"MLPerf v4.1 published\"";
+            if (!break_even_marks.empty())
+                p << ", $breakeven using 1:" << column << " with points pt " << kBreakEvenPointType
+                  << " ps 2.5 lw 2 lc rgb \"red\" title \"break-even\"";
             return p.str();
         };
+        // A log axis fixed to the data (yfix) may span less than a decade: label 1-2-5 steps, not decades only.
         const std::string ttt_title = "set title " + gp_string(workload + ": time-to-train") +
-                                      "\nset ylabel \"minutes\"\nset logscale y\n" + mark_break_even(false);
-        const std::string eff_title = mark_break_even(true) + "set title " + gp_string(workload + ": scaling efficiency") +
-                                      "\nset ylabel \"efficiency vs reference\"\nunset logscale y\nset yrange [0:*]\n";
+                                      "\nset ylabel \"minutes\"\nset logscale y\nset format y \"%g\"\n"
+                                      "set ytics add (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, "
+                                      "500, 1000, 2000, 5000, 10000)\n";
+        const std::string eff_title = "set title " + gp_string(workload + ": time-to-train efficiency") +
+                                      "\nset ylabel \"time-to-train efficiency vs reference\"\nunset logscale y\n"
+                                      "set ytics autofreq\nset yrange [0:*]\n";
         struct Output { std::string terminal, file; };
         for (const auto& [kind, header, column, with_published] :
              {std::tuple{std::string("ttt"), ttt_title, 2, true}, std::tuple{std::string("efficiency"), eff_title, 3, false}}) {
             script << header;
-            for (const Output& o : {Output{"set terminal @png_term size 900,560 font \"sans,10\"", workload + "_" + kind + ".png"},
-                                    Output{"set terminal svg size 900,560 dynamic font \"sans,10\"", workload + "_" + kind + ".svg"}}) {
+            for (const Output& o : {Output{"set terminal @png_term size 900,600 font \"sans,10\"", workload + "_" + kind + ".png"},
+                                    Output{"set terminal svg size 900,600 dynamic font \"sans,10\"", workload + "_" + kind + ".svg"}}) {
+                // noenhanced: names such as llama2_70b_lora are text, not "_" subscripts.
                 // gnuplot writes a temporary name; it is renamed into place once gnuplot succeeded (atomic result).
-                script << o.terminal << "\nset output " << gp_string(o.file + kTemporarySuffix) << "\n" << plot_command(column, with_published)
-                       << "\nset output\n";
+                script << o.terminal << "\nset termoption noenhanced\nset output " << gp_string(o.file + kTemporarySuffix)
+                       << "\n" << plot_command(column, with_published) << "\nset output\n";
                 images.push_back(out_dir + "/" + o.file);
             }
         }

@@ -7,11 +7,14 @@
 #include <iostream>
 #include <mutex>
 
+#include <tbb/info.h>
+
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/published_results.hpp"
 #include "models/planning/results_format.hpp"
 #include "models/trace/iteration_timeline.hpp"
+#include "tools/cli/args.hpp"
 #include "tools/cli/atomic_file.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
@@ -75,6 +78,15 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
 }
 
 }  // namespace
+
+int worker_threads(const ArgParser& args) {
+    const int requested = static_cast<int>(args.get_int("threads", 0, 1024));
+    const int available = tbb::info::default_concurrency();
+    if (requested <= available) return requested;
+    std::fprintf(stderr, "ttsim: note: --threads %d is more than the %d hardware threads; using %d\n", requested,
+                 available, available);
+    return available;
+}
 
 std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::string& label) {
     if (!isatty(STDERR_FILENO)) return {};

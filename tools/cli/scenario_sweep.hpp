@@ -16,6 +16,13 @@
 
 namespace ttsim::cli {
 
+class ArgParser;
+
+// The --threads option (0 = all cores), at most the hardware threads TBB can use: more would only make TBB
+// print its own warning and ignore them, so it is capped here with one note on stderr (results do not depend on
+// the thread count). Negative or absurd (> 1024) values are refused naming the flag.
+int worker_threads(const ArgParser& args);
+
 // A progress callback for SweepOptions::progress: "\r[#####.....] 12/48 points" on stderr, redrawn at most
 // once per percent, only when stderr is a terminal (isatty); otherwise an empty function. Thread-safe.
 std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::string& label);

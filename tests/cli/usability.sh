@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# What a new user sees: help texts that match what is accepted, usage errors, capped threads, collective sizes
+# and SHARP wording, planning answers that say how far off an infeasible query is and what limited it, prices
+# stated with their source, published comparisons at the published batch, and plot scripts that render names as
+# text and keep the published marker unique.
+set -u
+ttsim=$1; root=$2
+cd "$root"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
+has() { grep -qF -- "$2" "$1"; }
+
+# No command: a usage error on stderr (one line), exit 2, nothing on stdout.
+"$ttsim" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "no command exits 2" '[[ $rc -eq 2 ]]'
+check "no command: one stderr line with the usage" '[[ $(wc -l <"$tmp/err") -eq 1 ]] && has "$tmp/err" "usage: ttsim <collective|run|predict|calibrate|validate|plan>"'
+check "no command: nothing on stdout" '[[ ! -s "$tmp/out" ]]'
+
+"$ttsim" --help >"$tmp/help"
+check "top-level help lists --version" 'has "$tmp/help" "--version"'
+"$ttsim" predict --help >"$tmp/help"
+check "predict usage names the command once" 'head -1 "$tmp/help" | grep -q "^usage: ttsim predict --workload"'
+check "predict --system documents GPU names" 'has "$tmp/help" "MI300X" && has "$tmp/help" "A100-SXM" && has "$tmp/help" "gb200-nvl72"'
+"$ttsim" run --help >"$tmp/help"
+check "run --help lists every kind" '(for k in collective scaling-study sweep plan; do grep -q "^  $k " "$tmp/help" || exit 1; done)'
+check "run --help does not defer to the README" '! has "$tmp/help" "and so on"'
+"$ttsim" collective --help >"$tmp/help"
+check "collective --help: tree and sharp are all-reduce only" 'has "$tmp/help" "tree, hierarchical and sharp run all-reduce only"'
+"$ttsim" calibrate --help >"$tmp/help"
+check "calibrate --help: default ./profiles" 'has "$tmp/help" "(default: ./profiles)"'
+
+# --threads beyond the machine: capped with one note, no TBB warning.
+"$ttsim" run scenarios/sweep-batch-rules.yaml --threads 1000 >/dev/null 2>"$tmp/err"; rc=$?
+check "--threads 1000 runs" '[[ $rc -eq 0 ]]'
+check "--threads 1000: no TBB warning" '! grep -q "TBB" "$tmp/err"'
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 10min --max-gpus 16 --threads 1000 >/dev/null 2>"$tmp/err"
+check "plan --threads 1000: no TBB warning" '! grep -q "TBB" "$tmp/err"'
+
+# Collective sizes double (nccl-tests -f 2): 1MiB..3MiB runs 1 and 2 MiB, and the table says 3MiB was not reached.
+"$ttsim" collective --min-size 1MiB --max-size 3MiB --format csv >"$tmp/sizes.csv"
+check "sizes double: 1MiB and 2MiB only" '[[ $(cut -d, -f1 "$tmp/sizes.csv" | tail -n +2 | tr "\n" " ") == "1048576 2097152 " ]]'
+"$ttsim" collective --min-size 1MiB --max-size 3MiB >"$tmp/sizes.txt"
+check "table says the maximum was not reached" 'has "$tmp/sizes.txt" "the maximum 3MiB is not reached by doubling, the last size is 2MiB"'
+# SHARP is only claimed where InfiniBand switches can run it.
+"$ttsim" collective --max-size 1MiB >"$tmp/one-node.txt"
+"$ttsim" collective --gpus 16 --max-size 1MiB >"$tmp/two-nodes.txt"
+"$ttsim" collective --topology topologies/examples/pcie_servers_ethernet.yaml --max-size 1MiB >"$tmp/ethernet.txt"
+check "one node: no SHARP" 'has "$tmp/one-node.txt" "no SHARP (no InfiniBand switches)" && ! has "$tmp/one-node.txt" "SHARP on"'
+check "two DGX nodes: SHARP on" 'has "$tmp/two-nodes.txt" "SHARP on"'
+check "Ethernet topology: no SHARP" 'has "$tmp/ethernet.txt" "no SHARP (no InfiniBand switches)" && ! has "$tmp/ethernet.txt" "SHARP on"'
+check "Ethernet topology: auto never picks the SHARP algorithm" '! grep -q " sharp " "$tmp/ethernet.txt"'
+
+# Planning: an infeasible query names the closest candidates and the range that limited them; durations and
+# budgets are written as people write them; prices say where they come from.
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 5s --max-gpus 64 >"$tmp/plan.txt"; rc=$?
+check "infeasible plan exits 0 (an answer, not an error)" '[[ $rc -eq 0 ]]'
+check "deadline shown as 5 s" 'has "$tmp/plan.txt" "time-to-train <= 5 s"'
+check "infeasible plan: closest (fastest) shown" 'has "$tmp/plan.txt" "closest:" && has "$tmp/plan.txt" "fastest: 64 GPUs of dgx-h100"'
+check "infeasible plan: search range limit flagged" 'has "$tmp/plan.txt" "limited by the search range"'
+check "plan: default price stated as an estimate" 'has "$tmp/plan.txt" "dgx-h100 2.50 USD (default estimate)"'
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 10min --max-gpus 8 --format json >"$tmp/plan.json"
+check "answer at the top of the range is flagged (json)" 'python3 -c "import json,sys; a=json.load(open(sys.argv[1]))[\"answer\"]; assert a[\"gpus\"] == 8 and a[\"limited_by_search_range\"]" "$tmp/plan.json"'
+"$ttsim" plan --workload stable_diffusion --system dgx-h100 --budget 1USD --max-gpus 64 --price 3 >"$tmp/budget.txt"
+check "budget shows its currency" 'has "$tmp/budget.txt" "cost <= 1 USD"'
+check "a given price is not called an estimate" 'has "$tmp/budget.txt" "dgx-h100 3.00 USD" && ! has "$tmp/budget.txt" "default estimate"'
+
+# A sweep without cost: states the default price; plots render names as text, published marker unique.
+cat >"$tmp/b200.yaml" <<'YAML'
+scenario: scaling-study
+workloads: [llama2_70b_lora]
+system: dgx-b200
+gpus: [16, 32]   # no published B200 result at these counts
+include_published_gpus: false
+YAML
+"$ttsim" run "$tmp/b200.yaml" --out "$tmp/b200" >"$tmp/b200.txt" 2>&1
+check "sweep table states the default price and its source" 'has "$tmp/b200.txt" "dgx-b200 5.00 USD (default estimate)" && has "$tmp/b200.txt" "models/planning/cost_energy.hpp"'
+check "sweep table names time-to-train efficiency" 'has "$tmp/b200.txt" "TTT eff." && has "$tmp/b200.txt" "time-to-train efficiency"'
+gp="$tmp/b200/plot_llama2_70b_lora.gp"
+check "plot script: noenhanced text (no subscripts from _)" '[[ $(grep -c "set termoption noenhanced" "$gp") -eq 4 ]]'
+check "plot script: no published legend without published points" '! has "$gp" "MLPerf v4.1 published"'
+"$ttsim" run scenarios/sweep-batch-rules.yaml --format json >"$tmp/rules.json"
+check "Pareto ties: rcp_optimal points equal to published points are both on the front" 'python3 - "$tmp/rules.json" <<"PY"
+import json, sys
+points = [p for p in json.load(open(sys.argv[1]))["points"] if p["status"] == "ok"]
+key = lambda p: (p["gpus"], p["ttt_minutes"], p["gpu_hours"])
+published = {key(p): p for p in points if p["batch_rule"] == "published"}
+twins = [(p, published[key(p)]) for p in points if p["batch_rule"] == "rcp_optimal" and key(p) in published]
+assert twins, "no rcp_optimal point equals a published-rule point: the check tests nothing"
+for a, b in twins:
+    assert a["pareto"] == b["pareto"], (a["gpus"], a["pareto"], b["pareto"])
+PY'
+
+# The default scenario compares like with like: the error comes from the prediction at the published batch.
+"$ttsim" run scenarios/default.yaml --format json >"$tmp/default.json"
+check "published error = prediction at the published batch vs the published score" 'python3 - "$tmp/default.json" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "ttsim.results/2"
+pub = [p for p in d["points"] if p["status"] == "ok" and p["published"]]
+assert pub
+differ = 0
+for p in pub:
+    q = p["published"]
+    assert abs(q["error_percent"] - (q["predicted_minutes"] - q["minutes"]) / q["minutes"] * 100) < 1e-6, p["gpus"]
+    if p["global_batch"] not in q["global_batches"]:
+        differ += 1
+        assert q["predicted_minutes"] != p["ttt_minutes"], (p["workload"], p["gpus"])
+        assert any("published v4.1 batch" in w for w in p["warnings"]), (p["workload"], p["gpus"])
+bert48 = [p for p in pub if p["workload"] == "bert" and p["gpus"] == 48][0]
+assert bert48["published"]["global_batches"] == [6912], bert48["published"]
+assert differ > 0, "no row with a batch different from the published one: the check tests nothing"
+PY'
+
+echo "usability: $fail failed"
+[[ $fail -eq 0 ]]
