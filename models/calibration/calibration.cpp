@@ -292,51 +292,39 @@ struct OuterObjective {
     }
 };
 
-double outer_objective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
-    TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
-    return (*static_cast<const OuterObjective*>(data))(x);
-}
-
-// Fits the shared parameters: one of them by golden-section search on its logarithm, several with NLopt
-// LN_BOBYQA on their logarithms (each trial refits every per-group profile).
+// Fits the shared parameters on their logarithms (each trial refits every per-group profile).
 SharedValues fit_shared(const std::map<std::pair<std::string, std::string>, FitGroup>& groups,
                         std::vector<SharedDimension> dims, const SharedValues& base, int* evaluations) {
     OuterObjective objective{&groups, std::move(dims), base, evaluations};
     const auto& d = objective.dims;
     if (d.empty()) return base;
-    if (d.size() == 1) {
-        auto total = [&](double log_m) { return objective({log_m}); };
-        double a = std::log(d[0].lower), b = std::log(d[0].upper);
-        const double g = (std::sqrt(5.0) - 1) / 2;
-        double c = b - g * (b - a), e = a + g * (b - a);
-        double fc = total(c), fe = total(e);
-        while (b - a > 0.02) {
-            if (fc < fe) {
-                b = e; e = c; fe = fc; c = b - g * (b - a); fc = total(c);
-            } else {
-                a = c; c = e; fc = fe; e = a + g * (b - a); fe = total(e);
+    // Cyclic coordinate descent: a golden-section search over each shared parameter's whole (log) range in turn,
+    // the others held; three cycles for several parameters (one suffices for one). Each trial refits every group,
+    // so the outer objective is only piecewise smooth; a bracketing search is robust to that where a model-based
+    // optimiser (BOBYQA, tried first) stalled short of the single-parameter optima it contains.
+    std::vector<double> x;
+    for (const SharedDimension& dim : d) x.push_back(std::log(dim.start));
+    const double g = (std::sqrt(5.0) - 1) / 2;
+    const int cycles = d.size() == 1 ? 1 : 3;
+    for (int cycle = 0; cycle < cycles; ++cycle)
+        for (std::size_t i = 0; i < d.size(); ++i) {
+            auto total = [&](double value) {
+                std::vector<double> trial = x;
+                trial[i] = value;
+                return objective(trial);
+            };
+            double lo = std::log(d[i].lower), hi = std::log(d[i].upper);
+            double c = hi - g * (hi - lo), e = lo + g * (hi - lo);
+            double fc = total(c), fe = total(e);
+            while (hi - lo > 0.02) {
+                if (fc < fe) {
+                    hi = e; e = c; fe = fc; c = hi - g * (hi - lo); fc = total(c);
+                } else {
+                    lo = c; c = e; fc = fe; e = lo + g * (hi - lo); fe = total(e);
+                }
             }
+            x[i] = 0.5 * (lo + hi);
         }
-        return objective.values({0.5 * (a + b)});
-    }
-    std::vector<double> x, lower, upper;
-    for (const SharedDimension& dim : d) {
-        x.push_back(std::log(dim.start));
-        lower.push_back(std::log(dim.lower));
-        upper.push_back(std::log(dim.upper));
-    }
-    nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(x.size()));
-    opt.set_lower_bounds(lower);
-    opt.set_upper_bounds(upper);
-    opt.set_min_objective(outer_objective, &objective);
-    opt.set_xtol_abs(0.01);
-    opt.set_maxeval(200);
-    opt.set_initial_step(std::vector<double>(x.size(), 1.0));
-    double best = 0;
-    try {
-        opt.optimize(x, best);
-    } catch (const nlopt::roundoff_limited&) {
-    }
     return objective.values(x);
 }
 

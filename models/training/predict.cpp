@@ -26,6 +26,11 @@ constexpr double kLlamaHidden = 8192;
 constexpr double kLlamaKvWidth = 8 * 128;
 constexpr double kLlamaTokens = 8192;
 constexpr double kActivationBytes = 2;
+// BERT-large (Devlin et al. 2019, Table / "BERT_LARGE": 24 layers, hidden 1024) at MLPerf's 512-token sequences;
+// with packing 2 samples share a 512-token row, so a sample is 256 tokens on average (params.md §7 item 5).
+constexpr int kBertLayers = 24;
+constexpr double kBertHidden = 1024;
+constexpr double kBertTokensPerSample = 256;
 
 struct SystemEntry {
     const char* name;
@@ -203,6 +208,14 @@ CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const s
         }
     }
 
+    // Tensor parallel for BERT (no v4.1 submission used it; what-if only): Megatron-style, two all-reduces of the
+    // layer's activations in forward and two in backward per transformer layer.
+    if (workload.name == "bert" && c.tensor_parallel > 1) {
+        std::vector<int> tp_group;
+        for (int t = 0; t < c.tensor_parallel; ++t) tp_group.push_back(rank_of(c, t, 0, 0, 0));
+        const double activation = kBertTokensPerSample * c.samples_per_micro_batch * kBertHidden * kActivationBytes;
+        out.tp_cp_seconds_per_micro_step = kBertLayers * 4 * seconds(CollectiveOp::AllReduce, activation, tp_group);
+    }
     // Tensor / context parallel collectives per micro step (Llama2-70B LoRA only in v4.1).
     if (workload.name == "llama2_70b_lora" && (c.tensor_parallel > 1 || c.context_parallel > 1)) {
         const double tokens_per_rank = kLlamaTokens * c.samples_per_micro_batch / c.context_parallel;
@@ -360,6 +373,18 @@ PreparedScenario prepare(const PredictionRequest& request) {
         if (n % split != 0)
             throw InputError(std::to_string(n) + " GPUs are not divisible by TP x CP = " + std::to_string(split), {},
                              request.context_parallel ? "cp" : "tp");
+        // Which model parallelism ttsim has a communication model for: TP and CP for Llama2-70B LoRA (as v4.1),
+        // TP for BERT (Megatron-style); the convolutional RetinaNet and the Stable Diffusion UNet ran data
+        // parallel only, and splitting them is not modelled.
+        const bool transformer = workload.name == "llama2_70b_lora" || workload.name == "bert";
+        if (tp > 1 && !transformer)
+            throw InputError("tensor parallelism is modelled for bert and llama2_70b_lora only; " + workload.name +
+                                 " runs data parallel (as in MLPerf v4.1)",
+                             {}, "tp");
+        if (cp > 1 && workload.name != "llama2_70b_lora")
+            throw InputError("context parallelism is modelled for llama2_70b_lora only; " + workload.name +
+                                 " runs without it (as in MLPerf v4.1)",
+                             {}, "cp");
         c.tensor_parallel = tp;
         c.context_parallel = cp;
         c.data_parallel = n / split;
@@ -504,6 +529,8 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.compute_ms = it.compute_seconds * 1e3;
     p.exposed_comm_ms = it.exposed_comm_seconds * 1e3;
     p.comm_total_ms = it.total_comm_seconds * 1e3;
+    p.tp_cp_comm_ms = s.tp_cp_comm_seconds_per_micro_step * c.gradient_accumulation * 1e3;
+    p.tp_cp_exposed_ms = profile.tp_comm_exposed_fraction * p.tp_cp_comm_ms;
     p.fixed_ms = it.fixed_seconds * 1e3;
     p.eval_minutes = p.evaluations * eval_seconds / 60.0;
     p.per_gpu_throughput = c.global_batch / it.step_seconds / s.gpus;

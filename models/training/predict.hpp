@@ -46,6 +46,10 @@ struct Prediction {
     int global_batch = 0;
     long long steps = 0;
     double step_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_total_ms = 0, fixed_ms = 0;
+    // Tensor/context-parallel collectives per optimizer step (all micro steps): their total time, and the share not
+    // hidden behind GEMMs (ComputeProfile::tp_comm_exposed_fraction), which compute_ms includes. comm_total_ms and
+    // exposed_comm_ms are the data-parallel gradient collectives only.
+    double tp_cp_comm_ms = 0, tp_cp_exposed_ms = 0;
     double eval_minutes = 0;               // on-the-clock evaluation time (0 for Stable Diffusion)
     long long evaluations = 0;
     double per_gpu_throughput = 0;         // samples / s / GPU

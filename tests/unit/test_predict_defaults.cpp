@@ -79,3 +79,23 @@ TEST_CASE("layouts that cannot hold the model state or converge are refused nami
     CHECK(flag_of(request("llama2_70b_lora", 4096)) == "gpus");
     CHECK(flag_of(request("llama2_70b_lora", 2048)) == "");
 }
+
+TEST_CASE("tensor/context parallel communication is modelled where it exists and shown", "[training]") {
+    PredictionRequest bert = request("bert", 64);
+    const Prediction plain = evaluate(prepare(bert), shipped().find(find_workload("bert"), find_gpu("H100-SXM")));
+    CHECK(plain.tp_cp_comm_ms == 0);
+    bert.tensor_parallel = 8;
+    const Prediction tp = evaluate(prepare(bert), shipped().find(find_workload("bert"), find_gpu("H100-SXM")));
+    CHECK(tp.tp_cp_comm_ms > 0);
+    CHECK(tp.tp_cp_exposed_ms < tp.tp_cp_comm_ms);
+    CHECK(tp.compute_ms > tp.tp_cp_exposed_ms);
+    const Prediction lora =
+        evaluate(prepare(request("llama2_70b_lora", 64)), shipped().find(find_workload("lora"), find_gpu("H100-SXM")));
+    CHECK(lora.tp_cp_comm_ms > 0);   // v4.1's TP4 x CP2
+    PredictionRequest retinanet = request("retinanet", 64);
+    retinanet.tensor_parallel = 2;
+    CHECK(flag_of(retinanet) == "tp");
+    PredictionRequest sd = request("stable_diffusion", 64);
+    sd.context_parallel = 2;
+    CHECK(flag_of(sd) == "cp");
+}

@@ -109,6 +109,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         j["compute_ms"] = p.compute_ms;
         j["exposed_comm_ms"] = p.exposed_comm_ms;
         j["comm_total_ms"] = p.comm_total_ms;
+        j["tp_cp_comm_ms"] = p.tp_cp_comm_ms;
+        j["tp_cp_exposed_ms"] = p.tp_cp_exposed_ms;
         j["fixed_ms"] = p.fixed_ms;
         j["eval_minutes"] = p.eval_minutes;
         j["evaluations"] = p.evaluations;
@@ -135,7 +137,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         << "  global batch       " << p.global_batch << ", samples to converge " << std::setprecision(0)
         << p.samples_to_converge << ", steps " << p.steps << std::setprecision(3) << "\n"
         << "  step               " << p.step_ms << " ms = compute " << p.compute_ms << " + exposed comm "
-        << p.exposed_comm_ms << " + fixed " << p.fixed_ms << " (comm total " << p.comm_total_ms << ")\n"
+        << p.exposed_comm_ms << " + fixed " << p.fixed_ms << " (gradient comm total " << p.comm_total_ms << ")\n";
+    if (p.tp_cp_comm_ms > 0)
+        out << "  TP/CP comm         " << p.tp_cp_comm_ms << " ms per step, " << p.tp_cp_exposed_ms
+            << " ms of it exposed (counted in compute)\n";
+    out
         << "  evaluation         " << p.eval_minutes << " min on the clock (" << p.evaluations << " evaluations)\n"
         << "  per-GPU throughput " << p.per_gpu_throughput << " samples/s";
     out << "\n";
