@@ -80,7 +80,7 @@ TEST_CASE("8x H200 NVLS all-reduce follows the published size curve (held out)",
     WARN(table);
 }
 
-TEST_CASE("DGX H100 multi-node ring all-reduce is NIC-bound; SHARP beats ring", "[collective]") {
+TEST_CASE("DGX H100 multi-node ring all-reduce is NIC-bound, and SHARP beats ring", "[collective]") {
     // 8 NDR NICs per node x ~46-48 GB/s (NT_290, NT_267; params.md "DGX H100, multi-node ring": ~370-385).
     // The simulated bandwidth part must sit in 340-400 GB/s busbw at every scale. NCCL's ring latency grows
     // with 2(n-1) steps (params.md 3.2), so the end-to-end busbw at 1 GiB only stays in that band for small
@@ -160,7 +160,7 @@ TEST_CASE("inapplicable algorithms and bad groups are input errors", "[collectiv
     CHECK(sim.run(one).duration == SimTime::zero());
 }
 
-TEST_CASE("small all-reduce picks a low-latency protocol; large picks Simple", "[collective]") {
+TEST_CASE("small all-reduce picks a low-latency protocol, large picks Simple", "[collective]") {
     const Topology topo = build_preset("dgx-h100", 8);
     CollectiveSimulator sim(topo);
     const CollectiveResult small = run(sim, CollectiveOp::AllReduce, 64 * 1024, CollectiveAlgorithm::Ring);

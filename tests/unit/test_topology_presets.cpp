@@ -122,7 +122,7 @@ TEST_CASE("Node structure: NVLink bandwidth, PCIe NIC, rails", "[topology]") {
     CHECK(links[g.pcie_up].name == "node1.gpu5->node1.nic5");
 }
 
-TEST_CASE("Leaf uplinks are non-blocking by default; oversubscription 2 halves them", "[topology]") {
+TEST_CASE("Leaf uplinks are non-blocking by default, oversubscription 2 halves them", "[topology]") {
     for (int gpus : {256, 4096}) {  // two and three tiers
         const Topology full = build_preset("dgx-h100", gpus);
         const Topology half = build_preset("dgx-h100", gpus, {.oversubscription = 2.0});

@@ -117,7 +117,7 @@ TEST_CASE("Three-tier paths: same rail turns at the spine, cross-rail goes throu
     CHECK(cross_rail.size() == 9);  // GPU NIC leaf spine core spine leaf NIC GPU
 }
 
-TEST_CASE("ECMP spreads flow keys over spines and cores; routes are deterministic", "[topology]") {
+TEST_CASE("ECMP spreads flow keys over spines and cores, routes are deterministic", "[topology]") {
     const Topology t = build_preset("dgx-h100", 512);
     Router router(t);
     std::set<Vertex> spines;
