@@ -8,10 +8,17 @@
 //    O(n^2), ~17 s at 4,096 GPUs, before a tree channel became one flow, tree.cpp);
 //  - BM_AutoAllReduce: `auto` with SHARP on, which simulates every applicable algorithm (ring, SHARP, tree,
 //    hierarchical) and the one-island all-reduce that floors them (target: under ~1 s at 16,384 GPUs).
+//  - BM_Nvl72PartialAllReduce: what `ttsim predict --workload retinanet --system gb200-nvl72` asks for at
+//    4,096 and 8,192 GPUs, counts that are not multiples of 72 (56 full NVL72 racks + 64 GPUs; 113 + 56):
+//    the 36.8 MB gradient-bucket all-reduce (73.7 MB of fp16 gradients in two <= 64 MB buckets) over every
+//    GPU, `auto` with SHARP on (SHARP and hierarchical do not apply to unequal racks, so ring and tree over
+//    56-72 rails per rack, plus the one-rack floor). The tree alone took 11 s (4,096) and 34 s (8,192)
+//    before its channels became one flow each (1d0b517); target: well under 1 s, a whole prediction's budget.
 // Peak memory: run one size with /usr/bin/time -v (see the collective report).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
 
 #include "models/collectives/collective_simulator.hpp"
 #include "topologies/presets.hpp"
@@ -63,6 +70,23 @@ void BM_RingAllReduce(benchmark::State& state) { run_uncached(state, CollectiveA
 void BM_TreeAllReduce(benchmark::State& state) { run_uncached(state, CollectiveAlgorithm::Tree, false); }
 void BM_AutoAllReduce(benchmark::State& state) { run_uncached(state, CollectiveAlgorithm::Auto, true); }
 
+void BM_Nvl72PartialAllReduce(benchmark::State& state) {
+    const int gpus = static_cast<int>(state.range(0));
+    const Topology topo = build_preset("gb200-nvl72", gpus);
+    CollectiveRequest request;
+    request.op = CollectiveOp::AllReduce;
+    request.bytes = 36'849'004;  // RetinaNet: 73,698,008 gradient bytes in 2 buckets (predict.hpp kGradientBucketBytes)
+    std::uint64_t simulations = 0;
+    for (auto _ : state) {
+        CollectiveSimulator sim(topo, CollectiveOptions{.sharp_enabled = true});
+        benchmark::DoNotOptimize(sim.run(request).duration);
+        simulations = sim.simulations();
+    }
+    state.counters["simulations"] = static_cast<double>(simulations);
+    state.SetLabel(std::to_string(gpus) + " GB200 GPUs, " + std::to_string(gpus / 72) + " full NVL72 racks + " +
+                   std::to_string(gpus % 72));
+}
+
 void BM_RingAllReduceCached(benchmark::State& state) {
     const Topology topo = build_preset("dgx-h100", static_cast<int>(state.range(0)));
     CollectiveSimulator sim(topo);
@@ -76,4 +100,5 @@ BENCHMARK(BM_RingAllReduceWithTopology)->RangeMultiplier(2)->Range(1024, 16384)-
 BENCHMARK(BM_RingAllReduce)->RangeMultiplier(2)->Range(1024, 16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TreeAllReduce)->Arg(1024)->Arg(4096)->Arg(16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AutoAllReduce)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Nvl72PartialAllReduce)->Arg(4096)->Arg(8192)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RingAllReduceCached)->Arg(1024)->Arg(16384)->Unit(benchmark::kMicrosecond);
