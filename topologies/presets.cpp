@@ -154,6 +154,7 @@ Topology build_preset(std::string_view system, int gpus, const FabricOptions& op
         spec.oversubscription = options.oversubscription;
         spec.switch_latency = kIbSwitchLatency;
         spec.cable_latency = kCableLatency;
+        spec.routing = options.routing;
         build_superpod_fabric(topology, spec);
     }
     topology.finalize();

@@ -20,6 +20,9 @@ enum class NicSpeed { Ndr400, Xdr800 };
 struct FabricOptions {
     NicSpeed nic = NicSpeed::Ndr400;
     double oversubscription = 1.0;  // leaf downlink : uplink; 1.0 = non-blocking, 2.0 halves the uplinks
+    // Adaptive: every flow sprayed over all equal-cost up-links (Quantum-2 AR, on by default in a DGX
+    // SuperPOD's subnet manager); StaticEcmp: one hashed path per flow (topology.hpp FabricRouting).
+    FabricRouting routing = FabricRouting::Adaptive;
 };
 
 // "ndr" / "ndr400" / "xdr" / "xdr800" (what the CLI and YAML accept); InputError otherwise.

@@ -9,6 +9,9 @@
 //    switches are equally short, one is chosen by a hash of (source rank, destination rank, flow key, hop),
 //    so different flows between the same pair, or different pairs, spread over the spines/cores, and the
 //    same inputs always give the same path on every machine.
+//  - That is static ECMP. Under adaptive routing (Topology::routing()) the path is a representative of the
+//    flow's shortest paths: the collective layer replaces each hop that lies in a spray group by the group
+//    (models/collectives/phase_runner.hpp spray_over_groups), so which member the hash named does not matter.
 //
 // Cost. We do not BFS per pair. Distances are needed only TO a destination, and a destination NIC is reached
 // through the switch(es) it attaches to, so the Router keeps one distance map per destination attachment

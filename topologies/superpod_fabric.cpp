@@ -25,6 +25,20 @@
 // spine -> leaf; same-rail traffic within a pod turns at the spine. Counts match SPOD_B200: 16 SU
 // 128 leaves / 128 spines / 64 cores, 32 SU 256/256/128, 64 SU 512/512/256. The largest such fabric of
 // 64-port switches has K = 32 and holds 65,536 NIC ports (2 x 32^3).
+//
+// Spray groups (adaptive routing, topology.hpp). NVIDIA InfiniBand switches put "all ports with minimal hops
+// to destination" in one AR group and pick the output port per packet by load; the subnet manager enables it
+// by default (IB_BRINGUP_AR: docs.nvidia.com/networking/display/ibclusterbringupprocedure/adaptive+routing,
+// "TREE" algorithm for fat trees). On this fabric, for every flow that leaves a leaf upwards, ALL the leaf's
+// up-links are minimal (every spine it reaches, or every spine of its group, leads to every destination at
+// the same hop count), and in three tiers every spine of a group reaches the destination through every core
+// of its plane. Spraying evenly at each switch then loads:
+//   leaf -> spines of leaf L          1/G of each flow leaving L upwards        group "su<u>.rail<r>.leaf->spines"
+//   spines -> leaf L                  1/G of each flow entering L from above    group "spines->su<u>.rail<r>.leaf"
+//   spines of group A -> cores        1/(G K) of each flow leaving A upwards    group "pod<p>.rail<r>.spines->cores"
+//   cores -> spines of group B        1/(G K) of each flow entering B           group "cores->pod<p>.rail<r>.spines"
+// (G spines per group, or all spines in two tiers; K cores per plane). Every member of a group carries the
+// same share of every flow crossing it, which is what makes each group exactly one constraint.
 #include "topologies/superpod_fabric.hpp"
 
 #include <algorithm>
@@ -106,13 +120,29 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
                                  LinkKind::InfiniBand, port, into_switch, into_nic);
     }
 
+    topology.set_routing(spec.routing);
+    // Up- and down-links of each leaf, [unit * rails + rail], for its spray groups.
+    std::vector<std::vector<LinkId>> leaf_up(leaves.size()), leaf_down(leaves.size());
+    auto declare_leaf_groups = [&] {
+        for (std::size_t l = 0; l < leaves.size(); ++l) {
+            const std::string leaf_name = topology.vertex(leaves[l]).name;
+            topology.add_spray_group(leaf_name + "->spines", std::move(leaf_up[l]));
+            topology.add_spray_group("spines->" + leaf_name, std::move(leaf_down[l]));
+        }
+    };
+
     if (shape.tiers == 2) {
         std::vector<Vertex> spines;
         for (int s = 0; s < shape.spines; ++s)
             spines.push_back(topology.add_vertex(VertexKind::SpineSwitch, "spine" + std::to_string(s)));
-        for (Vertex leaf : leaves)
-            for (Vertex spine : spines)
-                topology.add_duplex_link(leaf, spine, LinkKind::InfiniBand, leaf_spine_bw, into_switch, into_switch);
+        for (std::size_t l = 0; l < leaves.size(); ++l)
+            for (Vertex spine : spines) {
+                const LinkId up = topology.add_duplex_link(leaves[l], spine, LinkKind::InfiniBand, leaf_spine_bw,
+                                                           into_switch, into_switch);
+                leaf_up[l].push_back(up);
+                leaf_down[l].push_back(up + 1);
+            }
+        if (shape.spines > 1) declare_leaf_groups();
         return shape;
     }
 
@@ -136,17 +166,34 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     for (int u = 0; u < shape.units; ++u) {
         const int pod = u / units_per_pod;
         for (int r = 0; r < rails; ++r)
-            for (int g = 0; g < per_group; ++g)
-                topology.add_duplex_link(leaves[static_cast<std::size_t>(u * rails + r)],
-                                         spines[static_cast<std::size_t>((pod * rails + r) * per_group + g)],
-                                         LinkKind::InfiniBand, leaf_spine_bw, into_switch, into_switch);
+            for (int g = 0; g < per_group; ++g) {
+                const auto l = static_cast<std::size_t>(u * rails + r);
+                const LinkId up = topology.add_duplex_link(
+                    leaves[l], spines[static_cast<std::size_t>((pod * rails + r) * per_group + g)],
+                    LinkKind::InfiniBand, leaf_spine_bw, into_switch, into_switch);
+                leaf_up[l].push_back(up);
+                leaf_down[l].push_back(up + 1);
+            }
     }
-    for (int group = 0; group < shape.pods * rails; ++group)
+    if (per_group > 1) declare_leaf_groups();
+    for (int group = 0; group < shape.pods * rails; ++group) {
+        std::vector<LinkId> to_cores, from_cores;
         for (int g = 0; g < per_group; ++g)
-            for (int k = 0; k < shape.cores_per_plane; ++k)
-                topology.add_duplex_link(spines[static_cast<std::size_t>(group * per_group + g)],
-                                         cores[static_cast<std::size_t>(g * shape.cores_per_plane + k)],
-                                         LinkKind::InfiniBand, spine_core_bw, into_switch, into_switch);
+            for (int k = 0; k < shape.cores_per_plane; ++k) {
+                const LinkId up = topology.add_duplex_link(
+                    spines[static_cast<std::size_t>(group * per_group + g)],
+                    cores[static_cast<std::size_t>(g * shape.cores_per_plane + k)], LinkKind::InfiniBand,
+                    spine_core_bw, into_switch, into_switch);
+                to_cores.push_back(up);
+                from_cores.push_back(up + 1);
+            }
+        if (to_cores.size() > 1) {
+            const std::string name =
+                "pod" + std::to_string(group / rails) + ".rail" + std::to_string(group % rails) + ".spines";
+            topology.add_spray_group(name + "->cores", std::move(to_cores));
+            topology.add_spray_group("cores->" + name, std::move(from_cores));
+        }
+    }
     return shape;
 }
 

@@ -15,6 +15,9 @@ struct SuperPodFabricSpec {
     SimTime cable_latency;                     // propagation over one cable
     int nodes_per_unit = 32;                   // scalable unit (SU) = leaf downlinks per rail
     int switch_ports = 64;                     // switch radix
+    // Adaptive (the SuperPOD default: Quantum-2 switches run AR, SPOD_H100 network-fabrics) or static ECMP.
+    // The spray groups are declared either way (they describe the fabric); routing decides whether they act.
+    FabricRouting routing = FabricRouting::Adaptive;
 };
 
 // How many switches of each tier a fabric for `nodes` nodes of `rails` NICs gets, and how they group.
@@ -39,7 +42,8 @@ SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit = 32, int 
 int superpod_max_nodes(int rails, int nodes_per_unit = 32, int switch_ports = 64);
 
 // Adds the leaf/spine/core switches and links for all GPUs already in `topology` (their NICs, by node and
-// rail). Must run before topology.finalize(). Returns the shape it built.
+// rail), declares its spray groups and sets the topology's routing to spec.routing. Must run before
+// topology.finalize(). Returns the shape it built.
 SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec& spec);
 
 }  // namespace ttsim

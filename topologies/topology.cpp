@@ -33,6 +33,21 @@ std::string_view to_string(LinkKind kind) {
     return "?";
 }
 
+std::string_view to_string(FabricRouting routing) {
+    switch (routing) {
+        case FabricRouting::StaticEcmp: return "static";
+        case FabricRouting::Adaptive: return "adaptive";
+    }
+    return "?";
+}
+
+FabricRouting parse_fabric_routing(std::string_view text) {
+    if (text == "static" || text == "ecmp" || text == "static-ecmp") return FabricRouting::StaticEcmp;
+    if (text == "adaptive" || text == "ar") return FabricRouting::Adaptive;
+    throw InputError("unknown fabric routing '" + std::string(text) +
+                     "'; use adaptive (spray over all equal-cost paths) or static (hashed ECMP, one path per flow)");
+}
+
 Topology::Topology(std::string name)
     : name_(std::move(name)), graph_(std::make_unique<TopologyGraph>()) {}
 
@@ -85,6 +100,24 @@ int Topology::add_gpu(int node, int local_index, Vertex nvlink_domain, const Por
     node_count_ = std::max(node_count_, node + 1);
     gpus_.push_back(info);
     return info.rank;
+}
+
+void Topology::add_spray_group(std::string name, std::vector<LinkId> members) {
+    TTSIM_ASSERT(!finalized_, "topology modified after finalize()");
+    TTSIM_ASSERT(members.size() >= 2, "spray group " + name + " has fewer than two links");
+    const auto index = static_cast<std::int32_t>(spray_groups_.size());
+    if (spray_group_of_link_.size() < links_.size()) spray_group_of_link_.resize(links_.size(), -1);
+    for (const LinkId id : members) {
+        TTSIM_ASSERT(id < links_.size(), "spray group " + name + " names an unknown link");
+        TTSIM_ASSERT(spray_group_of_link_[id] < 0, "link " + links_[id].name + " is in two spray groups");
+        spray_group_of_link_[id] = index;
+    }
+    spray_groups_.push_back(SprayGroup{std::move(name), std::move(members)});
+}
+
+void Topology::set_routing(FabricRouting routing) {
+    TTSIM_ASSERT(!finalized_, "topology modified after finalize()");
+    routing_ = routing;
 }
 
 void Topology::finalize() {

@@ -68,6 +68,31 @@ using LinkId = std::uint32_t;
 inline constexpr Vertex kNoVertex = std::numeric_limits<Vertex>::max();
 inline constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
 
+// How the scale-out switch fabric spreads traffic over equal-cost (shortest) paths.
+//  - StaticEcmp: each flow takes ONE shortest path, chosen per hop by a hash of (source, destination, flow
+//    key, hop) (routing.hpp). Two heavy flows hashed onto the same up-link share it while its neighbours
+//    idle; that is what static ECMP does on a real fabric.
+//  - Adaptive: each flow is spread evenly over ALL shortest paths, as InfiniBand adaptive routing does when
+//    it sprays the packets of a flow over every equal-cost output port (NVIDIA Quantum-2 AR, the DGX
+//    SuperPOD default). Modelled with spray groups (below); the even split is the ideal of AR (real AR
+//    reorders and rebalances by queue depth; no published efficiency figure, so none is applied).
+enum class FabricRouting : std::uint8_t { StaticEcmp, Adaptive };
+std::string_view to_string(FabricRouting routing);  // "static", "adaptive"
+// "static" / "ecmp" / "static-ecmp", "adaptive" / "ar"; InputError otherwise.
+FabricRouting parse_fabric_routing(std::string_view text);
+
+// A spray group: directed links that adaptive routing loads in EQUAL shares of every flow crossing any of
+// them, e.g. the up-links of one leaf switch (every flow leaving the leaf upwards is sprayed over all of
+// them). Under even spraying, member m carries w = 1/k of each such flow (k members), so its max-min
+// constraint is sum(rate) / k <= c_m: the same inequality for every member, i.e. the group is exactly ONE
+// link of capacity k x min(c_m) that each flow crosses once per traversal. The fabric builder declares the
+// groups (it knows which links are equal-cost for every flow that uses them; superpod_fabric.cpp); a link
+// belongs to at most one group.
+struct SprayGroup {
+    std::string name;             // "su3.rail2.leaf->spines"
+    std::vector<LinkId> members;  // directed link ids
+};
+
 // One direction of one physical link.
 struct LinkSpec {
     LinkId id = kNoLink;
@@ -152,6 +177,11 @@ public:
     // Adds GPU `rank` = next rank, with its own NIC ("node<n>.nic<k>") over PCIe, and (if nvlink_domain is
     // not kNoVertex) its NVLink link to that domain. Ranks are assigned in call order.
     int add_gpu(int node, int local_index, Vertex nvlink_domain, const PortSpec& nvlink, const PortSpec& pcie);
+    // Declares a spray group (see SprayGroup): at least two links, none already in a group.
+    void add_spray_group(std::string name, std::vector<LinkId> members);
+    // Default StaticEcmp. Adaptive applies to the spray groups only: a topology without groups routes
+    // every flow on its static ECMP path whatever this says.
+    void set_routing(FabricRouting routing);
     // Builds the routing index. Call once, after the last add_*; the topology is read-only afterwards.
     void finalize();
     // Empty when every GPU can reach every other GPU under the routing rules (same NVLink domain, or
@@ -177,6 +207,12 @@ public:
     double out_bandwidth(Vertex v, VertexKind to_kind) const;
     // Vertices of a kind, in creation order.
     std::vector<Vertex> vertices_of_kind(VertexKind kind) const;
+    FabricRouting routing() const { return routing_; }
+    const std::vector<SprayGroup>& spray_groups() const { return spray_groups_; }
+    // Index into spray_groups() of the group holding directed link `id`, or -1.
+    std::int32_t spray_group_of(LinkId id) const {
+        return id < spray_group_of_link_.size() ? spray_group_of_link_[id] : -1;
+    }
 
 private:
     std::string name_;
@@ -187,6 +223,9 @@ private:
     int nvlink_domain_count_ = 0;
     std::vector<int> domain_index_of_vertex_;  // dense NVLink domain index per vertex, grown on demand
     SwitchFabric fabric_;
+    FabricRouting routing_ = FabricRouting::StaticEcmp;
+    std::vector<SprayGroup> spray_groups_;
+    std::vector<std::int32_t> spray_group_of_link_;  // per directed link, grown on demand; -1 = none
     bool finalized_ = false;
 };
 

@@ -77,7 +77,7 @@ PortSpec parse_port(const ConfigNode& node, SimTime switch_latency) {
 }
 
 Topology load_preset(const ConfigNode& preset) {
-    preset.check_keys({"system", "gpus", "nic", "oversubscription"});
+    preset.check_keys({"system", "gpus", "nic", "oversubscription", "routing"});
     std::vector<std::string_view> systems;
     for (const PresetInfo& p : preset_systems()) systems.push_back(p.name);
     const ConfigNode system_node = preset.required("system");
@@ -85,6 +85,8 @@ Topology load_preset(const ConfigNode& preset) {
     FabricOptions options;
     if (auto nic = preset.optional("nic")) options.nic = parse_nic_speed(nic->as_choice({"ndr", "xdr"}));
     if (auto ratio = preset.optional("oversubscription")) options.oversubscription = ratio->as_double(1.0, 64.0);
+    if (auto routing = preset.optional("routing"))
+        options.routing = parse_fabric_routing(routing->as_choice({"adaptive", "static"}));
     const ConfigNode gpus = preset.required("gpus");
     const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
     try {

@@ -1,7 +1,8 @@
 // Topologies written in YAML. Two forms.
 //
 // 1. A preset with options:
-//      preset: {system: dgx-h100, gpus: 256, nic: ndr, oversubscription: 2.0}
+//      preset: {system: dgx-h100, gpus: 256, nic: ndr, oversubscription: 2.0, routing: static}
+//    routing: adaptive (default: every flow sprayed over all equal-cost up-links) or static (hashed ECMP).
 //
 // 2. An explicit description: nodes of GPUs (each GPU gets its own NIC, and optionally a port on an NVLink
 //    switch domain), groups of network switches, and groups of links between them:
@@ -30,6 +31,8 @@
 //    gpus_per_node switches and the nodes evenly into as many contiguous units), block (contiguous,
 //    equal-size blocks of the larger side map onto the members of the smaller side; one-to-one when the
 //    sizes are equal). `cables` bundles parallel cables into one trunk of cables x bandwidth.
+//    Explicit topologies route by static ECMP: which links adaptive routing would load evenly depends on
+//    the wiring, and declaring spray groups from a description is not supported (topology.hpp SprayGroup).
 //
 // Checks at load, each failing with file:line and key: units and ranges of every value (bandwidths > 0,
 // latencies >= 0), unknown keys, endpoint names and indices, the GPU count, and connectivity: every GPU

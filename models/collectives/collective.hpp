@@ -74,9 +74,9 @@ struct CollectiveResult {
     SimTime one_island_floor;
     SimTime floor_excess;  // what the floor added to the estimate (included in bandwidth_time); 0 when it did not bind
     double max_link_utilisation = 0.0;   // busiest link: carried bytes / (NCCL-achievable capacity x window)
-    std::string busiest_link;            // its name
+    std::string busiest_link;            // its name (a spray group's, e.g. "su0.rail3.leaf->spines", under adaptive routing)
     double mean_link_utilisation = 0.0;  // over the links the collective used
-    std::size_t links_used = 0;
+    std::size_t links_used = 0;          // links, or spray groups under adaptive routing, counted once each
     std::uint64_t flows_simulated = 0;   // flows in the simulated phases (one step of each phase)
     std::uint64_t events = 0;            // events processed by the phase simulations
     std::uint64_t fingerprint = 0;       // Simulation::fingerprint() of the phase simulation

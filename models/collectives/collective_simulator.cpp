@@ -32,9 +32,11 @@ CollectiveSimulator::CollectiveSimulator(const Topology& topology, CollectiveOpt
     if (!(std::isfinite(options_.net_overhead_us) && options_.net_overhead_us >= 0.0))
         throw InputError("must be >= 0 microseconds", {}, "net_overhead_us");
     if (options_.nccl_channels < 1) throw InputError("must be >= 1", {}, "nccl_channels");
-    capacity_.reserve(topology.links().size());
+    std::vector<double> capacity;
+    capacity.reserve(topology.links().size());
     for (const LinkSpec& link : topology.links())
-        capacity_.push_back(link_capacity(link, generation_, options_.efficiency));
+        capacity.push_back(link_capacity(link, generation_, options_.efficiency));
+    resources_ = make_flow_resources(topology, capacity);
 }
 
 const CollectiveSimulator::CacheEntry& CollectiveSimulator::simulated(const GroupLayout& layout, CollectiveOp op,
@@ -62,8 +64,11 @@ const CollectiveSimulator::CacheEntry& CollectiveSimulator::simulated(const Grou
         case CollectiveAlgorithm::Direct: plan = build_direct_plan(layout, s, router_); break;
         case CollectiveAlgorithm::Auto: TTSIM_ASSERT(false, "auto must be resolved before simulation");
     }
+    // Adaptive routing sprays every flow the router gave a static path over its spray groups; SHARP's
+    // aggregation trees are fixed link sets (phase_runner.hpp spray_over_groups).
+    if (algorithm != CollectiveAlgorithm::Sharp) spray_over_groups(plan, resources_);
     CacheEntry entry;
-    entry.plan = simulate_plan(plan, topology_, capacity_, options_.check_link_capacities);
+    entry.plan = simulate_plan(plan, topology_, resources_.capacity, options_.check_link_capacities);
     entry.fill_fraction = plan.pipeline_fill_fraction;
     ++simulations_;
     if (cache_.size() >= options_.max_cache_entries) cache_.clear();

@@ -91,7 +91,7 @@ private:
     CollectiveOptions options_;
     GpuGeneration generation_;
     NcclParams params_;
-    std::vector<double> capacity_;  // per topology link, bytes/s
+    FlowResources resources_;  // links (and spray groups under adaptive routing) with their capacities
     Router router_;
     std::map<CacheKey, CacheEntry> cache_;
     std::uint64_t cache_hits_ = 0;

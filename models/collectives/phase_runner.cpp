@@ -13,8 +13,8 @@ namespace {
 
 // The plan's links, densely renumbered in order of first use, and their load classes.
 struct LinkClasses {
-    std::vector<LinkId> used;              // topology link of each used link, first-use order
-    std::vector<std::int32_t> used_index;  // per topology link: index into `used`, or -1
+    std::vector<LinkId> used;              // resource (topology link or spray group) of each used link, first-use order
+    std::vector<std::int32_t> used_index;  // per resource: index into `used`, or -1
     std::vector<std::uint32_t> network;    // per used link: the network link standing for its class
     std::vector<std::uint8_t> kept;        // per used link: 1 if it is its class's network link
     std::size_t network_links = 0;
@@ -26,9 +26,9 @@ struct LinkClasses {
 // and no drain time, and the flows' paths keep only the kept link of each class. For per-edge flows (ring,
 // SHARP) hardly any links merge; for whole-channel flows over a uniform group (tree.cpp) ~10^5 links fall
 // into a few hundred classes, which keeps a 16,384-GPU max-min solve at microseconds.
-LinkClasses classify_links(const CollectivePlan& plan, const std::vector<double>& capacity, std::size_t topology_links) {
+LinkClasses classify_links(const CollectivePlan& plan, const std::vector<double>& capacity) {
     LinkClasses c;
-    c.used_index.assign(topology_links, -1);
+    c.used_index.assign(capacity.size(), -1);
     for (const PlanPhase& phase : plan.phases)
         for (const LinkId id : phase.flows.links)
             if (c.used_index[id] < 0) {
@@ -111,10 +111,43 @@ LinkClasses classify_links(const CollectivePlan& plan, const std::vector<double>
 
 }  // namespace
 
+FlowResources make_flow_resources(const Topology& topology, const std::vector<double>& link_capacity) {
+    const std::size_t links = topology.links().size();
+    TTSIM_ASSERT(link_capacity.size() == links, "one capacity per topology link");
+    FlowResources r;
+    r.capacity = link_capacity;
+    r.of_link.resize(links);
+    for (std::size_t id = 0; id < links; ++id) r.of_link[id] = static_cast<LinkId>(id);
+    if (topology.routing() != FabricRouting::Adaptive) return r;
+    const auto& groups = topology.spray_groups();
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const auto resource = static_cast<LinkId>(links + g);
+        // Even spraying fills every member at the same rate, so the smallest member caps the group.
+        double smallest = link_capacity[groups[g].members.front()];
+        for (const LinkId m : groups[g].members) {
+            smallest = std::min(smallest, link_capacity[m]);
+            r.of_link[m] = resource;
+        }
+        r.capacity.push_back(smallest * static_cast<double>(groups[g].members.size()));
+    }
+    return r;
+}
+
+void spray_over_groups(CollectivePlan& plan, const FlowResources& resources) {
+    for (PlanPhase& phase : plan.phases)
+        for (LinkId& id : phase.flows.links) id = resources.of_link[id];
+}
+
+const std::string& resource_name(const Topology& topology, LinkId resource) {
+    const std::size_t links = topology.links().size();
+    if (resource < links) return topology.link(resource).name;
+    return topology.spray_groups().at(resource - links).name;
+}
+
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
                             const std::vector<double>& capacity, bool check_capacities) {
     SimulatedPlan out;
-    const LinkClasses classes = classify_links(plan, capacity, topology.links().size());
+    const LinkClasses classes = classify_links(plan, capacity);
     out.links_used = classes.used.size();
     if (classes.used.empty()) return out;  // nothing moves (e.g. one GPU)
 
@@ -127,7 +160,7 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
     for (std::size_t l = 0; l < classes.used.size(); ++l)
         if (classes.kept[l]) {
             const LinkId id = classes.used[l];
-            links.push_back(NetworkLink{capacity[id], SimTime::zero(), topology.link(id).name});
+            links.push_back(NetworkLink{capacity[id], SimTime::zero(), resource_name(topology, id)});
         }
     FlowNetwork network(std::move(links));
     Simulation sim;
@@ -162,14 +195,14 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
     const SimTime window = sim.now();
     out.fingerprint = sim.fingerprint();
     out.events = sim.events_processed();
-    // Per topology link, in first-use order: a merged link carried exactly what its class's network link did.
+    // Per resource, in first-use order: a merged link carried exactly what its class's network link did.
     double sum = 0.0;
     for (std::size_t l = 0; l < classes.used.size(); ++l) {
         const double u = network.link_utilisation(classes.network[l], window);
         sum += u;
         if (u > out.max_link_utilisation) {
             out.max_link_utilisation = u;
-            out.busiest_link = topology.link(classes.used[l]).name;
+            out.busiest_link = resource_name(topology, classes.used[l]);
         }
     }
     out.mean_link_utilisation = sum / static_cast<double>(classes.used.size());

@@ -1,7 +1,8 @@
 // Runs a collective plan on the flow network: each phase's flows start together on a FlowNetwork built
 // from only the links the plan uses (so the cost follows the group, not the cluster), the phase's step time
 // is when its last flow has drained (its bandwidth time; hop latencies belong to NCCL's latency terms, so
-// the network's links get none), and phases run back to back on one Simulation. Links that every flow
+// the network's links get none), and phases run back to back on one Simulation. A plan's "links" are flow
+// resources (FlowResources below): topology links, or spray groups under adaptive routing. Links that every flow
 // crosses equally often and that have equal capacities are one constraint and become one network link
 // (exact: same rates, same drain times; phase_runner.cpp). Deterministic: flows start in plan order, links
 // are renumbered in first-use order.
@@ -16,6 +17,26 @@
 
 namespace ttsim {
 
+// What the flow network's links stand for. Resource ids 0..L-1 are the topology's directed links. When the
+// fabric routes adaptively (Topology::routing()), id L + g stands for spray group g (topology.hpp SprayGroup):
+// every member carries the same share of every flow crossing the group, so the group is ONE constraint, a
+// link of capacity (members x smallest member capacity) that a flow loads once per traversal, whichever
+// member its static route happened to name. Exact under even spraying, not an approximation of it.
+struct FlowResources {
+    std::vector<double> capacity;  // bytes/s per resource (NCCL-achievable rates, nccl_params.hpp link_capacity)
+    std::vector<LinkId> of_link;   // per topology link: the resource its traffic loads (itself, or its group)
+};
+
+// `link_capacity[id]` per topology link. Without adaptive routing every link is its own resource.
+FlowResources make_flow_resources(const Topology& topology, const std::vector<double>& link_capacity);
+
+// Rewrites every link of the plan's flows to the resource it loads. Not for SHARP: its aggregation trees are
+// fixed sets of links (the aggregation manager builds them), so its traffic is not sprayed.
+void spray_over_groups(CollectivePlan& plan, const FlowResources& resources);
+
+// A resource's name: the link's ("su0.rail3.leaf->spine5"), or the spray group's ("su0.rail3.leaf->spines").
+const std::string& resource_name(const Topology& topology, LinkId resource);
+
 struct SimulatedPlan {
     std::vector<SimTime> step_times;   // per phase, one step: drain time of its last flow
     SimTime bandwidth_time;            // sum of repeat x step time, before pipeline fill/drain
@@ -28,7 +49,8 @@ struct SimulatedPlan {
     std::string busiest_link;
 };
 
-// `capacity[id]` is the bytes/s the flow network gives topology link `id` (nccl_params.hpp link_capacity).
+// `capacity[id]` is the bytes/s the flow network gives resource `id` (FlowResources::capacity, or one entry
+// per topology link when the plan names links only).
 // With `check_capacities`, FlowNetwork::check_link_capacities runs right after each phase's flows are
 // shared (InternalError if any link is over-allocated).
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,

@@ -1,9 +1,11 @@
-// Routing on preset topologies: path shapes, rail rules, ECMP spreading, determinism, and valid routes at
-// 16k GPUs (their speed: tools/bench/bench_routing.cpp).
+// Routing on preset topologies: path shapes, rail rules, ECMP spreading, determinism, valid routes at 16k
+// GPUs (their speed: tools/bench/bench_routing.cpp), and the spray groups of adaptive routing.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <set>
 
+#include "sim/errors.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/routing.hpp"
 
@@ -199,4 +201,80 @@ TEST_CASE("131k ring routes and 131k random-pair routes on 16384 GPUs (3-tier) a
     INFO(first_problem);
     CHECK(bad == 0);
     CHECK(routed > channels * n - 100);
+}
+
+TEST_CASE("Spray groups hold exactly the equal-cost next hops of every flow that crosses them", "[topology]") {
+    // Adaptive routing puts every output port with minimal hops to the destination in one AR group
+    // (IB_BRINGUP_AR). A spray group must therefore be, for every flow crossing it, the set of links the flow
+    // could take at that hop: over many flow keys the static ECMP hash (which picks one equal-cost next hop
+    // per key) must land on every member, and on nothing outside the group. 2 tiers (1,024 GPUs: 32 leaves,
+    // 16 spines) and 3 tiers (16,384 GPUs: groups of 32 spines, planes of 8 cores: spine groups of 256 links).
+    for (const int gpus : {1024, 16384}) {
+        const Topology t = build_preset("dgx-h100", gpus);
+        REQUIRE(t.routing() == FabricRouting::Adaptive);
+        const auto& groups = t.spray_groups();
+        REQUIRE(!groups.empty());
+        for (std::size_t g = 0; g < groups.size(); ++g)
+            for (const LinkId m : groups[g].members) REQUIRE(t.spray_group_of(m) == static_cast<std::int32_t>(g));
+        Router router(t);
+        // Cross-rail pairs in different scalable units (and, at 16,384 GPUs, different pods): every hop
+        // above the leaf is in a group.
+        const std::vector<std::pair<int, int>> pairs = {{0, gpus - 1}, {9, gpus / 2 + 3}, {gpus - 5, 17}};
+        for (const auto& [src, dst] : pairs) {
+            INFO(gpus << " GPUs, " << src << " -> " << dst);
+            std::map<std::int32_t, std::set<LinkId>> reached;  // group -> members some key's path used
+            std::vector<LinkId> path;
+            std::size_t grouped_hops = 0;
+            for (std::uint64_t key = 0; key < 4096; ++key) {
+                router.route_into(src, dst, key, path);
+                std::size_t hops = 0;
+                for (const LinkId id : path)
+                    if (const std::int32_t g = t.spray_group_of(id); g >= 0) {
+                        reached[g].insert(id);
+                        ++hops;
+                    }
+                if (key == 0) grouped_hops = hops;
+                CHECK(hops == grouped_hops);  // same groups on every equal-cost path
+            }
+            CHECK(grouped_hops == (gpus == 1024 ? 2u : 4u));  // leaf up, (spines up, cores down,) leaf down
+            CHECK(reached.size() == grouped_hops);
+            for (const auto& [g, used] : reached) {
+                INFO("group " << groups[static_cast<std::size_t>(g)].name);
+                CHECK(used.size() == groups[static_cast<std::size_t>(g)].members.size());
+            }
+        }
+    }
+}
+
+TEST_CASE("Spray groups: one per leaf direction and spine group, non-blocking capacity", "[topology]") {
+    // 1,024 GPUs: 4 SU x 8 rails = 32 leaves, 16 spines, 2 cables per leaf-spine trunk (SPOD_H100 Table 4).
+    const Topology two = build_preset("dgx-h100", 1024);
+    CHECK(two.spray_groups().size() == 2 * 32);
+    for (const SprayGroup& g : two.spray_groups()) {
+        CHECK(g.members.size() == 16);
+        double total = 0;
+        for (const LinkId m : g.members) total += two.link(m).bandwidth_bytes_per_s;
+        CHECK(total == Approx(32 * 50e9));  // the leaf's 32 node ports: non-blocking
+    }
+    // 16,384 GPUs: 512 leaves; 2 pods x 8 rails = 16 spine groups of 32 spines, 8 cores per plane.
+    const Topology three = build_preset("dgx-h100", 16384);
+    CHECK(three.spray_groups().size() == 2 * 512 + 2 * 16);
+    std::size_t spine_groups = 0;
+    for (const SprayGroup& g : three.spray_groups())
+        if (g.name.find("cores") != std::string::npos) {
+            ++spine_groups;
+            CHECK(g.members.size() == 32 * 8);
+        } else {
+            CHECK(g.members.size() == 32);
+        }
+    CHECK(spine_groups == 2 * 16);
+    // Static ECMP keeps the groups (they describe the wiring) but routes without them.
+    const Topology fixed = build_preset("dgx-h100", 1024, FabricOptions{.routing = FabricRouting::StaticEcmp});
+    CHECK(fixed.routing() == FabricRouting::StaticEcmp);
+    CHECK(fixed.spray_groups().size() == two.spray_groups().size());
+    // One node has no fabric and no groups.
+    CHECK(build_preset("dgx-h100", 8).spray_groups().empty());
+    CHECK(parse_fabric_routing("static") == FabricRouting::StaticEcmp);
+    CHECK(parse_fabric_routing("ar") == FabricRouting::Adaptive);
+    CHECK_THROWS_AS(parse_fabric_routing("random"), InputError);
 }

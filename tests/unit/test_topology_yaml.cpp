@@ -59,6 +59,11 @@ TEST_CASE("A preset can be named in YAML", "[topology]") {
     CHECK(t.summary().leaf_switches == 8);
     CHECK_THROWS_WITH(load_text("preset:\n  system: dgx-b200\n  gpus: 12\n", "p.yaml"),
                       Catch::Contains("p.yaml:3") && Catch::Contains("multiple of 8"));
+    // Routing: adaptive by default (the SuperPOD's), static ECMP on request; anything else names its line.
+    CHECK(t.routing() == FabricRouting::Adaptive);
+    CHECK(load_text("preset: {system: dgx-h100, gpus: 64, routing: static}\n").routing() == FabricRouting::StaticEcmp);
+    CHECK_THROWS_WITH(load_text("preset:\n  system: dgx-h100\n  gpus: 64\n  routing: random\n", "r.yaml"),
+                      Catch::Contains("r.yaml:4") && Catch::Contains("static"));
 }
 
 TEST_CASE("A disconnected YAML topology is rejected with file and line", "[topology]") {

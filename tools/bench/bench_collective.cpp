@@ -8,6 +8,8 @@
 //    O(n^2), ~17 s at 4,096 GPUs, before a tree channel became one flow, tree.cpp);
 //  - BM_AutoAllReduce: `auto` with SHARP on, which simulates every applicable algorithm (ring, SHARP, tree,
 //    hierarchical) and the one-island all-reduce that floors them (target: under ~1 s at 16,384 GPUs).
+//  - BM_TreeAllReduceRouting: the tree at 16,384 GPUs under static ECMP (arg 0) and adaptive routing (arg 1),
+//    which replaces every leaf/spine hop by its spray group (phase_runner.hpp FlowResources).
 //  - BM_Nvl72PartialAllReduce: what `ttsim predict --workload retinanet --system gb200-nvl72` asks for at
 //    4,096 and 8,192 GPUs, counts that are not multiples of 72 (56 full NVL72 racks + 64 GPUs; 113 + 56):
 //    the 36.8 MB gradient-bucket all-reduce (73.7 MB of fp16 gradients in two <= 64 MB buckets) over every
@@ -70,6 +72,16 @@ void BM_RingAllReduce(benchmark::State& state) { run_uncached(state, CollectiveA
 void BM_TreeAllReduce(benchmark::State& state) { run_uncached(state, CollectiveAlgorithm::Tree, false); }
 void BM_AutoAllReduce(benchmark::State& state) { run_uncached(state, CollectiveAlgorithm::Auto, true); }
 
+void BM_TreeAllReduceRouting(benchmark::State& state) {
+    const FabricRouting routing = state.range(0) == 0 ? FabricRouting::StaticEcmp : FabricRouting::Adaptive;
+    const Topology topo = build_preset("dgx-h100", 16384, FabricOptions{.routing = routing});
+    for (auto _ : state) {
+        CollectiveSimulator sim(topo);
+        benchmark::DoNotOptimize(sim.run(allreduce(CollectiveAlgorithm::Tree)).duration);
+    }
+    state.SetLabel(std::string("16384 GPUs, ") + std::string(to_string(routing)));
+}
+
 void BM_Nvl72PartialAllReduce(benchmark::State& state) {
     const int gpus = static_cast<int>(state.range(0));
     const Topology topo = build_preset("gb200-nvl72", gpus);
@@ -100,5 +112,6 @@ BENCHMARK(BM_RingAllReduceWithTopology)->RangeMultiplier(2)->Range(1024, 16384)-
 BENCHMARK(BM_RingAllReduce)->RangeMultiplier(2)->Range(1024, 16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TreeAllReduce)->Arg(1024)->Arg(4096)->Arg(16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_AutoAllReduce)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TreeAllReduceRouting)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Nvl72PartialAllReduce)->Arg(4096)->Arg(8192)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RingAllReduceCached)->Arg(1024)->Arg(16384)->Unit(benchmark::kMicrosecond);
