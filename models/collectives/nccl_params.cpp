@@ -38,7 +38,7 @@ constexpr double kNvLink4LineGBps = 450.0;
 constexpr double kNvLink5LineGBps = 900.0;
 
 double ring_latency_us(const NcclParams& p, NcclProtocol protocol, CollectiveOp op, int ranks, int nodes,
-                       double net_overhead_us, double bytes) {
+                       double net_overhead_us, double bytes, int channels) {
     if (ranks < 2) return 0.0;
     const std::size_t i = protocol_index(protocol);
     // NCCL_2223 tuning.cc: all-reduce runs 2(n-1) ring steps, reduce-scatter and all-gather n-1. Broadcast is
@@ -50,9 +50,11 @@ double ring_latency_us(const NcclParams& p, NcclProtocol protocol, CollectiveOp 
     // Multi-node rings pay the host's network overhead on every step (x3 for Simple): NCCL_2223.
     if (nodes > 1) intra = std::max(intra, net_overhead_us * (protocol == NcclProtocol::Simple ? 3.0 : 1.0));
     double lat = p.ring_base_us[i] + (steps - inter_steps) * intra + inter_steps * inter;
-    // Multi-node Ring/Simple all-reduce latency x1.4 on SM >= 80 once chunks exceed 64 bytes (NCCL_2223).
+    // Multi-node Ring/Simple all-reduce latency x1.4 on SM >= 80 ("plateau effect of ring") once every rank
+    // of every channel moves at least 64 bytes: nBytes / (nChannels x nRanks) >= 64 in NCCL_2223
+    // ncclTopoGetAlgoTime (at 1,024 ranks and 16 channels, from 1 MiB).
     if (op == CollectiveOp::AllReduce && nodes > 1 && protocol == NcclProtocol::Simple &&
-        bytes / static_cast<double>(ranks) >= 64.0)
+        bytes / (static_cast<double>(channels) * ranks) >= 64.0)
         lat *= 1.4;
     return lat;
 }
@@ -129,12 +131,12 @@ double nvls_efficiency(GpuGeneration generation) {
 }
 
 double nccl_latency_us(const NcclParams& p, CollectiveAlgorithm algorithm, NcclProtocol protocol,
-                       const LatencyShape& s, double bytes) {
+                       const LatencyShape& s, double bytes, int nccl_channels) {
     if (s.ranks < 2) return 0.0;
     const std::size_t i = protocol_index(protocol);
     switch (algorithm) {
         case CollectiveAlgorithm::Ring:
-            return ring_latency_us(p, protocol, s.op, s.ranks, s.nodes, s.net_overhead_us, bytes);
+            return ring_latency_us(p, protocol, s.op, s.ranks, s.nodes, s.net_overhead_us, bytes, nccl_channels);
         case CollectiveAlgorithm::Tree:
             // Tree = base + 2((ppn-1) intraLat + log2(nNodes) interLat)   (NCCL_2223)
             return p.tree_base_us[i] +
@@ -142,10 +144,10 @@ double nccl_latency_us(const NcclParams& p, CollectiveAlgorithm algorithm, NcclP
         case CollectiveAlgorithm::Hierarchical: {
             // Three NCCL calls in sequence: ring reduce-scatter inside the node, ring all-reduce across nodes
             // among same-rail GPUs (one per node), ring all-gather inside the node.
-            const double intra =
-                ring_latency_us(p, protocol, CollectiveOp::ReduceScatter, s.per_node, 1, s.net_overhead_us, bytes);
+            const double intra = ring_latency_us(p, protocol, CollectiveOp::ReduceScatter, s.per_node, 1,
+                                                 s.net_overhead_us, bytes, nccl_channels);
             const double inter = ring_latency_us(p, protocol, CollectiveOp::AllReduce, s.nodes, s.nodes,
-                                                 s.net_overhead_us, bytes / std::max(1, s.per_node));
+                                                 s.net_overhead_us, bytes / std::max(1, s.per_node), nccl_channels);
             return 2.0 * intra + inter;
         }
         case CollectiveAlgorithm::Nvls:

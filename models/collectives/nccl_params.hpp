@@ -78,9 +78,11 @@ struct LatencyShape {
     double net_overhead_us = 1.0;  // per inter-node ring step: 1 us Intel hosts, 2 us AMD (NCCL_2223)
 };
 
-// NCCL latency term (microseconds) of an algorithm/protocol. `protocol` must be concrete.
+// NCCL latency term (microseconds) of an algorithm/protocol. `protocol` must be concrete; `nccl_channels` is
+// the communicator's channel count (CollectiveOptions::nccl_channels), which sets where the multi-node ring
+// Simple all-reduce latency takes NCCL's x1.4 plateau factor.
 double nccl_latency_us(const NcclParams& params, CollectiveAlgorithm algorithm, NcclProtocol protocol,
-                       const LatencyShape& shape, double bytes);
+                       const LatencyShape& shape, double bytes, int nccl_channels);
 
 // NCCL's bus bandwidth for a protocol, given the bus bandwidth the Simple protocol reaches physically
 // (`simple_busbw`, bytes/s, from the flow simulation). 0 when the algorithm does not run that protocol.

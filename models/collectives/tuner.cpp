@@ -60,7 +60,7 @@ ProtocolChoice choose_protocol(const NcclParams& params, CollectiveAlgorithm alg
         const double busbw = protocol_busbw(params, algorithm, p, shape, simple_busbw, nccl_channels);
         if (simple_seconds > 0.0 && !(busbw > 0.0)) return false;
         out.protocol = p;
-        out.latency_us = nccl_latency_us(params, algorithm, p, shape, bytes);
+        out.latency_us = nccl_latency_us(params, algorithm, p, shape, bytes, nccl_channels);
         out.bandwidth_seconds = simple_seconds > 0.0 ? simple_seconds * (simple_busbw / busbw) : 0.0;
         return true;
     };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/collectives/collective_simulator.hpp"
+#include "models/collectives/nccl_params.hpp"
 #include "sim/errors.hpp"
 #include "topologies/presets.hpp"
 
@@ -158,6 +159,33 @@ TEST_CASE("inapplicable algorithms and bad groups are input errors", "[collectiv
     one.bytes = kGiB;
     one.group = {5};
     CHECK(sim.run(one).duration == SimTime::zero());
+}
+
+TEST_CASE("ring all-reduce over 1,024 H100s: NCCL 2.22's latency terms and its LL128 choice at GiB sizes", "[collective]") {
+    // NCCL_2223 ring latency, 2(n-1) = 2,046 steps of which 2(nodes-1) = 254 inter-node (params.md 3.2):
+    //   Simple  8.4 + 1,792 x 3.4 + 254 x 14 = 9,657.2 us, x1.4 once nBytes / (nChannels x nRanks) >= 64,
+    //           i.e. from 64 x 16 x 1,024 = 1 MiB with 16 channels;
+    //   LL128   14 + 1,792 x 1.9 + 254 x 4 = 4,434.8 us.
+    const NcclParams params = nccl_params(GpuGeneration::Hopper);
+    const LatencyShape shape{CollectiveOp::AllReduce, 1024, 128, 8, 1.0};
+    CHECK(nccl_latency_us(params, CollectiveAlgorithm::Ring, NcclProtocol::Simple, shape, 512.0 * 1024, 16) ==
+          Approx(9657.2));
+    CHECK(nccl_latency_us(params, CollectiveAlgorithm::Ring, NcclProtocol::Simple, shape, 1024.0 * 1024, 16) ==
+          Approx(9657.2 * 1.4));
+    CHECK(nccl_latency_us(params, CollectiveAlgorithm::Ring, NcclProtocol::LL128, shape, 1024.0 * 1024, 16) ==
+          Approx(4434.8));
+    // LL128 runs at 0.92 x the simulated 384 GB/s. NCCL 2.22 enables it on Hopper with NVLink inside the node
+    // and a NIC on the GPU's PCIe switch (tuning.cc: typeIntra <= NVB, typeInter <= PXN) and caps it by
+    // bandwidth (nChannels x 36.7 GB/s), never by size, so its 9.1 ms latency advantage decides: LL128 up to
+    // ~20 GB (4.4 ms + S' / 353 GB/s = 13.5 ms + S' / 384 GB/s at S' = 2 (n-1)/n S = 40 GB), Simple beyond.
+    const Topology topo = build_preset("dgx-h100", 1024);
+    CollectiveSimulator sim(topo);
+    CHECK(run(sim, CollectiveOp::AllReduce, 4 * kGiB, CollectiveAlgorithm::Ring).protocol == NcclProtocol::LL128);
+    CHECK(run(sim, CollectiveOp::AllReduce, 16 * kGiB, CollectiveAlgorithm::Ring).protocol == NcclProtocol::LL128);
+    CHECK(run(sim, CollectiveOp::AllReduce, 32 * kGiB, CollectiveAlgorithm::Ring).protocol == NcclProtocol::Simple);
+    // What scenarios/collective-h100-1024-ring-vs-sharp.yaml states: 299 GB/s busbw at 4 GiB, 324 at 8 GiB.
+    CHECK(busbw_gbps(run(sim, CollectiveOp::AllReduce, 4 * kGiB, CollectiveAlgorithm::Ring)) == Approx(298.7).epsilon(0.002));
+    CHECK(busbw_gbps(run(sim, CollectiveOp::AllReduce, 8 * kGiB, CollectiveAlgorithm::Ring)) == Approx(323.7).epsilon(0.002));
 }
 
 TEST_CASE("small all-reduce picks a low-latency protocol, large picks Simple", "[collective]") {
