@@ -79,7 +79,7 @@ TEST_CASE("at a kept RCP batch the model returns the table value exactly", "[con
     CHECK(lora.samples_to_converge(8).samples_mean == Approx(3178.67).epsilon(1e-5));
 }
 
-TEST_CASE("between kept batches convergence is linear; pruned records are skipped", "[convergence]") {
+TEST_CASE("between kept batches convergence is linear, pruned records are skipped", "[convergence]") {
     const ConvergenceModel bert = ConvergenceModel::for_workload(find_workload("bert"));
     const auto kept = bert.table().kept();
     // Kept BERT batches: 448, 4608, 6144, 6912, 12288, 13056, 16384 (1536, 3072, 4096, 8192, 8704 pruned).

@@ -40,7 +40,7 @@ TEST_CASE("network: a single flow takes latency + bytes / bandwidth, exactly", "
     CHECK(net.link_utilisation(0, SimTime::picoseconds(10'485'760)) == Approx(1.0).epsilon(1e-12));
 }
 
-TEST_CASE("network: two flows share a link; the survivor speeds up when the other ends", "[network]") {
+TEST_CASE("network: two flows share a link, the survivor speeds up when the other ends", "[network]") {
     // One link, 1 GB/s, 500 ns latency. A = 1000 B and B = 3000 B start at 0 and get 0.5 GB/s each.
     // A drains 1000 B at 5e8 B/s in 2 us -> completes at 2 us + 0.5 us = 2'500'000 ps.
     // By then B has 2000 B left and the whole 1e9 B/s: 2 us more -> drain end 4 us, completes 4'500'000 ps.

@@ -149,7 +149,7 @@ TEST_CASE("maxmin: many identical flows share one level in one round", "[maxmin]
     CHECK(solver.last_round_count() == 1);
 }
 
-TEST_CASE("maxmin: flows with empty paths get their cap; uncapped ones are a bug", "[maxmin]") {
+TEST_CASE("maxmin: flows with empty paths get their cap, uncapped ones are a bug", "[maxmin]") {
     // An intra-device copy modelled as a path-less flow capped at 3 B/s next to a link flow (9 B/s link).
     MaxMinProblem p;
     p.add_link(9.0);

@@ -169,7 +169,7 @@ TEST_CASE("plan report: durations, budgets with their currency", "[planning]") {
     REQUIRE(describe_constraints(c, cost) == "time-to-train <= 5 s and GPU-hours <= 12345.5 and cost <= 5000 USD");
 }
 
-TEST_CASE("plan report: nothing feasible names the closest candidates; the search range limit is flagged", "[planning]") {
+TEST_CASE("plan report: nothing feasible names the closest candidates, the search range limit is flagged", "[planning]") {
     PlanQuery q = synthetic_query({"a", "b"});
     q.constraints.deadline_minutes = 0.5;   // b's floor is 0.5 + 500/N > 0.5: infeasible everywhere
     q.constraints.budget_gpu_hours = 1;     // a: (1000 + N)/60 >= 16.8; b: (500 + 0.5 N)/60 >= 8.4
@@ -205,7 +205,7 @@ TEST_CASE("plan: fastest within a GPU-hour budget", "[planning]") {
     REQUIRE(a.best->evaluation.ttt_minutes == Approx(6.0));
 }
 
-TEST_CASE("plan: cheapest within a deadline across systems; money budget; nothing feasible", "[planning]") {
+TEST_CASE("plan: cheapest within a deadline across systems, money budget, nothing feasible", "[planning]") {
     PlanQuery q = synthetic_query({"a", "b"});
     q.constraints.deadline_minutes = 10;
     q.objective = Objective::cost;

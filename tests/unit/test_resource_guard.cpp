@@ -46,7 +46,7 @@ TEST_CASE("check_resources refuses 10^8 GPUs up front, with the estimate and the
     CHECK_NOTHROW(check_resources({.gpus = n, .flows = n * (n - 1)}, raised, "alltoall"));
 }
 
-TEST_CASE("sweep points count against the memory limit; GPU requests go to the guard before the preset cap",
+TEST_CASE("sweep points count against the memory limit, GPU requests go to the guard before the preset cap",
           "[resources]") {
     const ResourceLimits limits;
     CHECK(estimate_simulation_cost({.points = 1000}).bytes == 1000 * kBytesPerSweepPoint);

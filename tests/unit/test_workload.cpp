@@ -146,7 +146,7 @@ TEST_CASE("LoRA evaluation skips FLOOR(0.125 GBS + 2) evaluations, as in the v4.
     CHECK(mismatched_systems == std::set<std::string>{"Oracle/512xBM.GPU.H100.8"});
 }
 
-TEST_CASE("RetinaNet evaluates every epoch; Stable Diffusion offline every 512,000 images", "[workload]") {
+TEST_CASE("RetinaNet evaluates every epoch, Stable Diffusion offline every 512,000 images", "[workload]") {
     const EvalSchedule retinanet = eval_schedule(find_workload("ssd"), 256);
     CHECK(retinanet.interval_samples == 1'170'301);
     CHECK(retinanet.on_the_clock);
