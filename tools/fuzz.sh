@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target for a while, starting from its seed corpus in tests/fuzz/corpus/<name>/.
 #   tools/fuzz.sh TARGET [SECONDS] [extra libFuzzer args...]      e.g. tools/fuzz.sh scenario 60
+#   tools/fuzz.sh build                                            only build every target (CI does this first,
+#                                                                  so the fuzzing stages time fuzzing alone)
 # TARGET: units | scenario (or fuzz_units | fuzz_scenario). Builds the target with clang into
 # $TTSIM_FUZZ_BUILD (default build-fuzz/) with TTSIM_FUZZ=ON. New inputs the fuzzer finds go to a scratch
 # copy of the corpus (the repository's seeds are not modified; keep an interesting input by copying it from
@@ -9,17 +11,24 @@
 # Reproduce:  build-fuzz/fuzz_scenario build-fuzz/artifacts/crash-...
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: tools/fuzz.sh TARGET [SECONDS] [libFuzzer args]}; shift
+target=${1:?usage: tools/fuzz.sh TARGET [SECONDS] [libFuzzer args] | tools/fuzz.sh build}; shift
 seconds=${1:-60}; [[ $# -gt 0 ]] && shift
 name=${target#fuzz_}
 build=${TTSIM_FUZZ_BUILD:-build-fuzz}
 artifacts=${TTSIM_FUZZ_ARTIFACTS:-$build/artifacts}
 jobs=${TTSIM_FUZZ_JOBS:-2}
-[[ -f tests/fuzz/fuzz_$name.cpp ]] || { echo "no fuzz target tests/fuzz/fuzz_$name.cpp" >&2; exit 2; }
+[[ $name == build || -f tests/fuzz/fuzz_$name.cpp ]] || { echo "no fuzz target tests/fuzz/fuzz_$name.cpp" >&2; exit 2; }
 
 if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DTTSIM_FUZZ=ON -DTTSIM_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+if [[ $name == build ]]; then
+  targets=()
+  for source in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$source" .cpp)"); done
+  ninja -C "$build" -j "$jobs" "${targets[@]}" >/dev/null
+  echo "built ${targets[*]} in $build"
+  exit 0
 fi
 ninja -C "$build" -j "$jobs" "fuzz_$name" >/dev/null
 
