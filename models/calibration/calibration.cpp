@@ -134,11 +134,22 @@ double mean_absolute_percentage_error(const std::vector<PointError>& errors) {
 
 namespace {
 
-// One free per-group parameter: the profile field, fitted on its logarithm within bounds.
-struct FreeParameter {
-    double ComputeProfile::*field;
+// A fitted field of Target (a profile, or the shared values), searched on its logarithm within bounds.
+template <typename Target>
+struct LogField {
+    double Target::*field;
     double lower, upper;
 };
+
+// `base` with each field set to exp(log_x[i]).
+template <typename Target>
+Target with_log_values(Target base, const std::vector<LogField<Target>>& fields, const std::vector<double>& log_x) {
+    for (std::size_t i = 0; i < fields.size(); ++i) base.*(fields[i].field) = std::exp(log_x[i]);
+    return base;
+}
+
+// One free per-group parameter: the profile field, fitted on its logarithm within bounds.
+using FreeParameter = LogField<ComputeProfile>;
 
 struct Objective {
     const FitGroup* group;
@@ -146,11 +157,7 @@ struct Objective {
     std::vector<FreeParameter> free;
     int* evaluations;
 
-    ComputeProfile profile_from(const std::vector<double>& x) const {
-        ComputeProfile p = base;
-        for (std::size_t i = 0; i < free.size(); ++i) p.*(free[i].field) = std::exp(x[i]);
-        return p;
-    }
+    ComputeProfile profile_from(const std::vector<double>& x) const { return with_log_values(base, free, x); }
     double operator()(const std::vector<double>& x) const {
         ++*evaluations;
         const ComputeProfile p = profile_from(x);
@@ -273,8 +280,8 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
 
 // One fitted shared parameter: where it lives in SharedValues, its bounds (physical plausibility) and start.
 struct SharedDimension {
-    double SharedValues::*field;
-    double lower, upper, start;
+    LogField<SharedValues> range;
+    double start;
 };
 
 struct OuterObjective {
@@ -283,9 +290,9 @@ struct OuterObjective {
     SharedValues base;   // values of the parameters not searched here
     int* evaluations;
     SharedValues values(const std::vector<double>& log_x) const {
-        SharedValues v = base;
-        for (std::size_t i = 0; i < dims.size(); ++i) v.*(dims[i].field) = std::exp(log_x[i]);
-        return v;
+        std::vector<LogField<SharedValues>> fields;
+        for (const SharedDimension& d : dims) fields.push_back(d.range);
+        return with_log_values(base, fields, log_x);
     }
     double operator()(const std::vector<double>& log_x) const {
         return fit_all_groups(*groups, values(log_x), nullptr, evaluations);
@@ -313,7 +320,7 @@ SharedValues fit_shared(const std::map<std::pair<std::string, std::string>, FitG
                 trial[i] = value;
                 return objective(trial);
             };
-            double lo = std::log(d[i].lower), hi = std::log(d[i].upper);
+            double lo = std::log(d[i].range.lower), hi = std::log(d[i].range.upper);
             double c = hi - g * (hi - lo), e = lo + g * (hi - lo);
             double fc = total(c), fe = total(e);
             while (hi - lo > 0.02) {
@@ -397,13 +404,13 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     // 30 min of initialisation before run_start, so what remains on the clock is far smaller); step jitter
     // 1 us..50 ms per step. Without multi-node results the multi-node overhead stays 0.
     std::vector<SharedDimension> dims;
-    if (shared.multi_node && any_multi_node) dims.push_back({&SharedValues::multi_node, 1e-5, 0.1, 0.005});
-    if (shared.run_overhead) dims.push_back({&SharedValues::run_overhead, 0.01, 300.0, 5.0});
-    if (shared.step_jitter) dims.push_back({&SharedValues::step_jitter, 1e-6, 0.05, 1e-4});
+    if (shared.multi_node && any_multi_node) dims.push_back({{&SharedValues::multi_node, 1e-5, 0.1}, 0.005});
+    if (shared.run_overhead) dims.push_back({{&SharedValues::run_overhead, 0.01, 300.0}, 5.0});
+    if (shared.step_jitter) dims.push_back({{&SharedValues::step_jitter, 1e-6, 0.05}, 1e-4});
     // Relative per-GPU step-time noise: 0.01%..30%.
-    if (shared.jitter_cv) dims.push_back({&SharedValues::jitter_cv, 1e-4, 0.3, 0.01});
+    if (shared.jitter_cv) dims.push_back({{&SharedValues::jitter_cv, 1e-4, 0.3}, 0.01});
     // Half-saturation work: 1 GFLOP..1 PFLOP per GPU per micro step.
-    if (shared.half_work) dims.push_back({&SharedValues::half_work, 1e9, 1e15, 5e12});
+    if (shared.half_work) dims.push_back({{&SharedValues::half_work, 1e9, 1e15}, 5e12});
     SharedValues base;
     base.run_overhead_per_workload = shared.workload_run_overhead;
     const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);

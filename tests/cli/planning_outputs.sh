@@ -2,12 +2,7 @@
 # Planning outputs: a sweep gives byte-identical results with --threads 1 and --threads 2; results.json follows
 # the ttsim.results/2 schema; trace.json is a Chrome/Perfetto trace with well-formed events; every plot is a valid
 # PNG / SVG of non-trivial size; `ttsim plan` answers and rejects a query without a constraint (exit 2).
-set -u
-ttsim=$1; root=$2
-cd "$root"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
+source "$(dirname "$0")/lib/eval_checks.bash"
 
 cat >"$tmp/sweep.yaml" <<'YAML'
 scenario: sweep

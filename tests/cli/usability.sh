@@ -3,12 +3,7 @@
 # and SHARP wording, planning answers that say how far off an infeasible query is and what limited it, prices
 # stated with their source, published comparisons at the published batch, and plot scripts that render names as
 # text and keep the published marker unique.
-set -u
-ttsim=$1; root=$2
-cd "$root"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if ! eval "$2"; then echo "FAIL: $1"; fail=$((fail+1)); fi; }
+source "$(dirname "$0")/lib/eval_checks.bash"
 has() { grep -qF -- "$2" "$1"; }
 
 # No command: a usage error on stderr (one line), exit 2, nothing on stdout.
