@@ -405,9 +405,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
                                  {}, "global-batch");
         } else {
             // The fewest micro steps whose micro batch is no larger than any v4.1 layout ran.
-            const int micro_limit = largest_published_micro_batch(workload);
-            accumulation = std::max(1, (share + micro_limit - 1) / micro_limit);
-            while (share % accumulation != 0) ++accumulation;
+            accumulation = fewest_micro_steps(share, largest_published_micro_batch(workload));
         }
         c.gradient_accumulation = accumulation;
         c.samples_per_micro_batch = share / accumulation;

@@ -413,12 +413,18 @@ BatchChoice default_global_batch(int published_batch, int published_micro, int d
     }
     TTSIM_ASSERT(batch <= std::numeric_limits<int>::max(), "global batch overflows");
     const long long share = batch / dp;
-    long long accumulation = (share + published_micro - 1) / published_micro;
-    while (share % accumulation != 0) ++accumulation;
+    const int accumulation = fewest_micro_steps(share, published_micro);
     b.global_batch = static_cast<int>(batch);
     b.samples_per_micro_batch = static_cast<int>(share / accumulation);
     b.gradient_accumulation = static_cast<int>(accumulation);
     return b;
+}
+
+int fewest_micro_steps(long long share, int micro_limit) {
+    TTSIM_ASSERT(share > 0 && micro_limit > 0, "micro-step split needs positive sizes");
+    long long steps = (share + micro_limit - 1) / micro_limit;
+    while (share % steps != 0) ++steps;
+    return static_cast<int>(steps);
 }
 
 int largest_published_micro_batch(const Workload& workload) {

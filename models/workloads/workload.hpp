@@ -135,6 +135,10 @@ struct BatchChoice {
 BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel, int cap,
                                  const std::string& source);
 
+// The fewest micro steps (gradient accumulation) that split `share` samples per rank evenly into micro batches
+// of at most `micro_limit` samples.
+int fewest_micro_steps(long long share, int micro_limit);
+
 // The largest per-rank micro batch any published layout of the workload ran (samples): what fits in memory
 // without gradient accumulation, by v4.1's own evidence. Default splits use micro steps no larger than this.
 int largest_published_micro_batch(const Workload& workload);
