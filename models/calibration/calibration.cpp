@@ -67,13 +67,26 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
     return c;
 }
 
+// Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
+// convergence points), else its published score against the prediction at its published mean convergence.
+double sq(double v) { return v * v; }
+
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs) {
+    if (run_logs && point.runs_span_convergence()) {
+        const RunClock clock = run_clock(point.fit_scenario, profile);
+        double sum = 0;
+        for (const CalibrationPoint::Run& run : point.runs) sum += sq(std::log(clock.seconds(run.samples) / run.seconds));
+        return sum / static_cast<double>(point.runs.size());
+    }
+    return sq(std::log(evaluate(point.fit_scenario, profile).ttt_minutes / point.published_minutes));
+}
+
 struct FitGroup {
     std::string workload, gpu;
+    bool run_logs = false;         // fit option SharedFit::run_logs
     std::vector<const CalibrationPoint*> points;
     std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
 };
-
-double sq(double v) { return v * v; }
 
 }  // namespace
 
@@ -81,6 +94,14 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
     const auto file = results_path(options);
     const auto all = load_mlperf_results(file);
     const auto accumulation = accumulation_by_key(file);
+    // Run logs: the shipped v4.1_runs.csv next to the shipped results, or runs.csv beside a --data file if present.
+    std::filesystem::path runs_file = data_file("mlperf/v4.1_runs.csv");
+    if (options.results_csv) runs_file = options.results_csv->parent_path() / "v4.1_runs.csv";
+    std::vector<MlperfRun> run_rows;
+    if (std::filesystem::exists(runs_file)) run_rows = load_mlperf_runs(runs_file);
+    std::map<std::string, std::vector<const MlperfRun*>> runs;
+    for (const MlperfRun& run : run_rows)
+        if (run.success && run.minutes && run.convergence_point) runs[run.key()].push_back(&run);
     std::vector<CalibrationPoint> points;
     for (const std::string& family : options.families) {
         ResultFilter filter;
@@ -103,6 +124,12 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                 p.published_convergence = true;
             }
             p.published_minutes = *r.ttt_minutes_official_scaled;
+            const bool epochs = r.benchmark == "ssd";   // RetinaNet logs epochs
+            if (const auto found = runs.find(r.key()); found != runs.end() && (!epochs || workload.train_samples))
+                for (const MlperfRun* run : found->second)
+                    p.runs.push_back({*run->convergence_point *
+                                          (epochs ? static_cast<double>(*workload.train_samples) : 1.0),
+                                      *run->minutes * 60.0});
             points.push_back(std::move(p));
         }
     }
@@ -164,7 +191,7 @@ struct Objective {
         double sum = 0;
         for (std::size_t i = 0; i < group->points.size(); ++i) {
             const CalibrationPoint* point = group->points[i];
-            sum += group->weights[i] * sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+            sum += group->weights[i] * point_loss(*point, p, group->run_logs);
         }
         return sum;
     }
@@ -273,7 +300,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
         for (std::size_t i = 0; i < group.points.size(); ++i) {
             const CalibrationPoint* point = group.points[i];
-            sum += group.weights[i] * sq(std::log(evaluate(point->fit_scenario, p).ttt_minutes / point->published_minutes));
+            sum += group.weights[i] * point_loss(*point, p, group.run_logs);
         }
     }
     if (out) *out = std::move(set);
@@ -339,15 +366,23 @@ SharedValues fit_shared(const std::map<std::pair<std::string, std::string>, FitG
 
 }  // namespace
 
+bool CalibrationPoint::runs_span_convergence() const {
+    if (runs.size() < 3) return false;
+    for (const Run& run : runs)
+        if (run.samples != runs.front().samples) return true;
+    return false;
+}
+
 SharedFit SharedFit::parse(const std::string& list) {
     SharedFit f;
-    f.multi_node = false;
-    if (list == "none") return f;
     const std::pair<const char*, bool SharedFit::*> names[] = {
         {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
         {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
         {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
-        {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed}};
+        {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
+        {"run-logs", &SharedFit::run_logs}};
+    for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
+    if (list == "none") return f;
     std::size_t start = 0;
     while (true) {   // every comma-separated token, empty ones included (they are errors)
         const std::size_t comma = list.find(',', start);
@@ -381,6 +416,7 @@ std::string SharedFit::describe() const {
     add(workload_run_overhead, "workload-run-overhead");
     add(configuration_weights, "config-weights");
     add(eval_fixed, "eval-fixed");
+    add(run_logs, "run-logs");
     return out.empty() ? "none" : out;
 }
 
@@ -392,6 +428,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         FitGroup& g = groups[{p.scenario.workload->name, p.scenario.gpu->name}];
         g.workload = p.scenario.workload->name;
         g.gpu = p.scenario.gpu->name;
+        g.run_logs = shared.run_logs;
         g.points.push_back(&p);
         any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;
     }
@@ -449,7 +486,12 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                               "\nmodel: collectives simulated on the preset topology of each result's GPU "
                               "(CollectiveSimulator, auto algorithm, SHARP for NVIDIA multi-node); the fit uses each "
                               "result's published convergence (samples_to_converge_mean, RetinaNet epochs x train "
-                              "samples), predictions use the RCPs; shared parameters fitted jointly over all workloads and GPUs "
+                              "samples), predictions use the RCPs" +
+                              (options.shared.run_logs
+                                   ? std::string("; results whose runs converged at different points are fitted run by "
+                                                 "run, each at its own convergence point (v4.1_runs.csv)")
+                                   : std::string()) +
+                              "; shared parameters fitted jointly over all workloads and GPUs "
                               "(every group refitted at each trial): " + options.shared.describe();
     return calibrate_points(used, description, options.shared);
 }

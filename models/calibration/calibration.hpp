@@ -34,6 +34,14 @@ struct CalibrationPoint {
     PreparedScenario fit_scenario;
     bool published_convergence = false;    // fit_scenario uses the published convergence
     double published_minutes = 0;
+    // The result's successful runs (v4.1_runs.csv): samples at convergence (RetinaNet: epochs x train samples) and
+    // seconds on the clock. With the `run-logs` fit option, a result whose runs converged at two or more
+    // different points is fitted run by run (see SharedFit::run_logs).
+    struct Run {
+        double samples = 0, seconds = 0;
+    };
+    std::vector<Run> runs;
+    bool runs_span_convergence() const;    // >= 3 runs at >= 2 distinct convergence points
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -48,7 +56,7 @@ struct CalibrationPoint {
 // The shipped model is chosen by forward-chaining cross-validation on <= 64 GPUs (`ttsim validate
 // --cross-validate --shared LIST`; see cross_validate below), never by the hold-out error.
 inline constexpr const char* kSharedParameterNames =
-    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed";
+    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs";
 
 struct SharedFit {
     bool multi_node = true;
@@ -56,8 +64,12 @@ struct SharedFit {
     bool step_jitter = false;
     bool half_work = false;
     bool workload_run_overhead = false;
-    bool jitter_cv = false;               // ComputeProfile::step_jitter_cv shared and fitted
+    bool jitter_cv = true;                // ComputeProfile::step_jitter_cv shared and fitted
     bool eval_fixed = false;              // ComputeProfile::eval_fixed_seconds shared and fitted
+    // Fit option: a result whose runs span several convergence points contributes the mean squared log error of
+    // its runs, each priced at its own convergence point, instead of one error of its mean: the spread of the
+    // runs separates per-step, per-evaluation and per-run costs that the mean alone confounds.
+    bool run_logs = true;
     // Not a parameter but a fit option: weight each result by 1 / (results of its workload and GPU at the same GPU
     // count), so every configuration counts once however many submitters ran it (default: every result once).
     bool configuration_weights = false;   // run_overhead_seconds fitted per workload (with its H100-SXM shape)

@@ -53,14 +53,13 @@ std::vector<StepTimeCheck> step_time_checks(const std::vector<const CalibrationP
         // RetinaNet (MLPerf "ssd") logs its convergence point in epochs.
         const bool epochs = point->result.benchmark == "ssd";
         if (epochs && !workload.train_samples) continue;
+        const RunClock clock = run_clock(point->scenario, profile);
         std::vector<double> samples, measured, modelled;
         for (const MlperfRun* run : found->second) {
             const double s = *run->convergence_point * (epochs ? static_cast<double>(*workload.train_samples) : 1.0);
-            PreparedScenario at_run = point->scenario;
-            at_run.samples_mean = at_run.samples_p10 = at_run.samples_p90 = s;
             samples.push_back(s);
             measured.push_back(*run->minutes * 60.0);
-            modelled.push_back(evaluate(at_run, profile).ttt_minutes * 60.0);
+            modelled.push_back(clock.seconds(s));
         }
         const std::optional<RunLine> measured_line = fit_run_line(samples, measured);
         const std::optional<RunLine> model_line = fit_run_line(samples, modelled);

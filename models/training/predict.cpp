@@ -494,6 +494,20 @@ IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfil
     return plan;
 }
 
+double RunClock::seconds(double samples, long long* steps_out, long long* evaluations_out) const {
+    const long long steps = ceil_div(samples, global_batch);
+    const long long evaluations = evaluations_until(schedule, samples);
+    if (steps_out) *steps_out = steps;
+    if (evaluations_out) *evaluations_out = evaluations;
+    return steps * step_seconds + evaluations * eval_seconds + run_overhead_seconds;
+}
+
+RunClock run_clock(const PreparedScenario& s, const ComputeProfile& profile) {
+    const IterationPlan plan = make_iteration_plan(s, profile);
+    return RunClock{simulate_iteration(plan).step_seconds, plan.eval_seconds, profile.run_overhead_seconds,
+                    s.layout.global_batch, eval_schedule(*s.workload, s.layout.global_batch)};
+}
+
 Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     const Workload& w = *s.workload;
     const GpuSpec& gpu = *s.gpu;
@@ -503,13 +517,10 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     const double compute = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
     const IterationResult it = simulate_iteration(plan);
     const double eval_seconds = plan.eval_seconds;
-    const EvalSchedule schedule = eval_schedule(w, c.global_batch);
+    const RunClock clock{it.step_seconds, eval_seconds, profile.run_overhead_seconds, c.global_batch,
+                         eval_schedule(w, c.global_batch)};
     auto minutes_for = [&](double samples, long long* steps_out, long long* evals_out) {
-        const long long steps = ceil_div(samples, c.global_batch);
-        const long long evals = evaluations_until(schedule, samples);
-        if (steps_out) *steps_out = steps;
-        if (evals_out) *evals_out = evals;
-        return (steps * it.step_seconds + evals * eval_seconds + profile.run_overhead_seconds) / 60.0;
+        return clock.seconds(samples, steps_out, evals_out) / 60.0;
     };
 
     Prediction p;

@@ -92,6 +92,18 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
 
 Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
 
+// Seconds on the clock as a function of the samples a run converges at, for one scenario and profile: steps x
+// step time + on-the-clock evaluations x evaluation time + per-run overhead (the formula at the top). evaluate()
+// prices the RCP convergence with it; calibration prices each published run at its own convergence point without
+// simulating the iteration again.
+struct RunClock {
+    double step_seconds = 0, eval_seconds = 0, run_overhead_seconds = 0;
+    int global_batch = 0;
+    EvalSchedule schedule;
+    double seconds(double samples, long long* steps = nullptr, long long* evaluations = nullptr) const;
+};
+RunClock run_clock(const PreparedScenario& scenario, const ComputeProfile& profile);
+
 // The iteration plan evaluate() simulates (for traces: set plan.record_timeline and call simulate_iteration()).
 // eval_seconds is set to one evaluation's duration when evaluation is on the clock.
 IterationPlan make_iteration_plan(const PreparedScenario& scenario, const ComputeProfile& profile);

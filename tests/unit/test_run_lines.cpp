@@ -143,3 +143,38 @@ TEST_CASE("forward chaining predicts each GPU count only from smaller ones", "[c
                 CHECK(evaluate_point(p, fit.profiles).predicted_minutes == Approx(e.predicted_minutes));
     }
 }
+
+TEST_CASE("calibration points carry their published runs", "[calibration]") {
+    const CalibrationPoint& bert = point_of("eos_n434_ngc23.09_pytorch", "bert");
+    REQUIRE(bert.runs.size() == 10);
+    CHECK(bert.runs_span_convergence());
+    for (const CalibrationPoint::Run& run : bert.runs) {
+        CHECK(run.samples >= 5107312);
+        CHECK(run.samples <= 6003088);
+        CHECK(run.seconds == Approx(7.2).epsilon(0.1));
+    }
+    // RetinaNet logs epochs: 8, 8, 9, 9, 10 at 2,528 GPUs, priced in samples.
+    const CalibrationPoint& retinanet = point_of("eos_n316_ngc24.04_pytorch", "ssd");
+    REQUIRE(retinanet.runs.size() == 5);
+    const double epoch = static_cast<double>(*retinanet.scenario.workload->train_samples);
+    double least = 1e18;
+    for (const CalibrationPoint::Run& run : retinanet.runs) least = std::min(least, run.samples);
+    CHECK(least == Approx(8 * epoch));
+    // Runs that all stopped at one point say nothing about the per-sample slope.
+    CalibrationPoint same = bert;
+    for (CalibrationPoint::Run& run : same.runs) run.samples = 5e6;
+    CHECK_FALSE(same.runs_span_convergence());
+}
+
+TEST_CASE("the run clock prices a convergence point as evaluate() does", "[training]") {
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    for (const CalibrationPoint& p : points()) {
+        const ComputeProfile profile = profiles.find(*p.scenario.workload, *p.scenario.gpu);
+        const Prediction prediction = evaluate(p.scenario, profile);
+        long long steps = 0, evaluations = 0;
+        const double seconds = run_clock(p.scenario, profile).seconds(p.scenario.samples_mean, &steps, &evaluations);
+        CHECK(seconds / 60.0 == Approx(prediction.ttt_minutes));
+        CHECK(steps == prediction.steps);
+        CHECK(evaluations == prediction.evaluations);
+    }
+}

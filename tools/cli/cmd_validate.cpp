@@ -21,7 +21,7 @@ std::string percent(double value) {
 }  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("validate", "[--data FILE] [--profiles DIR] [--shared LIST] [--cross-validate]",
+    ArgParser parser("validate", "[--data FILE] [--profiles DIR] [--shared LIST] [--cross-validate | --run-lines]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
@@ -30,6 +30,9 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
                 std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
                 SharedFit{}.describe())
+        .flag("run-lines",
+              "only print, for every result whose runs converged at different points, the seconds per step and per "
+              "run measured by a line through its runs against the profiles' (in-sample)")
         .flag("cross-validate",
               "only print cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
               "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out");
@@ -45,6 +48,13 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     const std::vector<CalibrationPoint> points = load_calibration_points(options);
     std::vector<PointError> in_sample;
     for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
+    if (parser.get_flag("run-lines")) {
+        std::vector<const CalibrationPoint*> all;
+        for (const CalibrationPoint& p : points) all.push_back(&p);
+        out << "(a') in-sample step time from the run logs (columns as in (b') of the full report)\n"
+            << format_step_time_checks(step_time_checks(all, profiles, load_mlperf_runs()));
+        return 0;
+    }
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
     out << "in-sample MAPE: " << percent(mean_absolute_percentage_error(in_sample)) << " over " << in_sample.size()
         << " results\n\n";
