@@ -95,6 +95,13 @@ std::string format_step_time_checks(const std::vector<StepTimeCheck>& checks) {
                       c.model.intercept, c.rcp_samples / c.published_samples_mean);
         out += line;
     }
+    if (!checks.empty()) {
+        double sum = 0;
+        for (const StepTimeCheck& c : checks) sum += std::abs(c.model.slope / c.measured.slope - 1.0);
+        std::snprintf(line, sizeof line, "step-time MAPE (model against the runs' line): %.2f%% over %zu results\n",
+                      100.0 * sum / static_cast<double>(checks.size()), checks.size());
+        out += line;
+    }
     return out;
 }
 
