@@ -14,7 +14,11 @@ namespace ttsim {
 // Why the unfitted defaults in ComputeProfile are what they are (estimates, not fitted; the v4.1 data cannot
 // separate them from the fitted terms):
 //  - step_jitter_cv 1%: typical run-to-run per-step spread of a synchronous data-parallel step on a quiet DGX
-//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs.
+//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs. The
+//    shipped calibration FITS it as a shared parameter (`--shared ... jitter-cv`, chosen by forward-chaining
+//    cross-validation) and finds ~10%: far above real per-GPU noise, so the fitted value is best read as the size
+//    of every step cost that grows like the expected maximum of N normals (~sqrt(2 ln N)), stragglers included,
+//    not as a measured noise level. 1% stays the default of a profile that does not set it.
 //  - eval_fixed_seconds 50 ms: one evaluation launches a forward pass, all-reduces a metric and logs; at 3472
 //    GPUs BERT's eval compute is a few sequences per GPU, so this fixed part dominates there.
 //  - tp_comm_exposed_fraction 0.3: NeMo's TP communication overlap (NVIDIA LoRA configs) hides most of the

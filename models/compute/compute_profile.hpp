@@ -46,8 +46,10 @@ struct ComputeProfile {
     // step. Shared by all workloads and GPUs when fitted; 0 = off.
     double step_jitter_seconds = 0.0;
 
+    // Per-GPU step-time coefficient of variation: the slowest of N GPUs stretches compute by 1 + cv x E[max of N
+    // standard normals]. Shared by all profiles and fitted in the shipped calibration (see compute_profile.cpp).
+    double step_jitter_cv = 0.01;
     // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
-    double step_jitter_cv = 0.01;          // per-GPU step-time coefficient of variation (OS noise, clocks)
     double eval_fixed_seconds = 0.05;      // per evaluation: launch, metric all-reduce, host-side bookkeeping
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
