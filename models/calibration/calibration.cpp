@@ -67,10 +67,10 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
     return c;
 }
 
-// Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
-// convergence points), else its published score against the prediction at its published mean convergence.
 double sq(double v) { return v * v; }
 
+// Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
+// convergence points), else its published score against the prediction at its published mean convergence.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs) {
     if (run_logs && point.runs_span_convergence()) {
         const RunClock clock = run_clock(point.fit_scenario, profile);
@@ -94,11 +94,8 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
     const auto file = results_path(options);
     const auto all = load_mlperf_results(file);
     const auto accumulation = accumulation_by_key(file);
-    // Run logs: the shipped v4.1_runs.csv next to the shipped results, or runs.csv beside a --data file if present.
-    std::filesystem::path runs_file = data_file("mlperf/v4.1_runs.csv");
-    if (options.results_csv) runs_file = options.results_csv->parent_path() / "v4.1_runs.csv";
-    std::vector<MlperfRun> run_rows;
-    if (std::filesystem::exists(runs_file)) run_rows = load_mlperf_runs(runs_file);
+    // Run logs (shipped v4.1_runs.csv unless named), matched to results by submitter/system/benchmark.
+    const std::vector<MlperfRun> run_rows = load_mlperf_runs(options.runs_csv);
     std::map<std::string, std::vector<const MlperfRun*>> runs;
     for (const MlperfRun& run : run_rows)
         if (run.success && run.minutes && run.convergence_point) runs[run.key()].push_back(&run);
@@ -489,7 +486,8 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
                               "samples), predictions use the RCPs" +
                               (options.shared.run_logs
                                    ? std::string("; results whose runs converged at different points are fitted run by "
-                                                 "run, each at its own convergence point (v4.1_runs.csv)")
+                                                 "run instead (target: each run's minutes in v4.1_runs.csv at its own "
+                                                 "convergence point)")
                                    : std::string()) +
                               "; shared parameters fitted jointly over all workloads and GPUs "
                               "(every group refitted at each trial): " + options.shared.describe();

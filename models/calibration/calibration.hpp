@@ -1,7 +1,8 @@
 // Fitting compute profiles to the MLPerf Training v4.1 results, and checking them.
 //
 // Data: each distinct scored result once (models/mlperf/results.hpp), accelerator families H100-SXM, H200-SXM and
-// B200; target = ttt_minutes_official_scaled (the published score). Each result is turned into a PreparedScenario
+// B200; target = ttt_minutes_official_scaled (the published score), or with the run-logs option (shipped) each
+// run's own minutes at its own convergence point where the runs converged at different points. Each result is turned into a PreparedScenario
 // with the layout it actually ran (GPU count, global batch, gradient accumulation from the CSV; TP/CP/DP and
 // switches from NVIDIA's published layout at the nearest scale, CP doubled when the batch does not otherwise split).
 //
@@ -45,7 +46,8 @@ struct CalibrationPoint {
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
-// optimisation, every per-group profile refitted at each trial) or left at its default (0 = off):
+// optimisation, every per-group profile refitted at each trial) or left at its default (0 = off, except
+// step_jitter_cv: 1%):
 //   multi_node    ComputeProfile::multi_node_step_seconds  (per step, jobs spanning more than one node)
 //   run_overhead  ComputeProfile::run_overhead_seconds     (per run)
 //   step_jitter   ComputeProfile::step_jitter_seconds      (per step, x E[max of N standard normals])
@@ -53,6 +55,8 @@ struct CalibrationPoint {
 //                 GPU per micro step (FLOPs) at which every workload reaches half its f_max, instead of x_half
 //                 fitted per workload (which the <= 64-GPU results, all at large per-GPU batches, barely constrain)
 //   eval_fixed    ComputeProfile::eval_fixed_seconds       (per on-the-clock evaluation, besides its forward passes)
+//   jitter_cv     ComputeProfile::step_jitter_cv           (compute stretched by 1 + cv x E[max of N normals])
+// and two fit options: configuration weights and run logs (below).
 // The shipped model is chosen by forward-chaining cross-validation on <= 64 GPUs (`ttsim validate
 // --cross-validate --shared LIST`; see cross_validate below), never by the hold-out error.
 inline constexpr const char* kSharedParameterNames =
@@ -80,6 +84,7 @@ struct SharedFit {
 
 struct CalibrationOptions {
     std::optional<std::filesystem::path> results_csv;    // default: shipped v4.1_results.csv
+    std::optional<std::filesystem::path> runs_csv;       // run logs; default: shipped v4.1_runs.csv
     std::optional<int> max_gpus;                         // fit only results with <= this many GPUs
     std::vector<std::string> families = {"H100-SXM", "H200-SXM", "B200"};
     SharedFit shared;

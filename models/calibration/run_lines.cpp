@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <set>
 #include <string>
 
@@ -40,35 +39,26 @@ std::optional<RunLine> fit_run_line(const std::vector<double>& samples, const st
 }
 
 std::vector<StepTimeCheck> step_time_checks(const std::vector<const CalibrationPoint*>& points,
-                                            const ProfileSet& profiles, const std::vector<MlperfRun>& runs) {
-    std::map<std::string, std::vector<const MlperfRun*>> by_key;
-    for (const MlperfRun& run : runs)
-        if (run.success && run.minutes && run.convergence_point) by_key[run.key()].push_back(&run);
+                                            const ProfileSet& profiles) {
     std::vector<StepTimeCheck> out;
     for (const CalibrationPoint* point : points) {
-        const auto found = by_key.find(point->result.key());
-        if (found == by_key.end()) continue;
-        const Workload& workload = *point->scenario.workload;
-        const ComputeProfile profile = profiles.find(workload, *point->scenario.gpu);
-        // RetinaNet (MLPerf "ssd") logs its convergence point in epochs.
-        const bool epochs = point->result.benchmark == "ssd";
-        if (epochs && !workload.train_samples) continue;
+        const ComputeProfile profile = profiles.find(*point->scenario.workload, *point->scenario.gpu);
         const RunClock clock = run_clock(point->scenario, profile);
         std::vector<double> samples, measured, modelled;
-        for (const MlperfRun* run : found->second) {
-            const double s = *run->convergence_point * (epochs ? static_cast<double>(*workload.train_samples) : 1.0);
-            samples.push_back(s);
-            measured.push_back(*run->minutes * 60.0);
-            modelled.push_back(clock.seconds(s));
+        for (const CalibrationPoint::Run& run : point->runs) {
+            samples.push_back(run.samples);
+            measured.push_back(run.seconds);
+            modelled.push_back(clock.seconds(run.samples));
         }
         const std::optional<RunLine> measured_line = fit_run_line(samples, measured);
         const std::optional<RunLine> model_line = fit_run_line(samples, modelled);
-        if (!measured_line || !model_line) continue;
+        // A line that falls with more samples is run-to-run noise, not a step time.
+        if (!measured_line || !model_line || !(measured_line->slope > 0)) continue;
         StepTimeCheck check;
         check.point = evaluate_point(*point, profiles);
         check.measured = *measured_line;
         check.model = *model_line;
-        for (double s : samples) check.published_samples_mean += s / samples.size();
+        for (double s : samples) check.runs_samples_mean += s / static_cast<double>(samples.size());
         check.rcp_samples = point->scenario.samples_mean;
         out.push_back(check);
     }
@@ -79,7 +69,7 @@ std::string format_step_time_checks(const std::vector<StepTimeCheck>& checks) {
     std::string out;
     char line[320];
     std::snprintf(line, sizeof line, "%-17s %-9s %6s %6s %-24s %15s %9s %7s %13s %9s %9s\n", "workload", "gpu", "gpus",
-                  "batch", "submitter/system", "step ms (runs)", "model ms", "step%", "per run s", "model s",
+                  "batch", "submitter/system", "step ms (runs)", "model ms", "step%", "intercept s", "model s",
                   "RCP/runs");
     out += line;
     for (const StepTimeCheck& c : checks) {
@@ -92,7 +82,7 @@ std::string format_step_time_checks(const std::vector<StepTimeCheck>& checks) {
         std::snprintf(line, sizeof line, "%-17s %-9s %6d %6d %-24s %15s %9.1f %+7.1f %13s %9.1f %9.3f\n",
                       p.workload.c_str(), p.gpu.c_str(), p.gpus, p.global_batch, who.c_str(), measured_step,
                       1e3 * c.model_step_seconds(), 100.0 * (c.model.slope / c.measured.slope - 1.0), measured_run,
-                      c.model.intercept, c.rcp_samples / c.published_samples_mean);
+                      c.model.intercept, c.rcp_samples / c.runs_samples_mean);
         out += line;
     }
     if (!checks.empty()) {

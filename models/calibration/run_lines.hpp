@@ -3,10 +3,11 @@
 // A result's runs (v4.1_runs.csv) differ in how many samples they needed to converge, and little else: the same
 // system, software and batch. A least-squares line through (samples at convergence, seconds on the clock) over
 // its successful runs therefore measures the marginal seconds per sample (times the global batch: seconds per
-// step, evaluations amortised) and the intercept (what the clock counts once per run), without any model.
-// The same line through the model's predictions at each run's convergence point gives the model's counterparts,
-// so a time-to-train error splits into a convergence part (RCP samples against the published runs' mean), a
-// step-time part and a per-run part. `ttsim validate` prints this for every held-out result.
+// step, evaluations amortised) and the intercept (what the clock counts once per run, plus the offset of the
+// evaluation schedule: Llama2-LoRA evaluates only after its first ~3,000 samples, so its intercepts are negative),
+// without any model. The same line through the model's predictions at each run's convergence point gives the
+// model's counterparts, so a time-to-train error splits into a convergence part (RCP samples against the runs'
+// mean), a step-time part and an intercept part. `ttsim validate` prints this for every held-out result.
 #pragma once
 
 #include <optional>
@@ -30,15 +31,16 @@ struct StepTimeCheck {
     PointError point;                     // the result and its time-to-train error
     RunLine measured;                     // through the published runs
     RunLine model;                        // through the model's time-to-train at each run's convergence point
-    double published_samples_mean = 0;    // mean over the successful runs
+    double runs_samples_mean = 0;         // plain mean over the successful runs (not MLPerf's olympic mean)
     double rcp_samples = 0;               // what the prediction uses
     double measured_step_seconds() const { return measured.slope * point.global_batch; }
     double model_step_seconds() const { return model.slope * point.global_batch; }
 };
 
-// One check per point whose successful runs give a line (see fit_run_line); the others are skipped.
+// One check per point whose successful runs (CalibrationPoint::runs) give a line with a positive measured slope
+// (see fit_run_line); the others are skipped.
 std::vector<StepTimeCheck> step_time_checks(const std::vector<const CalibrationPoint*>& points,
-                                            const ProfileSet& profiles, const std::vector<MlperfRun>& runs);
+                                            const ProfileSet& profiles);
 
 std::string format_step_time_checks(const std::vector<StepTimeCheck>& checks);
 

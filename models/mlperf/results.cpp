@@ -89,8 +89,10 @@ std::size_t find_root(std::vector<std::size_t>& parent, std::size_t i) {
 
 }  // namespace
 
-std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name) {
+std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name,
+                                                std::vector<int>* record_lines) {
     std::vector<std::vector<std::string>> records;
+    int record_line = 1;
     std::vector<std::string> record;
     std::string field;
     bool in_quotes = false;
@@ -106,6 +108,7 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std
     };
     auto end_record = [&] {
         end_field();
+        if (record_lines) record_lines->push_back(record_line);
         records.push_back(std::move(record));
         record.clear();
         record_has_content = false;
@@ -113,6 +116,7 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std
 
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
+        if (!in_quotes && !record_has_content && field.empty() && record.empty()) record_line = line;
         if (in_quotes) {
             if (c == '"') {
                 if (i + 1 < text.size() && text[i + 1] == '"') {
@@ -167,6 +171,7 @@ namespace {
 struct CsvTable {
     std::string name;
     std::vector<std::vector<std::string>> rows;
+    std::vector<int> lines;                 // line on which each row starts
     std::map<std::string, std::size_t> columns;
 };
 
@@ -177,7 +182,7 @@ CsvTable read_table(const std::filesystem::path& file, const std::vector<std::st
     buffer << in.rdbuf();
     CsvTable table;
     table.name = file.string();
-    table.rows = parse_csv(buffer.str(), table.name);
+    table.rows = parse_csv(buffer.str(), table.name, &table.lines);
     if (table.rows.empty()) throw InputError("empty CSV file", SourceLocation{table.name, 1, 0});
     for (std::size_t i = 0; i < table.rows[0].size(); ++i) table.columns[table.rows[0][i]] = i;
     for (const std::string& column : required)
@@ -189,16 +194,15 @@ CsvTable read_table(const std::filesystem::path& file, const std::vector<std::st
 
 std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path) {
     const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_results.csv");
-    // parse_csv does not report record line numbers; recount them here (quoted fields may hold line breaks).
     const CsvTable table = read_table(file, kRequiredColumns);
     const auto& rows = table.rows;
     const auto& columns = table.columns;
     const std::string& name = table.name;
 
     std::vector<MlperfResult> results;
-    int line = 2;   // line of the first data record (header has no embedded line breaks)
     for (std::size_t r = 1; r < rows.size(); ++r) {
         const std::vector<std::string>& fields = rows[r];
+        const int line = table.lines[r];
         if (fields.size() != rows[0].size())
             throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
                                  std::to_string(rows[0].size()),
@@ -230,8 +234,6 @@ std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesyste
         m.same_run_times_as = read.text("same_run_times_as");
         m.hparams_json = read.text("hparams_json");
         results.push_back(std::move(m));
-        for (const std::string& f : fields) line += static_cast<int>(std::count(f.begin(), f.end(), '\n'));
-        ++line;
     }
     return results;
 }
@@ -242,7 +244,7 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
                                              "conv_point", "n_evals", "global_batch_size"});
     std::vector<MlperfRun> runs;
     for (std::size_t r = 1; r < table.rows.size(); ++r) {
-        const int line = static_cast<int>(r) + 1;   // no field of this file holds a line break
+        const int line = table.lines[r];
         const std::vector<std::string>& fields = table.rows[r];
         if (fields.size() != table.rows[0].size())
             throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
@@ -254,9 +256,19 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
         run.submitter = read.text("submitter");
         run.system = read.text("system");
         run.benchmark = read.text("benchmark");
-        run.success = read.text("status") == "success";
+        const std::string& status = read.text("status");
+        if (status != "success" && status != "aborted" && !status.empty())
+            throw InputError("unknown run status '" + status + "' (expected success, aborted or empty)",
+                             SourceLocation{table.name, line, 0}, "status");
+        run.success = status == "success";
         run.minutes = read.optional_number("ttt_minutes");
         run.convergence_point = read.optional_number("conv_point");
+        if (run.success)
+            for (const auto& [value, column] : {std::pair{run.minutes, "ttt_minutes"},
+                                                std::pair{run.convergence_point, "conv_point"}})
+                if (!value || !(*value > 0))
+                    throw InputError("a successful run needs a positive value", SourceLocation{table.name, line, 0},
+                                     column);
         run.evaluations = read.optional_int("n_evals");
         run.global_batch_size = read.optional_int("global_batch_size");
         runs.push_back(std::move(run));

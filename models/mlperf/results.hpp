@@ -23,7 +23,10 @@ namespace ttsim {
 
 // RFC 4180 CSV: fields separated by ',', records by LF or CRLF; a field in double quotes may contain commas,
 // line breaks and doubled quotes ("" = one "). `source_name` names the input in errors (InputError with line).
-std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name);
+// `record_lines`, when given, receives the 1-based line on which each record starts (blank lines are skipped and
+// quoted fields may span lines, so the record index is not the line).
+std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name,
+                                                std::vector<int>* record_lines = nullptr);
 
 struct MlperfResult {
     int csv_line = 0;                        // 1-based line of the record in the file, for messages
@@ -73,7 +76,8 @@ struct MlperfRun {
     std::string key() const { return submitter + "/" + system + "/" + benchmark; }
 };
 
-// Loads the shipped v4.1_runs.csv (or `path`); InputError with file, line and column on malformed data.
+// Loads the shipped v4.1_runs.csv (or `path`); InputError with file, line and column on malformed data: a status
+// other than success/aborted/empty, or a successful run without positive minutes and convergence point.
 std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::path>& path = std::nullopt);
 
 struct ResultFilter {

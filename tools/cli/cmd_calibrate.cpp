@@ -1,6 +1,7 @@
 // `ttsim calibrate`: fit compute profiles to the v4.1 results and write them as YAML.
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <ostream>
 
 #include "models/calibration/calibration.hpp"
@@ -11,22 +12,28 @@
 namespace ttsim::cli {
 
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("calibrate", "[--data FILE] [--max-gpus N] [--shared LIST] [--out DIR]",
+    ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
                      "print predicted vs published for every result used, and write DIR/profiles.yaml.");
     parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")
+        .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
+                "shipped models/data/mlperf/v4.1_runs.csv")
         .option("max-gpus", "N", "fit only results with at most N GPUs")
         .option("out", "DIR",
                 "directory to write profiles.yaml into (never the shipped models/profiles unless named: use them "
                 "with 'ttsim predict --profiles DIR')",
                 "./profiles")
         .option("shared", "LIST",
-                std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
+                std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
                 SharedFit{}.describe());
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
+    for (const char* flag : {"data", "runs"})
+        if (parser.has(flag) && !std::filesystem::is_regular_file(parser.get(flag)))
+            parser.fail(flag, "cannot open " + parser.get(flag));
+    if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
     // Default ./profiles: a plain `ttsim calibrate` must not overwrite the shipped, tested profiles.

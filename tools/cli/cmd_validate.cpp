@@ -1,6 +1,7 @@
 // `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
 // predicts the large-scale H100/H200 results it never saw.
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 #include <string>
 
@@ -12,6 +13,11 @@
 namespace ttsim::cli {
 
 namespace {
+constexpr const char* kRunLinesLegend =
+    "a least-squares line through each result's runs, seconds on the clock against samples at convergence, gives "
+    "the measured seconds per step (evaluations amortised, +- standard error) and the intercept (per-run cost plus "
+    "the evaluation schedule's offset); the same line through the model's predictions at each run's convergence "
+    "point gives the model's; RCP/runs = the samples the prediction uses over the runs' mean";
 // Percentages with two decimals: the data do not support more (3.61%, not 3.61315%).
 std::string percent(double value) {
     char text[32];
@@ -21,24 +27,32 @@ std::string percent(double value) {
 }  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("validate", "[--data FILE] [--profiles DIR] [--shared LIST] [--cross-validate | --run-lines]",
+    ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--shared LIST] [--cross-validate | --run-lines]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
+        .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
+                "shipped models/data/mlperf/v4.1_runs.csv")
         .option("profiles", "DIR", "directory with profiles.yaml", "models/profiles")
         .option("shared", "LIST",
-                std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
+                std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
                 SharedFit{}.describe())
         .flag("run-lines",
-              "only print, for every result whose runs converged at different points, the seconds per step and per "
-              "run measured by a line through its runs against the profiles' (in-sample)")
+              "only print, for every result whose runs converged at different points, the seconds per step and the "
+              "intercept measured by a line through its runs against the profiles' (in-sample)")
         .flag("cross-validate",
-              "only print cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
+              "print the in-sample table and cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
               "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out");
     if (!parser.parse(args, out)) return 0;
+    if (parser.get_flag("run-lines") && parser.get_flag("cross-validate"))
+        parser.fail("run-lines", "cannot be combined with --cross-validate (each prints its own report)");
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
+    for (const char* flag : {"data", "runs"})
+        if (parser.has(flag) && !std::filesystem::is_regular_file(parser.get(flag)))
+            parser.fail(flag, "cannot open " + parser.get(flag));
+    if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     // ProfileSet names its key "profiles"; the user typed --profiles.
     const ProfileSet profiles = parser.naming_flags([&] {
@@ -51,8 +65,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     if (parser.get_flag("run-lines")) {
         std::vector<const CalibrationPoint*> all;
         for (const CalibrationPoint& p : points) all.push_back(&p);
-        out << "(a') in-sample step time from the run logs (columns as in (b') of the full report)\n"
-            << format_step_time_checks(step_time_checks(all, profiles, load_mlperf_runs()));
+        out << "(a') in-sample step time from the run logs: " << kRunLinesLegend << "\n"
+            << format_step_time_checks(step_time_checks(all, profiles));
         return 0;
     }
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
@@ -63,7 +77,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         for (const CrossValidationScheme scheme :
              {CrossValidationScheme::ForwardChaining, CrossValidationScheme::LeaveOneGpuCountOut}) {
             const CrossValidationReport cv = cross_validate(points, scheme, 64, options.shared);
-            out << "(c) " << describe(scheme) << " on results with <= 64 GPUs, shared parameters fitted: "
+            out << (scheme == CrossValidationScheme::ForwardChaining ? "(c) " : "(d) ") << describe(scheme) << " on results with <= 64 GPUs, shared parameters fitted: "
                 << options.shared.describe() << "\n"
                 << format_point_table(cv.predicted) << "cross-validation MAPE: " << percent(cv.mape_percent)
                 << " over " << cv.predicted.size() << " results\n\n";
@@ -83,12 +97,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         for (const PointError& e : holdout.predicted)
             if (e.submitter == p.result.submitter && e.system == p.result.system && e.workload == p.scenario.workload->name)
                 held_out.push_back(&p);
-    out << "(b') the hold-out errors split by the run logs: a least-squares line through each result's runs, seconds "
-           "on the clock against samples at convergence, gives the measured seconds per step (evaluations "
-           "amortised, +- standard error) and per run (intercept); the same line through the hold-out model's "
-           "predictions at each run's convergence point gives the model's; RCP/runs = the samples the prediction "
-           "uses over the runs' mean\n"
-        << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles, load_mlperf_runs()));
+    out << "(b') the hold-out errors split by the run logs: " << kRunLinesLegend << "\n"
+        << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles));
     // The same hold-out model given each result's own published convergence (what a prediction cannot know): the
     // part of the hold-out error that the RCPs' convergence accounts for.
     double own_convergence = 0;
