@@ -224,12 +224,14 @@ struct SharedValues {
     double jitter_cv = 0;   // 0 = ComputeProfile's default step_jitter_cv
     bool run_overhead_per_workload = false;
     double half_work = 0;   // FLOPs per GPU per micro step at half of f_max; 0 = x_half fitted per group
+    double eval_fixed = 0;  // seconds per evaluation besides its forward passes; 0 = ComputeProfile's default
 };
 
 void apply_shared(ComputeProfile& p, const SharedValues& v) {
     p.multi_node_step_seconds = v.multi_node;
     p.step_jitter_seconds = v.step_jitter;
     if (v.jitter_cv > 0) p.step_jitter_cv = v.jitter_cv;
+    if (v.eval_fixed > 0) p.eval_fixed_seconds = v.eval_fixed;
     if (!v.run_overhead_per_workload) p.run_overhead_seconds = v.run_overhead;
     if (v.half_work > 0)
         p.half_saturation_samples = v.half_work / find_workload(p.workload).train_flops_per_sample;
@@ -345,7 +347,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
         {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
         {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
-        {"config-weights", &SharedFit::configuration_weights}};
+        {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed}};
     std::size_t start = 0;
     while (true) {   // every comma-separated token, empty ones included (they are errors)
         const std::size_t comma = list.find(',', start);
@@ -378,6 +380,7 @@ std::string SharedFit::describe() const {
     add(jitter_cv, "jitter-cv");
     add(workload_run_overhead, "workload-run-overhead");
     add(configuration_weights, "config-weights");
+    add(eval_fixed, "eval-fixed");
     return out.empty() ? "none" : out;
 }
 
@@ -411,6 +414,8 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     if (shared.jitter_cv) dims.push_back({{&SharedValues::jitter_cv, 1e-4, 0.3}, 0.01});
     // Half-saturation work: 1 GFLOP..1 PFLOP per GPU per micro step.
     if (shared.half_work) dims.push_back({{&SharedValues::half_work, 1e9, 1e15}, 5e12});
+    // Fixed cost per on-the-clock evaluation (mode switches, loader set-up, metric reduction): 1 ms..30 s.
+    if (shared.eval_fixed) dims.push_back({{&SharedValues::eval_fixed, 1e-3, 30.0}, 0.05});
     SharedValues base;
     base.run_overhead_per_workload = shared.workload_run_overhead;
     const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);
@@ -449,21 +454,29 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     return calibrate_points(used, description, options.shared);
 }
 
-CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint>& points, int max_gpus,
-                                              const SharedFit& shared) {
+std::string describe(CrossValidationScheme scheme) {
+    return scheme == CrossValidationScheme::ForwardChaining ? "forward chaining (fit on fewer GPUs, predict the next count)"
+                                                            : "leave-one-GPU-count-out";
+}
+
+CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points, CrossValidationScheme scheme,
+                                     int max_gpus, const SharedFit& shared) {
     std::map<int, int> counts;
     for (const CalibrationPoint& p : points)
         if (p.scenario.gpus <= max_gpus) ++counts[p.scenario.gpus];
+    const bool forward = scheme == CrossValidationScheme::ForwardChaining;
     CrossValidationReport report;
     for (const auto& [left_out, n] : counts) {
+        if (forward && left_out == counts.begin()->first) continue;   // nothing below the smallest count to fit on
         std::vector<CalibrationPoint> fit_set;
         std::vector<const CalibrationPoint*> test;
         std::map<std::pair<std::string, std::string>, int> kept;
         for (const CalibrationPoint& p : points) {
-            if (p.scenario.gpus > max_gpus) continue;
-            if (p.scenario.gpus == left_out) {
+            const int gpus = p.scenario.gpus;
+            if (gpus > max_gpus) continue;
+            if (gpus == left_out) {
                 test.push_back(&p);
-            } else {
+            } else if (!forward || gpus < left_out) {
                 fit_set.push_back(p);
                 ++kept[{p.scenario.workload->name, p.scenario.gpu->name}];
             }

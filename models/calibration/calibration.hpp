@@ -44,10 +44,11 @@ struct CalibrationPoint {
 //   half_work     ComputeProfile::half_saturation_samples = W / train FLOPs per sample: one amount of work per
 //                 GPU per micro step (FLOPs) at which every workload reaches half its f_max, instead of x_half
 //                 fitted per workload (which the <= 64-GPU results, all at large per-GPU batches, barely constrain)
-// The shipped model is chosen by leave-one-GPU-count-out cross-validation on <= 64 GPUs (`ttsim validate
-// --cross-validate --shared LIST`), never by the hold-out error.
+//   eval_fixed    ComputeProfile::eval_fixed_seconds       (per on-the-clock evaluation, besides its forward passes)
+// The shipped model is chosen by forward-chaining cross-validation on <= 64 GPUs (`ttsim validate
+// --cross-validate --shared LIST`; see cross_validate below), never by the hold-out error.
 inline constexpr const char* kSharedParameterNames =
-    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights";
+    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed";
 
 struct SharedFit {
     bool multi_node = true;
@@ -56,6 +57,7 @@ struct SharedFit {
     bool half_work = false;
     bool workload_run_overhead = false;
     bool jitter_cv = false;               // ComputeProfile::step_jitter_cv shared and fitted
+    bool eval_fixed = false;              // ComputeProfile::eval_fixed_seconds shared and fitted
     // Not a parameter but a fit option: weight each result by 1 / (results of its workload and GPU at the same GPU
     // count), so every configuration counts once however many submitters ran it (default: every result once).
     bool configuration_weights = false;   // run_overhead_seconds fitted per workload (with its H100-SXM shape)
@@ -94,15 +96,23 @@ CalibrationReport calibrate(const CalibrationOptions& options);
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                    const SharedFit& shared = {});
 
-// Leave-one-GPU-count-out cross-validation on the results with <= max_gpus GPUs: for each distinct GPU count,
-// calibrate on the other counts and predict the results at that count (only counts whose (workload, GPU) groups
-// keep at least one other result in the fit are predicted). Model selection evidence that never touches hold-out.
+// Cross-validation on the results with <= max_gpus GPUs, model-selection evidence that never touches the hold-out.
+// Only results whose (workload, GPU) group and whose workload's H100-SXM group keep at least one result in the fold's
+// fit are predicted.
+//  - LeaveOneGpuCountOut: for each distinct GPU count, calibrate on the other counts, predict that count
+//    (interpolation and extrapolation mixed).
+//  - ForwardChaining: for each distinct GPU count N above the smallest, calibrate on the results with fewer than
+//    N GPUs, predict the results at N (extrapolation only, like the hold-out's <= 64 -> >= 128). It decides the
+//    shipped model: the criterion mimics the use ttsim is for (predicting scales nobody measured).
+enum class CrossValidationScheme { LeaveOneGpuCountOut, ForwardChaining };
+std::string describe(CrossValidationScheme scheme);
+
 struct CrossValidationReport {
     std::vector<PointError> predicted;
     double mape_percent = 0;
 };
-CrossValidationReport leave_one_gpu_count_out(const std::vector<CalibrationPoint>& points, int max_gpus = 64,
-                                              const SharedFit& shared = {});
+CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points, CrossValidationScheme scheme,
+                                     int max_gpus = 64, const SharedFit& shared = {});
 
 PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles);
 double mean_absolute_percentage_error(const std::vector<PointError>& errors);   // in percent

@@ -161,23 +161,39 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std
 
 bool MlperfResult::rcp_passed() const { return ends_with(lower(rcp_check), "pass"); }
 
-std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path) {
-    const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_results.csv");
+namespace {
+
+// A CSV file's records with its columns by header name; every required column present (else InputError naming it).
+struct CsvTable {
+    std::string name;
+    std::vector<std::vector<std::string>> rows;
+    std::map<std::string, std::size_t> columns;
+};
+
+CsvTable read_table(const std::filesystem::path& file, const std::vector<std::string>& required) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw InputError("cannot open " + file.string());
     std::ostringstream buffer;
     buffer << in.rdbuf();
-    const std::string text = buffer.str();
-    const std::string name = file.string();
+    CsvTable table;
+    table.name = file.string();
+    table.rows = parse_csv(buffer.str(), table.name);
+    if (table.rows.empty()) throw InputError("empty CSV file", SourceLocation{table.name, 1, 0});
+    for (std::size_t i = 0; i < table.rows[0].size(); ++i) table.columns[table.rows[0][i]] = i;
+    for (const std::string& column : required)
+        if (!table.columns.count(column)) throw InputError("missing column", SourceLocation{table.name, 1, 0}, column);
+    return table;
+}
 
+}  // namespace
+
+std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path) {
+    const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_results.csv");
     // parse_csv does not report record line numbers; recount them here (quoted fields may hold line breaks).
-    const std::vector<std::vector<std::string>> rows = parse_csv(text, name);
-    if (rows.empty()) throw InputError("empty CSV file", SourceLocation{name, 1, 0});
-
-    std::map<std::string, std::size_t> columns;
-    for (std::size_t i = 0; i < rows[0].size(); ++i) columns[rows[0][i]] = i;
-    for (const std::string& column : kRequiredColumns)
-        if (!columns.count(column)) throw InputError("missing column", SourceLocation{name, 1, 0}, column);
+    const CsvTable table = read_table(file, kRequiredColumns);
+    const auto& rows = table.rows;
+    const auto& columns = table.columns;
+    const std::string& name = table.name;
 
     std::vector<MlperfResult> results;
     int line = 2;   // line of the first data record (header has no embedded line breaks)
@@ -218,6 +234,34 @@ std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesyste
         ++line;
     }
     return results;
+}
+
+std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::path>& path) {
+    const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_runs.csv");
+    const CsvTable table = read_table(file, {"submitter", "system", "benchmark", "status", "ttt_minutes",
+                                             "conv_point", "n_evals", "global_batch_size"});
+    std::vector<MlperfRun> runs;
+    for (std::size_t r = 1; r < table.rows.size(); ++r) {
+        const int line = static_cast<int>(r) + 1;   // no field of this file holds a line break
+        const std::vector<std::string>& fields = table.rows[r];
+        if (fields.size() != table.rows[0].size())
+            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
+                                 std::to_string(table.rows[0].size()),
+                             SourceLocation{table.name, line, 0});
+        const RecordReader read(table.columns, fields, table.name, line);
+        MlperfRun run;
+        run.csv_line = line;
+        run.submitter = read.text("submitter");
+        run.system = read.text("system");
+        run.benchmark = read.text("benchmark");
+        run.success = read.text("status") == "success";
+        run.minutes = read.optional_number("ttt_minutes");
+        run.convergence_point = read.optional_number("conv_point");
+        run.evaluations = read.optional_int("n_evals");
+        run.global_batch_size = read.optional_int("global_batch_size");
+        runs.push_back(std::move(run));
+    }
+    return runs;
 }
 
 std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult>& results,

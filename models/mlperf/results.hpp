@@ -60,6 +60,22 @@ struct MlperfResult {
 // malformed number is an InputError with file, line and column name.
 std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path = std::nullopt);
 
+// One run log of a result (models/data/mlperf/v4.1_runs.csv): its minutes on the clock, the convergence point it
+// stopped at (samples; epochs for RetinaNet, MLPerf's "ssd") and its number of on-the-clock evaluations.
+struct MlperfRun {
+    int csv_line = 0;
+    std::string submitter, system, benchmark;
+    bool success = false;                    // status "success" (reached the target)
+    std::optional<double> minutes;
+    std::optional<double> convergence_point;
+    std::optional<int> evaluations;
+    std::optional<int> global_batch_size;
+    std::string key() const { return submitter + "/" + system + "/" + benchmark; }
+};
+
+// Loads the shipped v4.1_runs.csv (or `path`); InputError with file, line and column on malformed data.
+std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::path>& path = std::nullopt);
+
 struct ResultFilter {
     std::optional<std::string> benchmark;            // MLPerf id; "retinanet" is accepted for "ssd"
     std::optional<std::string> accelerator_family;   // exact, case-insensitive ("H100-SXM")

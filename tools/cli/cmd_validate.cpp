@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/run_lines.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
 
@@ -29,7 +30,9 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
                 std::string("parameters shared by all profiles and fitted jointly, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
                 SharedFit{}.describe())
-        .flag("cross-validate", "only print leave-one-GPU-count-out cross-validation (model selection evidence)");
+        .flag("cross-validate",
+              "only print cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
+              "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out");
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
@@ -46,18 +49,36 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     out << "in-sample MAPE: " << percent(mean_absolute_percentage_error(in_sample)) << " over " << in_sample.size()
         << " results\n\n";
     if (parser.get_flag("cross-validate")) {
-        const CrossValidationReport cv = leave_one_gpu_count_out(points, 64, options.shared);
-        out << "(c) leave-one-GPU-count-out on results with <= 64 GPUs, shared parameters fitted: "
-            << options.shared.describe() << "\n"
-            << format_point_table(cv.predicted) << "cross-validation MAPE: " << percent(cv.mape_percent) << " over "
-            << cv.predicted.size() << " results\n\n";
+        std::string summary;
+        for (const CrossValidationScheme scheme :
+             {CrossValidationScheme::ForwardChaining, CrossValidationScheme::LeaveOneGpuCountOut}) {
+            const CrossValidationReport cv = cross_validate(points, scheme, 64, options.shared);
+            out << "(c) " << describe(scheme) << " on results with <= 64 GPUs, shared parameters fitted: "
+                << options.shared.describe() << "\n"
+                << format_point_table(cv.predicted) << "cross-validation MAPE: " << percent(cv.mape_percent)
+                << " over " << cv.predicted.size() << " results\n\n";
+            summary += describe(scheme) + ": " + percent(cv.mape_percent) + " over " +
+                       std::to_string(cv.predicted.size()) + " results\n";
+        }
+        out << "cross-validation summary (--shared " << options.shared.describe() << ")\n" << summary;
         return 0;
     }
     const HoldoutReport holdout = holdout_validation(points, 64, 128, options.shared);
     out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
         << percent(mean_absolute_percentage_error(holdout.fit.fitted)) << ", shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
         << format_point_table(holdout.predicted) << "hold-out MAPE: " << percent(holdout.mape_percent) << " over "
-        << holdout.predicted.size() << " results\n";
+        << holdout.predicted.size() << " results\n\n";
+    std::vector<const CalibrationPoint*> held_out;
+    for (const CalibrationPoint& p : points)
+        for (const PointError& e : holdout.predicted)
+            if (e.submitter == p.result.submitter && e.system == p.result.system && e.workload == p.scenario.workload->name)
+                held_out.push_back(&p);
+    out << "(b') the hold-out errors split by the run logs: a least-squares line through each result's runs, seconds "
+           "on the clock against samples at convergence, gives the measured seconds per step (evaluations "
+           "amortised, +- standard error) and per run (intercept); the same line through the hold-out model's "
+           "predictions at each run's convergence point gives the model's; RCP/runs = the samples the prediction "
+           "uses over the runs' mean\n"
+        << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles, load_mlperf_runs()));
     return 0;
 }
 
