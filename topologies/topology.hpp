@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -80,6 +81,8 @@ enum class FabricRouting : std::uint8_t { StaticEcmp, Adaptive };
 std::string_view to_string(FabricRouting routing);  // "static", "adaptive"
 // "static" / "ecmp" / "static-ecmp", "adaptive" / "ar"; InputError otherwise.
 FabricRouting parse_fabric_routing(std::string_view text);
+// The two spellings user inputs accept (`--routing`, the `routing:` keys of scenarios and YAML topologies).
+inline const std::initializer_list<std::string_view> kFabricRoutingNames = {"adaptive", "static"};
 
 // A spray group: directed links that adaptive routing loads in EQUAL shares of every flow crossing any of
 // them, e.g. the up-links of one leaf switch (every flow leaving the leaf upwards is sprayed over all of

@@ -86,7 +86,7 @@ Topology load_preset(const ConfigNode& preset) {
     if (auto nic = preset.optional("nic")) options.nic = parse_nic_speed(nic->as_choice({"ndr", "xdr"}));
     if (auto ratio = preset.optional("oversubscription")) options.oversubscription = ratio->as_double(1.0, 64.0);
     if (auto routing = preset.optional("routing"))
-        options.routing = parse_fabric_routing(routing->as_choice({"adaptive", "static"}));
+        options.routing = parse_fabric_routing(routing->as_choice(kFabricRoutingNames));
     const ConfigNode gpus = preset.required("gpus");
     const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
     try {

@@ -48,7 +48,9 @@
 namespace ttsim {
 
 struct CollectiveOptions {
-    bool sharp_enabled = false;   // the IB fabric runs SHARP (NVIDIA's multi-node MLPerf v4.1 runs do: MLP41)
+    // SHARP turned on (NVIDIA's multi-node MLPerf v4.1 runs do: MLP41). It applies only where the group's NICs
+    // attach to InfiniBand switches (tuner.hpp inapplicable_reason), whatever this says.
+    bool sharp_enabled = false;
     LinkEfficiency efficiency{};  // NCCL-achievable fraction of each link kind's line rate
     double nvls_efficiency = 0.0;  // 0 = calibrated default (nccl_params.hpp nvls_efficiency)
     double net_overhead_us = 1.0;  // per inter-node ring step: 1 us Intel hosts (DGX H100), 2 us AMD (NCCL_2223)

@@ -29,7 +29,9 @@ public:
     bool uniform() const { return min_per_island_ == max_per_island_; }
     // All members in one NVLink switch domain (NVLS applies).
     bool single_nvlink_domain() const;
-    bool has_fabric() const { return topology_->fabric().switch_count() > 0; }
+    // Every member's NIC attaches to the scale-out switch fabric over InfiniBand links (the switches SHARP
+    // aggregates in). False without a switch fabric, and on Ethernet or mixed fabrics (YAML topologies).
+    bool infiniband_fabric() const;
 
 private:
     const Topology* topology_;

@@ -28,10 +28,11 @@ std::string inapplicable_reason(CollectiveAlgorithm algorithm, CollectiveOp op, 
             if (!layout.single_nvlink_domain()) return "NVLS needs every group GPU in one NVLink switch domain";
             return {};
         case CollectiveAlgorithm::Sharp:
-            if (!sharp_enabled) return "SHARP is not enabled on this fabric (CollectiveOptions::sharp_enabled)";
             if (op != CollectiveOp::AllReduce) return "SHARP (CollNet) is used for all-reduce only";
             if (layout.island_count() < 2) return "SHARP needs a group spanning at least two nodes";
-            if (!layout.has_fabric()) return "SHARP needs an InfiniBand switch fabric";
+            if (!layout.infiniband_fabric())
+                return std::string(kSharpNeeds) + " (the group's NICs do not attach to InfiniBand switches)";
+            if (!sharp_enabled) return std::string(kSharpNeeds) + " (SHARP is off)";
             if (!layout.uniform()) return "SHARP needs the same number of group GPUs in every node";
             return {};
         case CollectiveAlgorithm::Direct:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/collectives/collective.hpp"
@@ -13,15 +14,22 @@
 
 namespace ttsim {
 
+// Start of the reason SHARP is refused for want of an InfiniBand fabric or of SHARP being on.
+inline constexpr std::string_view kSharpNeeds =
+    "SHARP in-network reduction needs an InfiniBand switch fabric with SHARP enabled";
+
 // Applicability rules (NCCL-like):
 //  ring          all-reduce, reduce-scatter, all-gather, broadcast
 //  tree          all-reduce (NCCL's trees only implement it)
 //  hierarchical  all-reduce, same number of members in every island
 //  nvls          all-reduce, reduce-scatter, all-gather, all members in one NVLink switch domain
-//  sharp         all-reduce over >= 2 islands with the same number of members each, on a switch fabric,
-//                only when the fabric has SHARP enabled (option)
+//  sharp         all-reduce over >= 2 islands with the same number of members each, every member's NIC on an
+//                InfiniBand switch (GroupLayout::infiniband_fabric: not Ethernet, not without switches), and
+//                only when SHARP is enabled (option). This is the one place the rule lives: the CLI flags,
+//                scenarios and training predictions all reach it through inapplicable_reason/candidate_algorithms.
 //  direct        all-to-all (the only algorithm for it)
-// Returns "" when `algorithm` applies, otherwise the reason (for the InputError of an explicit request).
+// Returns "" when `algorithm` applies, otherwise the reason (for the InputError of an explicit request), in
+// words a user can act on (no internal names; callers add the flag or key that turns SHARP on).
 std::string inapplicable_reason(CollectiveAlgorithm algorithm, CollectiveOp op, const GroupLayout& layout,
                                 bool sharp_enabled);
 

@@ -73,35 +73,46 @@ check "TTSIM_MAX_GPUS=4, flag" "TTSIM_MAX_GPUS" "" env TTSIM_MAX_GPUS=4 "$ttsim"
 check "TTSIM_MAX_MEMORY=1MiB" "TTSIM_MAX_MEMORY" "" env TTSIM_MAX_MEMORY=1MiB "$ttsim" collective --gpus 1024
 check "TTSIM_MAX_MEMORY malformed" "'TTSIM_MAX_MEMORY'" "" env TTSIM_MAX_MEMORY=lots "$ttsim" collective --gpus 8
 
-# 5. SIGINT in the middle of a long sweep (528 points, ~50 s of CPU). A background job of a non-interactive
-# shell starts with SIGINT ignored, so the run is started through python3 with SIGINT restored to its default,
-# as a terminal would. The interrupt is sent once the run has used TTSIM_SIGINT_AFTER_CPU seconds of CPU (not
-# wall time: on a loaded machine wall time says little about progress), i.e. a few percent into the sweep.
+# SIGINT tests. A background job of a non-interactive shell starts with SIGINT ignored, so a run is started
+# through python3 with SIGINT restored to its default, as a terminal would. The interrupt is sent once the run
+# has used TTSIM_SIGINT_AFTER_CPU seconds of CPU (not wall time: on a loaded machine wall time says little about
+# progress).
+#   interrupt_after_cpu LOG COMMAND...: runs COMMAND (stdout to LOG.stdout, stderr to LOG.stderr), interrupts it,
+#   waits up to 60 s; sets `code` to its exit code, or returns 1 (having killed it) if it was still running.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+interrupt_after_cpu() {
+  local log=$1; shift
+  python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+    "$@" >"$log.stdout" 2>"$log.stderr" &
+  local pid=$! waited=0 want=$(( ${TTSIM_SIGINT_AFTER_CPU:-2} * $(getconf CLK_TCK) ))
+  while kill -0 "$pid" 2>/dev/null && (( $(cpu_ticks "$pid") < want && waited < 1200 )); do sleep 0.05; waited=$((waited + 1)); done
+  kill -INT "$pid" 2>/dev/null
+  waited=0
+  while kill -0 "$pid" 2>/dev/null && ((waited < 600)); do sleep 0.1; waited=$((waited + 1)); done
+  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; wait "$pid" 2>/dev/null; return 1; fi
+  wait "$pid"; code=$?
+}
+# "interrupted: N of M UNIT finished" on LOG.stderr: sets `finished` and `total` (empty when absent).
+interrupted_counts() {  # LOG UNIT
+  finished=$(sed -n "s/.*interrupted: \([0-9]*\) of \([0-9]*\) $2 finished.*/\1/p" "$1.stderr")
+  total=$(sed -n "s/.*interrupted: \([0-9]*\) of \([0-9]*\) $2 finished.*/\2/p" "$1.stderr")
+}
+
+# 5. SIGINT in the middle of a long sweep (528 points, ~50 s of CPU), a few percent into it.
 # Expected: exit 130 within 60 s, one stderr line "interrupted: N of M points finished", results.csv = header +
 # exactly N complete rows in sweep order with N < M, valid results.json listing the same N, no temporary files.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 out="$tmp/sweep"
-python3 -c 'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
-  "$ttsim" run tests/cli/long_sweep.yaml --out "$out" >"$tmp/sweep.stdout" 2>"$tmp/sweep.stderr" &
-pid=$!
-want=$(( ${TTSIM_SIGINT_AFTER_CPU:-2} * $(getconf CLK_TCK) )); waited=0
-while kill -0 "$pid" 2>/dev/null && (( $(cpu_ticks "$pid") < want && waited < 1200 )); do sleep 0.05; waited=$((waited + 1)); done
-kill -INT "$pid" 2>/dev/null
-waited=0
-while kill -0 "$pid" 2>/dev/null && ((waited < 600)); do sleep 0.1; waited=$((waited + 1)); done
 sigint_ok=1
 sigint_fail() { sigint_ok=0; echo "FAIL SIGINT sweep: $*"; }
-if kill -0 "$pid" 2>/dev/null; then
-  kill -KILL "$pid"; wait "$pid" 2>/dev/null; sigint_fail "still running 60 s after SIGINT"
+if ! interrupt_after_cpu "$tmp/sweep" "$ttsim" run tests/cli/long_sweep.yaml --out "$out"; then
+  sigint_fail "still running 60 s after SIGINT"
 else
-  wait "$pid"; code=$?
   csv="$out/results.csv"
   ((code == 130)) || sigint_fail "exit code $code (want 130)"
   leftovers=$(find "$out" -name '*.tmp*' 2>/dev/null | wc -l)
   ((leftovers == 0)) || sigint_fail "$leftovers temporary files left"
   (( $(wc -l <"$tmp/sweep.stderr") == 1 )) || sigint_fail "stderr has $(wc -l <"$tmp/sweep.stderr") lines (want 1)"
-  finished=$(sed -n 's/.*interrupted: \([0-9]*\) of \([0-9]*\) points finished.*/\1/p' "$tmp/sweep.stderr")
-  total=$(sed -n 's/.*interrupted: \([0-9]*\) of \([0-9]*\) points finished.*/\2/p' "$tmp/sweep.stderr")
+  interrupted_counts "$tmp/sweep" points
   if [[ -z $finished || -z $total ]]; then
     sigint_fail "no 'interrupted: N of M points finished' on stderr"
   elif [[ ! -f $csv ]]; then
@@ -132,6 +143,46 @@ PY
   fi
 fi
 if ((sigint_ok)); then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$tmp/sweep.stderr" | head -3; fi
+
+# 6. SIGINT in the middle of a long collective sweep: 21 sizes (1MiB..1TiB) of an all-to-all over 2,048 GPUs
+# under static ECMP, ~0.4 s of CPU each; through the flags and through a scenario (tests/cli/long_collective.yaml).
+# Expected: exit 130 within 60 s, one stderr line "interrupted: N of M sizes finished" with 0 < N < M, the N
+# finished rows on stdout (CSV: header + N rows, ascending sizes), and no result file at all: neither the --out
+# file (nor a temporary one beside it) nor any file in the --out directory.
+collective_sigint() {  # NAME LOG OUT COMMAND...
+  local name=$1 log=$2 out=$3; shift 3
+  local ok=1
+  why() { ok=0; echo "FAIL SIGINT $name: $*"; }
+  if ! interrupt_after_cpu "$log" "$@"; then
+    why "still running 60 s after SIGINT"
+  else
+    ((code == 130)) || why "exit code $code (want 130)"
+    (( $(wc -l <"$log.stderr") == 1 )) || why "stderr has $(wc -l <"$log.stderr") lines (want 1)"
+    interrupted_counts "$log" sizes
+    if [[ -z $finished || -z $total ]]; then
+      why "no 'interrupted: N of M sizes finished' on stderr"
+    else
+      ((total == 21)) || why "$total sizes requested (want 21)"
+      ((finished >= 1)) || why "no size finished before the interrupt"
+      ((finished < total)) || why "all $total sizes finished: the interrupt came too late to test anything"
+      local rows=$(($(wc -l <"$log.stdout") - 1))
+      ((rows == finished)) || why "stdout has $rows rows, stderr says $finished finished"
+      [[ $(head -1 "$log.stdout") == bytes,time_us,* ]] || why "stdout has no CSV header"
+      [[ $(sed -n 2p "$log.stdout") == 1048576,* ]] || why "first row is not 1MiB"
+    fi
+    local left  # OUT itself, OUT.tmp-PID beside it, or any file inside OUT (a directory)
+    left=$(find "$(dirname "$out")" -path "$out*" -type f | wc -l)
+    ((left == 0)) || why "$left result or temporary files left: $(find "$(dirname "$out")" -path "$out*" -type f)"
+    echo "SIGINT $name: exit $code, ${finished:-?} of ${total:-?} sizes printed, no file written"
+  fi
+  if ((ok)); then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$log.stderr" | head -3; fi
+}
+mkdir -p "$tmp/coll"
+collective_sigint "collective --out FILE" "$tmp/coll/flags" "$tmp/coll/sizes.csv" \
+  "$ttsim" collective --gpus 2048 --routing static --op alltoall --min-size 1MiB --max-size 1TiB --format csv \
+  --out "$tmp/coll/sizes.csv"
+collective_sigint "run collective scenario --out DIR" "$tmp/coll/scenario" "$tmp/coll/results" \
+  "$ttsim" run tests/cli/long_collective.yaml --format csv --out "$tmp/coll/results"
 
 echo "hostile inputs: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]

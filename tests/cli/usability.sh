@@ -57,6 +57,28 @@ check "two DGX nodes: SHARP on" 'has "$tmp/two-nodes.txt" "SHARP on"'
 check "Ethernet topology: no SHARP" 'has "$tmp/ethernet.txt" "no SHARP (no InfiniBand switches)" && ! has "$tmp/ethernet.txt" "SHARP on"'
 check "Ethernet topology: auto never picks the SHARP algorithm" '! grep -q " sharp " "$tmp/ethernet.txt"'
 
+# Fabric routing from the flags and from a scenario's cluster: static ECMP hashes inter-SU tree edges onto shared
+# leaf up-links at 1,024 GPUs (tests/unit/test_collective_routing.cpp), adaptive sprays them; the default is adaptive.
+"$ttsim" collective --help >"$tmp/help"
+check "collective --help documents --routing" 'has "$tmp/help" "--routing R" && has "$tmp/help" "static (one hashed ECMP path per flow)"'
+tree="--gpus 1024 --algo tree --protocol Simple --min-size 1GiB --max-size 1GiB"
+# shellcheck disable=SC2086
+"$ttsim" collective $tree --format csv >"$tmp/adaptive.csv"
+# shellcheck disable=SC2086
+"$ttsim" collective $tree --routing adaptive --format csv >"$tmp/adaptive-explicit.csv"
+# shellcheck disable=SC2086
+"$ttsim" collective $tree --routing static --format csv >"$tmp/static.csv"
+# shellcheck disable=SC2086
+"$ttsim" collective $tree --routing static >"$tmp/static.txt"
+busbw() { sed -n 2p "$1" | cut -d, -f4; }
+check "--routing adaptive is the default" 'cmp -s "$tmp/adaptive.csv" "$tmp/adaptive-explicit.csv"'
+check "--routing static: tree busbw below adaptive at 1,024 GPUs" \
+  'python3 -c "import sys; s, a = map(float, sys.argv[1:]); sys.exit(0 if 0 < s < 0.8 * a else 1)" "$(busbw "$tmp/static.csv")" "$(busbw "$tmp/adaptive.csv")"'
+check "--routing static is stated in the table" 'has "$tmp/static.txt" "1024 GPUs, NDR 400G NICs, static ECMP routing"'
+printf 'scenario: collective\ncluster: {system: dgx-h100, gpus: 1024, routing: static}\ncollective: {op: allreduce, algorithm: tree, protocol: Simple, min_size: 1GiB, max_size: 1GiB}\n' >"$tmp/static.yaml"
+"$ttsim" run "$tmp/static.yaml" --format csv >"$tmp/static-scenario.csv"
+check "cluster.routing: static in a scenario = --routing static" 'cmp -s "$tmp/static.csv" "$tmp/static-scenario.csv"'
+
 # Planning: an infeasible query names the closest candidates and the range that limited them; durations and
 # budgets are written as people write them; prices say where they come from.
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 5s --max-gpus 64 >"$tmp/plan.txt"; rc=$?

@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "models/collectives/collective_simulator.hpp"
+#include "models/collectives/group_layout.hpp"
 #include "models/collectives/nccl_params.hpp"
+#include "models/collectives/tuner.hpp"
 #include "sim/errors.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/yaml_topology.hpp"
 
 using namespace ttsim;
 
@@ -159,6 +162,54 @@ TEST_CASE("inapplicable algorithms and bad groups are input errors", "[collectiv
     one.bytes = kGiB;
     one.group = {5};
     CHECK(sim.run(one).duration == SimTime::zero());
+}
+
+TEST_CASE("SHARP needs InfiniBand switches, whoever asks: the model refuses it on an Ethernet fabric", "[collective]") {
+    // Four PCIe servers on Ethernet ToR and spine switches: a switch fabric, but not one SHARP runs in. The rule
+    // lives in the model (tuner.hpp), so an explicit request, `auto` and training predictions (which take the
+    // candidates from candidate_algorithms) all see it, with SHARP switched on.
+    const Topology ethernet =
+        load_topology_file(std::string(TTSIM_SOURCE_DIR) + "/topologies/examples/pcie_servers_ethernet.yaml");
+    const GroupLayout layout(ethernet, {});
+    REQUIRE(layout.island_count() >= 2);
+    REQUIRE(layout.uniform());
+    CHECK_FALSE(layout.infiniband_fabric());
+    const std::string reason = inapplicable_reason(CollectiveAlgorithm::Sharp, CollectiveOp::AllReduce, layout, true);
+    CHECK_THAT(reason, Catch::StartsWith("SHARP in-network reduction needs an InfiniBand switch fabric with SHARP "
+                                         "enabled"));
+    for (const CollectiveAlgorithm a : candidate_algorithms(CollectiveOp::AllReduce, layout, true))
+        CHECK(a != CollectiveAlgorithm::Sharp);
+    CollectiveSimulator sim(ethernet, CollectiveOptions{.sharp_enabled = true});
+    try {
+        (void)run(sim, CollectiveOp::AllReduce, kMiB, CollectiveAlgorithm::Sharp);
+        FAIL("SHARP ran on an Ethernet fabric");
+    } catch (const InputError& e) {
+        CHECK_THAT(e.message(), Catch::Contains("needs an InfiniBand switch fabric with SHARP enabled"));
+    }
+    const CollectiveResult chosen = run(sim, CollectiveOp::AllReduce, 64 * kMiB, CollectiveAlgorithm::Auto);
+    CHECK(chosen.algorithm != CollectiveAlgorithm::Sharp);
+    for (const AlgorithmEstimate& e : chosen.considered) CHECK(e.algorithm != CollectiveAlgorithm::Sharp);
+
+    // The same words on an InfiniBand fabric with SHARP off; no internal names in any reason.
+    const Topology infiniband = build_preset("dgx-h100", 16);
+    const GroupLayout two_nodes(infiniband, {});
+    CHECK(two_nodes.infiniband_fabric());
+    CHECK(inapplicable_reason(CollectiveAlgorithm::Sharp, CollectiveOp::AllReduce, two_nodes, true).empty());
+    CHECK_THAT(inapplicable_reason(CollectiveAlgorithm::Sharp, CollectiveOp::AllReduce, two_nodes, false),
+               Catch::StartsWith("SHARP in-network reduction needs an InfiniBand switch fabric with SHARP enabled") &&
+                   Catch::Contains("SHARP is off"));
+    for (const Topology* topology : {&ethernet, &infiniband})
+        for (const CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
+                                      CollectiveOp::Broadcast, CollectiveOp::AllToAll})
+            for (const CollectiveAlgorithm a :
+                 {CollectiveAlgorithm::Ring, CollectiveAlgorithm::Tree, CollectiveAlgorithm::Hierarchical,
+                  CollectiveAlgorithm::Nvls, CollectiveAlgorithm::Sharp, CollectiveAlgorithm::Direct})
+                for (const bool sharp : {true, false}) {
+                    const std::string why = inapplicable_reason(a, op, GroupLayout(*topology, {}), sharp);
+                    INFO(why);
+                    CHECK(why.find("::") == std::string::npos);
+                    CHECK(why.find("_enabled") == std::string::npos);
+                }
 }
 
 TEST_CASE("ring all-reduce over 1,024 H100s: NCCL 2.22's latency terms and its LL128 choice at GiB sizes", "[collective]") {

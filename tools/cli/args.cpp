@@ -152,6 +152,18 @@ double ArgParser::get_double(const std::string& name, double min, double max) co
     return value;
 }
 
+std::string ArgParser::get_choice(const std::string& name, std::initializer_list<std::string_view> choices) const {
+    const std::string text = get(name);
+    std::string expected;
+    std::size_t i = 0;
+    for (const std::string_view choice : choices) {
+        if (text == choice) return text;
+        expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(choice);
+        ++i;
+    }
+    fail(name, "expected " + expected + ", got '" + text + "'");
+}
+
 void ArgParser::rethrow_naming_flag(const InputError& error) const {
     std::string name = error.key();
     std::replace(name.begin(), name.end(), '_', '-');

@@ -3,9 +3,11 @@
 // and prints the subcommand's --help, so the help can never drift from what is accepted.
 #pragma once
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/errors.hpp"
@@ -36,6 +38,8 @@ public:
     bool get_flag(const std::string& name) const;
     long long get_int(const std::string& name, long long min, long long max) const;
     double get_double(const std::string& name, double min, double max) const;
+    // The value if it is one of `choices`, else InputError naming the flag: "expected a, b or c, got 'x'".
+    std::string get_choice(const std::string& name, std::initializer_list<std::string_view> choices) const;
     std::optional<std::string> positional_value(const std::string& name) const;
 
     // The option's value passed through `parse` (e.g. a unit or name parser); an InputError from `parse`

@@ -45,6 +45,7 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
         out << system << ", " << gpus << " GPUs, " << (fabric.nic == NicSpeed::Xdr800 ? "XDR 800G" : "NDR 400G")
             << " NICs";
         if (fabric.oversubscription != 1.0) out << ", " << fabric.oversubscription << ":1 oversubscribed";
+        if (fabric.routing != FabricRouting::Adaptive) out << ", " << to_string(fabric.routing) << " ECMP routing";
     }
     // "SHARP on" only where SHARP can run: an option without switches to run it would mislead.
     if (sharp_switches)
@@ -55,10 +56,10 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
 }
 
 ClusterSpec read_cluster(const ConfigNode& node) {
-    node.check_keys({"system", "gpus", "nic", "oversubscription", "sharp", "topology_file"});
+    node.check_keys({"system", "gpus", "nic", "oversubscription", "routing", "sharp", "topology_file"});
     ClusterSpec spec;
     if (auto file = node.optional("topology_file")) {
-        for (const char* key : {"system", "gpus", "nic", "oversubscription"})
+        for (const char* key : {"system", "gpus", "nic", "oversubscription", "routing"})
             if (node.has(key)) node.required(key).fail("cannot be combined with topology_file");
         std::filesystem::path path = file->as_string();
         if (path.is_relative()) {
@@ -80,6 +81,8 @@ ClusterSpec read_cluster(const ConfigNode& node) {
             }
         }
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
+        if (auto routing = node.optional("routing"))
+            spec.fabric.routing = parse_fabric_routing(routing->as_choice(kFabricRoutingNames));
         // Check the preset now (without building it), so the error points at the scenario line.
         spec.gpus = check_preset_cluster(spec.system, requested, spec.fabric,
                                          [&](const std::string& field, const std::string& message) {

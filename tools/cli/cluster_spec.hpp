@@ -21,8 +21,8 @@ struct ClusterSpec {
     std::optional<std::string> topology_file;  // when set, replaces system/gpus/fabric
 
     Topology build() const;
-    // One line for reports; `sharp_switches`: the built cluster has InfiniBand switches (has_sharp_switches in
-    // collective_sweep.hpp), else SHARP is reported as absent whatever `sharp` says.
+    // One line for reports; `sharp_switches`: the built cluster's GPUs sit on InfiniBand switches
+    // (GroupLayout::infiniband_fabric), else SHARP is reported as absent whatever `sharp` says.
     std::string describe(bool sharp_switches) const;
 };
 
@@ -35,7 +35,7 @@ using ClusterFieldFail = std::function<void(const std::string& field, const std:
 int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
                          const ClusterFieldFail& fail);
 
-// Reads a `cluster:` mapping: {system, gpus, nic, oversubscription, sharp} or {topology_file, sharp}.
+// Reads a `cluster:` mapping: {system, gpus, nic, oversubscription, routing, sharp} or {topology_file, sharp}.
 // Relative topology_file paths are resolved against the scenario file's directory.
 ClusterSpec read_cluster(const ConfigNode& node);
 

@@ -5,9 +5,28 @@
 #include "tools/cli/atomic_file.hpp"
 #include "tools/cli/collective_sweep.hpp"
 #include "tools/cli/command_list.hpp"
+#include "tools/cli/interrupt.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 
 namespace ttsim::cli {
+namespace {
+
+// The sweep under Ctrl-C (interrupt.hpp): the first SIGINT stops it before the next size.
+CollectiveSweepResult run_interruptible(const CollectiveSweepSpec& spec) {
+    const InterruptGuard interrupt_guard;
+    return run_collective_sweep(spec, [] { return interrupted(); });
+}
+
+// Exit code of a sweep whose rows have been printed: 0, or for an interrupted one the stderr line and 130.
+// An interrupted sweep writes no result file (`not_written` says which), so no file ever holds part of a sweep.
+int finish(const CollectiveSweepResult& result, std::ostream& out, const std::string& not_written) {
+    if (!result.interrupted) return 0;
+    out.flush();
+    return report_interrupted(result.rows.size(), result.sizes_requested, "sizes",
+                              "only those are printed" + (not_written.empty() ? "" : ", " + not_written));
+}
+
+}  // namespace
 
 int run_collective(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("collective", "--system S --gpus N --op OP [options]",
@@ -26,17 +45,26 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         .option("max-size", "SIZE", "largest message, with unit (e.g. 8GiB)", "8GiB")
         .option("nic", "SPEED", "scale-out NIC: ndr (400Gb/s) or xdr (800Gb/s)", "ndr")
         .option("oversubscription", "R", "leaf downlink:uplink ratio of the fat tree (1 = non-blocking)", "1")
+        .option("routing", "R",
+                "fat-tree routing: adaptive (every flow sprayed over all equal-cost up-links, the SuperPOD default) "
+                "or static (one hashed ECMP path per flow)",
+                "adaptive")
         .option("sharp", "on|off",
                 "SHARP in-network reduction available on the InfiniBand fabric (only multi-node clusters have one)",
                 "on")
-        .option("topology", "FILE", "a YAML topology file instead of --system/--gpus")
+        .option("topology", "FILE",
+                "a YAML topology file instead of --system/--gpus/--nic/--oversubscription/--routing (the file "
+                "sets those)")
         .option("format", "F", "table, csv or json", "table")
-        .option("out", "FILE", "also write the output to FILE (atomically)");
+        .option("out", "FILE",
+                "also write the output to FILE (atomically; not written when Ctrl-C stops the sweep, exit 130)");
     if (!args.parse(raw, out)) return 0;
 
     CollectiveSweepSpec spec;
     if (auto file = args.get_optional("topology")) {
-        if (args.has("system") || args.has("gpus")) args.fail("topology", "cannot be combined with --system/--gpus");
+        for (const char* flag : {"system", "gpus", "nic", "oversubscription", "routing"})
+            if (args.has(flag))
+                args.fail("topology", "cannot be combined with --" + std::string(flag) + " (the topology file sets it)");
         spec.cluster.topology_file = *file;
     } else {
         spec.cluster.system = args.get("system");
@@ -44,14 +72,13 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         if (gpus < kMinCollectiveGpus) args.fail("gpus", one_gpu_message(static_cast<int>(gpus)));
         spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
+        spec.cluster.fabric.routing = parse_fabric_routing(args.get_choice("routing", kFabricRoutingNames));
         spec.cluster.gpus = check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric,
                                                  [&](const std::string& field, const std::string& message) {
                                                      args.fail(field, message);
                                                  });
     }
-    const std::string sharp = args.get("sharp");
-    if (sharp != "on" && sharp != "off") args.fail("sharp", "expected on or off, got '" + sharp + "'");
-    spec.cluster.sharp = sharp == "on";
+    spec.cluster.sharp = args.get_choice("sharp", {"on", "off"}) == "on";
     spec.op = args.get_parsed("op", [](const std::string& s) { return parse_collective_op(s); });
     spec.algorithm = args.get_parsed("algo", [](const std::string& s) { return parse_collective_algorithm(s); });
     spec.protocol = args.get_parsed("protocol", [](const std::string& s) { return parse_nccl_protocol(s); });
@@ -60,16 +87,16 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
     if (spec.min_bytes == 0) args.fail("min-size", "must be at least 1B");
     if (spec.max_bytes < spec.min_bytes) args.fail("max-size", "is below --min-size");
     if (spec.max_bytes > (1ULL << 40)) args.fail("max-size", "is above 1TiB, beyond any collective buffer");
-    spec.format = args.get("format");
-    if (spec.format != "table" && spec.format != "csv" && spec.format != "json")
-        args.fail("format", "expected table, csv or json, got '" + spec.format + "'");
-    if (const auto problem = applicability_problem(spec))
+    spec.format = args.get_choice("format", {"table", "csv", "json"});
+    if (const auto problem = applicability_problem(spec, "--sharp on"))
         args.fail(problem->field == "algorithm" ? "algo" : problem->field, problem->message);
 
-    const std::string text = format_sweep(spec, run_collective_sweep(spec));
-    if (auto file = args.get_optional("out")) write_file_atomically(*file, text);
+    const std::optional<std::string> file = args.get_optional("out");
+    const CollectiveSweepResult result = run_interruptible(spec);
+    const std::string text = format_sweep(spec, result);
+    if (file && !result.interrupted) write_file_atomically(*file, text);
     out << text;
-    return 0;
+    return finish(result, out, file ? *file + " not written" : "");
 }
 
 int run_collective_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
@@ -77,13 +104,13 @@ int run_collective_scenario(const ConfigNode& root, const ScenarioContext& conte
     if (context.format) spec.format = *context.format;
     if (context.out_dir) ensure_directory(*context.out_dir);   // an unusable --out fails before the run
 
-    const auto rows = run_collective_sweep(spec);
-    if (context.out_dir) {
-        write_file_atomically(*context.out_dir + "/results.csv", format_sweep_csv(rows));
-        write_file_atomically(*context.out_dir + "/results.json", format_sweep_json(spec, rows));
+    const CollectiveSweepResult result = run_interruptible(spec);
+    if (context.out_dir && !result.interrupted) {
+        write_file_atomically(*context.out_dir + "/results.csv", format_sweep_csv(result));
+        write_file_atomically(*context.out_dir + "/results.json", format_sweep_json(spec, result));
     }
-    out << format_sweep(spec, rows);
-    return 0;
+    out << format_sweep(spec, result);
+    return finish(result, out, context.out_dir ? "no result files written to " + *context.out_dir : "");
 }
 
 }  // namespace ttsim::cli

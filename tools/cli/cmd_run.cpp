@@ -55,9 +55,7 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
     context.file = *args.positional_value("SCENARIO");
     context.out_dir = args.get_optional("out");
     context.threads = worker_threads(args);
-    context.format = args.get_optional("format");
-    if (context.format && *context.format != "table" && *context.format != "csv" && *context.format != "json")
-        args.fail("format", "expected table, csv or json, got '" + *context.format + "'");
+    if (args.has("format")) context.format = args.get_choice("format", {"table", "csv", "json"});
 
     const ConfigNode root = ConfigNode::load_file(context.file);
     if (!root.is_map()) root.fail("a scenario is a mapping with a 'scenario:' key");

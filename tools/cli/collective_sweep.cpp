@@ -29,12 +29,6 @@ std::string one_gpu_message(int gpus) {
            "): with one GPU there is nothing to communicate";
 }
 
-bool has_sharp_switches(const Topology& topology) {
-    for (const LinkSpec& link : topology.links())
-        if (link.kind == LinkKind::InfiniBand && is_network_switch(topology.vertex(link.to).kind)) return true;
-    return false;
-}
-
 namespace {
 
 std::string fixed(double value, int decimals) {
@@ -45,7 +39,7 @@ std::string fixed(double value, int decimals) {
 
 // The topology whose whole-cluster group has the same applicability facts as the spec's cluster. For a
 // preset these facts are: one NVLink domain or several, the same number of GPUs in every domain or not, and a
-// switch fabric or none (GroupLayout: single_nvlink_domain, island_count >= 2, uniform, has_fabric); a preset
+// switch fabric or none (GroupLayout: single_nvlink_domain, island_count >= 2, uniform, infiniband_fabric); a preset
 // of at most two domains (d + d, or d + the remainder) has the same ones and builds in well under a
 // millisecond, where the real cluster may be 65,536 GPUs. tests/unit/test_cli_applicability.cpp checks that
 // the proxy and the real preset give the same answers.
@@ -62,32 +56,28 @@ Topology applicability_topology(const ClusterSpec& cluster) {
 
 std::string op_text(CollectiveOp op) { return std::string(to_string(op)); }
 
-// SHARP as the collective model should see it: off on a switch fabric without InfiniBand (PCIe/Ethernet), which
-// the model (it asks only for a switch fabric) would otherwise pick SHARP on. Without any fabric the model's own
-// reason ("a group spanning at least two nodes") is the better message, so the option is passed through there.
-bool effective_sharp(const ClusterSpec& cluster, const Topology& topology) {
-    const bool switches_without_infiniband = topology.fabric().switch_count() > 0 && !has_sharp_switches(topology);
-    return cluster.sharp && !switches_without_infiniband;
-}
+// The whole cluster's GPUs sit on InfiniBand switches, where SHARP can run (the model's rule, tuner.hpp).
+bool infiniband_switches(const Topology& topology) { return GroupLayout(topology, {}).infiniband_fabric(); }
 
 std::string cluster_description(const ClusterSpec& cluster) {
-    return cluster.describe(has_sharp_switches(applicability_topology(cluster)));
+    return cluster.describe(infiniband_switches(applicability_topology(cluster)));
 }
 
 }  // namespace
 
-std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweepSpec& spec) {
+std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweepSpec& spec, std::string_view sharp_on) {
     const bool explicit_algorithm = spec.algorithm != CollectiveAlgorithm::Auto;
     const bool explicit_protocol = spec.protocol != NcclProtocol::Auto;
     if (!explicit_algorithm && !explicit_protocol) return std::nullopt;   // `auto` always finds an algorithm
     const Topology topology = applicability_topology(spec.cluster);
     const GroupLayout layout(topology, {});
-    const bool sharp = effective_sharp(spec.cluster, topology);
-    const std::string on = " on " + spec.cluster.describe(has_sharp_switches(topology));
+    const bool sharp = spec.cluster.sharp;
+    const std::string on = " on " + spec.cluster.describe(layout.infiniband_fabric());
     if (explicit_algorithm) {
         std::string reason = inapplicable_reason(spec.algorithm, spec.op, layout, sharp);
-        if (spec.algorithm == CollectiveAlgorithm::Sharp && spec.cluster.sharp && !sharp)
-            reason = "SHARP aggregates in InfiniBand switches, and this fabric has none";
+        // Turning SHARP on is all it would take: say how, in the input's own words.
+        if (!reason.empty() && !sharp && inapplicable_reason(spec.algorithm, spec.op, layout, true).empty())
+            reason += "; turn it on with " + std::string(sharp_on);
         if (!reason.empty())
             return CollectiveSpecProblem{"algorithm", "'" + std::string(to_string(spec.algorithm)) + "' cannot run " +
                                                           op_text(spec.op) + on + ": " + reason};
@@ -109,7 +99,7 @@ std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweep
     return CollectiveSpecProblem{"protocol", "no algorithm runs " + op_text(spec.op) + " with protocol " + protocol + on};
 }
 
-std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& spec) {
+CollectiveSweepResult run_collective_sweep(const CollectiveSweepSpec& spec, const std::function<bool()>& cancelled) {
     if (spec.min_bytes == 0) throw InputError("minimum size must be at least 1B", {}, "--min-size");
     if (spec.max_bytes < spec.min_bytes) throw InputError("maximum size is below the minimum size", {}, "--max-size");
     const Topology topology = spec.cluster.build();
@@ -117,27 +107,37 @@ std::vector<CollectiveSweepRow> run_collective_sweep(const CollectiveSweepSpec& 
         throw InputError(one_gpu_message(topology.gpu_count()) + " in topology " + *spec.cluster.topology_file, {},
                          "--topology");
     CollectiveOptions options;
-    options.sharp_enabled = effective_sharp(spec.cluster, topology);
+    options.sharp_enabled = spec.cluster.sharp;   // the model refuses SHARP where the fabric cannot run it
     CollectiveSimulator simulator(topology, options);
-    std::vector<CollectiveSweepRow> rows;
-    for (std::uint64_t bytes : sweep_sizes(spec.min_bytes, spec.max_bytes)) {
+    const std::vector<std::uint64_t> sizes = sweep_sizes(spec.min_bytes, spec.max_bytes);
+    CollectiveSweepResult result;
+    result.sizes_requested = sizes.size();
+    for (std::uint64_t bytes : sizes) {
+        if (cancelled && cancelled()) {
+            result.interrupted = true;
+            break;
+        }
         CollectiveRequest request;
         request.op = spec.op;
         request.bytes = bytes;
         request.algorithm = spec.algorithm;
         request.protocol = spec.protocol;
-        rows.push_back({bytes, simulator.run(request)});
+        result.rows.push_back({bytes, simulator.run(request)});
     }
-    return rows;
+    return result;
 }
 
-std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
+std::string format_sweep_table(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
+    const std::vector<CollectiveSweepRow>& rows = result.rows;
     std::ostringstream out;
     if (!spec.name.empty()) out << "# " << spec.name << "\n";
     out << "# " << to_string(spec.op) << " on " << cluster_description(spec.cluster) << ", algorithm "
         << to_string(spec.algorithm) << "\n";
     out << "# sizes double from " << units::format_bytes(spec.min_bytes) << " (nccl-tests -f 2)";
-    if (!rows.empty() && rows.back().bytes != spec.max_bytes)
+    if (result.interrupted)
+        out << "; interrupted: " << rows.size() << " of " << result.sizes_requested << " sizes finished, only those"
+            << " are shown";
+    else if (!rows.empty() && rows.back().bytes != spec.max_bytes)
         out << "; the maximum " << units::format_bytes(spec.max_bytes) << " is not reached by doubling, the last size is "
             << units::format_bytes(rows.back().bytes);
     out << "\n";
@@ -159,10 +159,10 @@ std::string format_sweep_table(const CollectiveSweepSpec& spec, const std::vecto
     return out.str();
 }
 
-std::string format_sweep_csv(const std::vector<CollectiveSweepRow>& rows) {
+std::string format_sweep_csv(const CollectiveSweepResult& result) {
     std::ostringstream out;
     out << "bytes,time_us,algbw_gbps,busbw_gbps,algo,protocol,lower_bound_us,max_link_utilisation\n";
-    for (const auto& row : rows) {
+    for (const auto& row : result.rows) {
         const auto& r = row.result;
         out << row.bytes << "," << fixed(r.duration.microseconds_f(), 3) << "," << fixed(r.algbw_bytes_per_s / 1e9, 3)
             << "," << fixed(r.busbw_bytes_per_s / 1e9, 3) << "," << to_string(r.algorithm) << ","
@@ -172,7 +172,7 @@ std::string format_sweep_csv(const std::vector<CollectiveSweepRow>& rows) {
     return out.str();
 }
 
-std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
+std::string format_sweep_json(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
     nlohmann::ordered_json doc;
     doc["schema"] = "ttsim.collective/1";
     if (!spec.name.empty()) doc["name"] = spec.name;
@@ -180,7 +180,7 @@ std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector
     doc["op"] = std::string(to_string(spec.op));
     doc["algorithm_requested"] = std::string(to_string(spec.algorithm));
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
-    for (const auto& row : rows) {
+    for (const auto& row : result.rows) {
         const auto& r = row.result;
         nlohmann::ordered_json entry;
         entry["bytes"] = row.bytes;
@@ -197,13 +197,15 @@ std::string format_sweep_json(const CollectiveSweepSpec& spec, const std::vector
         results.push_back(entry);
     }
     doc["results"] = results;
+    if (result.interrupted)
+        doc["interrupted"] = {{"sizes_finished", result.rows.size()}, {"sizes_requested", result.sizes_requested}};
     return doc.dump(2) + "\n";
 }
 
-std::string format_sweep(const CollectiveSweepSpec& spec, const std::vector<CollectiveSweepRow>& rows) {
-    if (spec.format == "csv") return format_sweep_csv(rows);
-    if (spec.format == "json") return format_sweep_json(spec, rows);
-    return format_sweep_table(spec, rows);
+std::string format_sweep(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
+    if (spec.format == "csv") return format_sweep_csv(result);
+    if (spec.format == "json") return format_sweep_json(spec, result);
+    return format_sweep_table(spec, result);
 }
 
 void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec) {
@@ -243,7 +245,8 @@ CollectiveSweepSpec read_collective_scenario(const ConfigNode& root) {
         output->check_keys({"format"});
         if (auto format = output->optional("format")) spec.format = format->as_choice({"table", "csv", "json"});
     }
-    if (const auto problem = applicability_problem(spec)) collective.required(problem->field).fail(problem->message);
+    if (const auto problem = applicability_problem(spec, "cluster.sharp: true"))
+        collective.required(problem->field).fail(problem->message);
     return spec;
 }
 
