@@ -41,6 +41,10 @@ std::string_view to_string(FabricRouting routing) {
     return "?";
 }
 
+std::string routing_note(FabricRouting routing) {
+    return routing == FabricRouting::StaticEcmp ? "static ECMP routing" : "adaptive routing";
+}
+
 FabricRouting parse_fabric_routing(std::string_view text) {
     if (text == "static" || text == "ecmp" || text == "static-ecmp") return FabricRouting::StaticEcmp;
     if (text == "adaptive" || text == "ar") return FabricRouting::Adaptive;

@@ -79,6 +79,8 @@ inline constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
 //    reorders and rebalances by queue depth; no published efficiency figure, so none is applied).
 enum class FabricRouting : std::uint8_t { StaticEcmp, Adaptive };
 std::string_view to_string(FabricRouting routing);  // "static", "adaptive"
+// How reports state a routing: "static ECMP routing", "adaptive routing".
+std::string routing_note(FabricRouting routing);
 // "static" / "ecmp" / "static-ecmp", "adaptive" / "ar"; InputError otherwise.
 FabricRouting parse_fabric_routing(std::string_view text);
 // The two spellings user inputs accept (`--routing`, the `routing:` keys of scenarios and YAML topologies).

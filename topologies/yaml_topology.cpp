@@ -85,8 +85,7 @@ Topology load_preset(const ConfigNode& preset) {
     FabricOptions options;
     if (auto nic = preset.optional("nic")) options.nic = parse_nic_speed(nic->as_choice({"ndr", "xdr"}));
     if (auto ratio = preset.optional("oversubscription")) options.oversubscription = ratio->as_double(1.0, 64.0);
-    if (auto routing = preset.optional("routing"))
-        options.routing = parse_fabric_routing(routing->as_choice(kFabricRoutingNames));
+    if (auto routing = preset.optional("routing")) options.routing = read_fabric_routing(*routing);
     const ConfigNode gpus = preset.required("gpus");
     const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
     try {
@@ -262,6 +261,10 @@ Topology load_topology(const ConfigNode& root) {
     if (const std::string problem = topology.connectivity_problem(); !problem.empty())
         (links ? *links : root).fail("topology is disconnected: " + problem);
     return topology;
+}
+
+FabricRouting read_fabric_routing(const ConfigNode& node) {
+    return parse_fabric_routing(node.as_choice(kFabricRoutingNames));
 }
 
 Topology load_topology_file(const std::string& path) { return load_topology(ConfigNode::load_file(path)); }

@@ -49,6 +49,9 @@ namespace ttsim {
 
 // Builds and finalizes the topology described by `node` (the file's root, or a `topology:` section).
 Topology load_topology(const ConfigNode& node);
+// A `routing:` value (kFabricRoutingNames), wherever a preset fabric is described (YAML topology presets,
+// scenarios' `cluster:`, training scenarios); anything else fails at the node (file:line:col, its key).
+FabricRouting read_fabric_routing(const ConfigNode& node);
 Topology load_topology_file(const std::string& path);
 
 }  // namespace ttsim

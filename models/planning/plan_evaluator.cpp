@@ -19,13 +19,15 @@ RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome) 
 }
 
 PlanEvaluator make_prediction_evaluator(const std::string& workload, const ProfileSet& profiles,
-                                        const EnergyParameters& energy, const CostParameters& cost) {
-    return [workload, &profiles, energy, cost](const PlanCandidate& candidate) {
+                                        const EnergyParameters& energy, const CostParameters& cost,
+                                        FabricRouting routing) {
+    return [workload, &profiles, energy, cost, routing](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
         point.system = candidate.system;
         point.base_system = candidate.system;
         point.gpus = candidate.gpus;
+        point.routing = routing;
         const PointOutcome outcome = predict_point(point, profiles);
         PlanEvaluation e;
         e.ok = outcome.ok;

@@ -12,8 +12,10 @@ namespace ttsim::planning {
 // The inputs of the energy model for one predicted point.
 RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome);
 
-// `profiles` must outlive the evaluator. Thread-safe (predict() is).
+// `profiles` must outlive the evaluator. Thread-safe (predict() is). Collectives are simulated on the
+// systems' preset topologies with `routing`.
 PlanEvaluator make_prediction_evaluator(const std::string& workload, const ProfileSet& profiles,
-                                        const EnergyParameters& energy, const CostParameters& cost);
+                                        const EnergyParameters& energy, const CostParameters& cost,
+                                        FabricRouting routing = FabricRouting::Adaptive);
 
 }  // namespace ttsim::planning

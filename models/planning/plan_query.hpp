@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "topologies/topology.hpp"
+
 namespace ttsim::planning {
 
 enum class Objective { gpus, time, cost, gpu_hours, energy };
@@ -46,6 +48,8 @@ using PlanEvaluator = std::function<PlanEvaluation(const PlanCandidate&)>;
 
 struct PlanQuery {
     std::vector<std::string> systems;
+    // Fabric routing of the systems' preset topologies (the evaluator predicts on them; reports state it).
+    FabricRouting routing = FabricRouting::Adaptive;
     std::vector<int> gpu_counts;             // the grid, ascending
     std::function<int(const std::string&)> gpus_per_node = [](const std::string&) { return 8; };
     PlanConstraints constraints;

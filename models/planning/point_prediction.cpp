@@ -21,6 +21,7 @@ PredictionRequest base_request(const SweepPoint& point) {
     request.system = point.base_system;
     request.gpus = point.gpus;
     request.sharp = point.network.sharp;
+    request.routing = point.routing;
     request.compute_efficiency_vs_8gpu = false;   // the sweep computes its own reference
     return request;
 }

@@ -10,6 +10,7 @@
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/yaml_topology.hpp"
 
 namespace ttsim::planning {
 
@@ -219,8 +220,8 @@ void read_energy_section(const ConfigNode& node, EnergyParameters& energy) {
 
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
-                     "include_published_gpus", "batch", "network", "metrics", "cost", "energy", "trace", "plots",
-                     "output"});
+                     "include_published_gpus", "batch", "network", "routing", "metrics", "cost", "energy", "trace",
+                     "plots", "output"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -270,6 +271,15 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         }
         if (s.spec.networks.empty()) network->fail("must list at least one network option");
     }
+    if (auto routing = root.optional("routing")) {
+        s.spec.routing = read_fabric_routing(*routing);
+        const bool what_if = !s.spec.variants.empty() ||
+                             std::any_of(s.spec.networks.begin(), s.spec.networks.end(),
+                                         [](const NetworkOption& n) { return !n.is_default(); });
+        if (what_if && s.spec.routing != FabricOptions{}.routing)
+            routing->fail("static routing needs the simulated fabric, but gpu_variants or non-default network "
+                          "options put this sweep on the analytic model (no switch fabric); drop one or the other");
+    }
     if (auto metrics = root.optional("metrics")) {
         metrics->check_keys({"reference_gpus", "break_even_threshold"});
         if (auto x = metrics->optional("reference_gpus")) {
@@ -311,8 +321,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 }
 
 PlanScenario read_plan_scenario(const ConfigNode& root) {
-    root.check_keys({"scenario", "name", "description", "workload", "systems", "deadline", "budget_gpu_hours",
-                     "budget", "minimise", "gpus", "cost", "energy", "output"});
+    root.check_keys({"scenario", "name", "description", "workload", "systems", "routing", "deadline",
+                     "budget_gpu_hours", "budget", "minimise", "gpus", "cost", "energy", "output"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -325,6 +335,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     } else {
         s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
     }
+    if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing);
     if (auto x = root.optional("deadline")) {
         s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;
         if (*s.query.constraints.deadline_minutes <= 0) x->fail("must be positive");

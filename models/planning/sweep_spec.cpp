@@ -122,6 +122,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.gpus = gpus;
                         p.batch = batch;
                         p.network = network;
+                        p.routing = spec.routing;
                         p.analytic_comm = what_if;
                         points.push_back(std::move(p));
                     }

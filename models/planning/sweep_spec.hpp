@@ -61,6 +61,9 @@ struct SweepSpec {
     bool add_published_gpu_counts = false;  // add each workload's v4.1 GPU counts (on the system's GPU) in range
     std::vector<BatchChoice> batches{BatchChoice{}};
     std::vector<NetworkOption> networks{NetworkOption{}};
+    // Fabric routing of the preset topologies the collectives are simulated on (`routing:`); a what-if sweep's
+    // analytic model has no fabric, so the reader refuses a non-default routing there.
+    FabricRouting routing = FabricOptions{}.routing;
 };
 
 struct SweepPoint {
@@ -72,6 +75,7 @@ struct SweepPoint {
     int gpus = 0;
     BatchChoice batch;
     NetworkOption network;
+    FabricRouting routing = FabricOptions{}.routing;   // SweepSpec::routing
     // Collective durations from the analytic NCCL model (comm_model.hpp) instead of the flow simulation on the
     // preset topology. Set for every point of a sweep that has any hardware variant or non-default network:
     // predict() builds preset topologies with catalog link rates and a default fabric, so what-ifs go through

@@ -144,7 +144,7 @@ int rank_of(const ParallelismConfig& c, int tp, int cp, int pp, int dp) {
 //    of this rank's activations over the TP group; context parallel (ring attention): ~3 all-gathers of K,V per
 //    layer over the CP group.
 CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const std::string& system, int gpus,
-                           const ParallelismConfig& c) {
+                           const ParallelismConfig& c, FabricRouting routing) {
     CommTimes out;
     const std::string preset = preset_of(system, gpu);
     std::optional<Topology> topology;
@@ -153,7 +153,9 @@ CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const s
     NcclParams params;
     int domain_size = std::min(gpus, gpu.gpus_per_scaleup_domain);
     if (!preset.empty()) {
-        topology.emplace(build_preset(preset, gpus));
+        FabricOptions fabric;
+        fabric.routing = routing;
+        topology.emplace(build_preset(preset, gpus, fabric));
         CollectiveOptions options;
         options.sharp_enabled = c.sharp;
         simulator.emplace(*topology, options);
@@ -166,6 +168,9 @@ CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const s
         out.topology = "analytic";
         out.warnings.push_back("no preset topology for " + gpu.name +
                                "; collective durations from the analytic NCCL model (comm_model.hpp)");
+        if (routing != FabricOptions{}.routing)
+            out.warnings.push_back(std::string(to_string(routing)) +
+                                   " routing has no effect: the analytic model has no switch fabric");
     }
     // Seconds of one collective over `group` (global ranks).
     auto seconds = [&](CollectiveOp op, double bytes, const std::vector<int>& group) -> double {
@@ -272,7 +277,7 @@ SystemInfo resolve_system(const std::string& system) {
 }
 
 PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gpu, const std::string& system,
-                                     int gpus, const ParallelismConfig& layout) {
+                                     int gpus, const ParallelismConfig& layout, FabricRouting routing) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
     PreparedScenario s;
     s.workload = &workload;
@@ -303,13 +308,14 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
     for (auto& w : estimate.warnings) s.warnings.push_back(w);
 
     // Collectives: simulated on the real topology (collective_times below).
-    CommTimes comm = collective_times(workload, gpu, system, gpus, layout);
+    CommTimes comm = collective_times(workload, gpu, system, gpus, layout, routing);
     s.bucket_comm_seconds = std::move(comm.bucket_seconds);
     s.bucket_comm_name = comm.bucket_name;
     s.param_all_gather_seconds = comm.param_all_gather_seconds;
     s.tp_cp_comm_seconds_per_micro_step = comm.tp_cp_seconds_per_micro_step;
     s.optimizer_shards = comm.optimizer_shards;
     s.comm_topology = comm.topology;
+    if (comm.topology != "analytic") s.routing = routing;
     s.collective_simulations = comm.simulations;
     for (auto& w : comm.warnings) s.warnings.push_back(std::move(w));
 
@@ -460,7 +466,8 @@ PreparedScenario prepare(const PredictionRequest& request) {
     c.sharp = request.sharp.value_or(multi_node && gpu.vendor == "NVIDIA");
     if (!request.sharp && c.sharp) defaults.push_back("SHARP in-network reduction on (as NVIDIA's multi-node v4.1 runs)");
 
-    PreparedScenario s = prepare_with_layout(workload, gpu, system.name, n, c);
+    PreparedScenario s =
+        prepare_with_layout(workload, gpu, system.name, n, c, request.routing.value_or(FabricOptions{}.routing));
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     return s;
 }
@@ -529,6 +536,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.gpu = gpu.name;
     p.gpus = s.gpus;
     p.layout = c;
+    p.routing = s.routing;
     p.global_batch = c.global_batch;
     p.samples_to_converge = s.samples_mean;
     p.ttt_minutes = minutes_for(s.samples_mean, &p.steps, &p.evaluations);
@@ -562,6 +570,7 @@ Prediction predict(const PredictionRequest& request, const ProfileSet& profiles)
         base.workload = request.workload;
         base.system = request.system;
         base.gpus = 8;
+        base.routing = request.routing;
         base.compute_efficiency_vs_8gpu = false;
         const Prediction reference = evaluate(prepare(base), profile);
         p.efficiency_vs_8gpu = p.per_gpu_throughput / reference.per_gpu_throughput;

@@ -22,6 +22,7 @@
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/training/iteration.hpp"
 #include "models/workloads/workload.hpp"
+#include "topologies/topology.hpp"
 
 namespace ttsim {
 
@@ -34,6 +35,9 @@ struct PredictionRequest {
     std::optional<int> context_parallel;
     std::optional<int> gradient_accumulation;   // micro steps; default derived from the published layout
     std::optional<bool> sharp;             // default: on for multi-node NVIDIA layouts, as in v4.1
+    // Fabric routing of the preset topology the collectives are simulated on (presets.hpp FabricOptions);
+    // default: the preset's, adaptive. No effect on systems without a preset (analytic model; a warning says so).
+    std::optional<FabricRouting> routing;
     bool compute_efficiency_vs_8gpu = true;     // one extra 8-GPU prediction for efficiency_vs_8gpu
 };
 
@@ -41,6 +45,7 @@ struct Prediction {
     std::string workload, system, gpu;
     int gpus = 0;
     ParallelismConfig layout;
+    FabricRouting routing = FabricRouting::Adaptive;   // of the preset fabric the collectives were simulated on
     double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0;
     double samples_to_converge = 0;
     int global_batch = 0;
@@ -78,6 +83,7 @@ struct PreparedScenario {
     double eval_samples_per_gpu = 0;
     double straggler_sigmas = 0;           // E[max of N standard normals]
     std::string comm_topology;             // preset the collectives were simulated on, or "analytic"
+    FabricRouting routing = FabricRouting::Adaptive;   // the preset's fabric routing (PredictionRequest::routing)
     std::uint64_t collective_simulations = 0;   // flow simulations run by prepare (cache misses)
     std::vector<std::string> defaults;
     std::vector<std::string> warnings;
@@ -88,7 +94,8 @@ struct PreparedScenario {
 PreparedScenario prepare(const PredictionRequest& request);
 // Same, with the layout given explicitly (calibration: the layout a published result actually used).
 PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gpu, const std::string& system,
-                                     int gpus, const ParallelismConfig& layout);
+                                     int gpus, const ParallelismConfig& layout,
+                                     FabricRouting routing = FabricRouting::Adaptive);
 
 Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
 

@@ -78,6 +78,21 @@ check "--routing static is stated in the table" 'has "$tmp/static.txt" "1024 GPU
 printf 'scenario: collective\ncluster: {system: dgx-h100, gpus: 1024, routing: static}\ncollective: {op: allreduce, algorithm: tree, protocol: Simple, min_size: 1GiB, max_size: 1GiB}\n' >"$tmp/static.yaml"
 "$ttsim" run "$tmp/static.yaml" --format csv >"$tmp/static-scenario.csv"
 check "cluster.routing: static in a scenario = --routing static" 'cmp -s "$tmp/static.csv" "$tmp/static-scenario.csv"'
+# Training predictions, plans and training scenarios take the same routing; a static choice is stated, the default
+# is not.
+"$ttsim" predict --help >"$tmp/help"
+check "predict --help documents --routing" 'has "$tmp/help" "--routing R" && has "$tmp/help" "static (one hashed ECMP path per flow)"'
+"$ttsim" plan --help >"$tmp/help"
+check "plan --help documents --routing" 'has "$tmp/help" "--routing R"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --routing static >"$tmp/predict-static.txt"
+check "predict --routing static is stated with the system" 'has "$tmp/predict-static.txt" "(dgx-h100, static ECMP routing)"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --routing static --format json >"$tmp/predict-static.json"
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --format json >"$tmp/predict-default.json"
+check "predict JSON names a static routing only" \
+  'has "$tmp/predict-static.json" "\"routing\": \"static\"" && ! has "$tmp/predict-default.json" "\"routing\""'
+printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [16]\nrouting: static\n' >"$tmp/sweep-static.yaml"
+"$ttsim" run "$tmp/sweep-static.yaml" >"$tmp/sweep-static.txt"
+check "routing: static in a sweep scenario is stated in its title" 'has "$tmp/sweep-static.txt" "1 points, static ECMP routing)"'
 
 # Planning: an infeasible query names the closest candidates and the range that limited them; durations and
 # budgets are written as people write them; prices say where they come from.

@@ -8,6 +8,7 @@
 #include "models/planning/cost_energy.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/plan_query.hpp"
+#include "models/planning/point_prediction.hpp"
 #include "models/planning/scaling_metrics.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/planning/sweep_runner.hpp"
@@ -354,6 +355,44 @@ TEST_CASE("planning scenarios are read strictly", "[planning]") {
     const auto wrong_currency =
         ConfigNode::load_string("scenario: plan\nworkload: sd\nbudget: 500EUR\n", "plan.yaml");
     REQUIRE_THROWS_AS(read_plan_scenario(wrong_currency), InputError);
+}
+
+TEST_CASE("training scenarios take the fabric routing of their systems", "[planning]") {
+    const auto sweep = ConfigNode::load_string(
+        "scenario: scaling-study\nworkloads: [bert]\nsystem: dgx-h100\ngpus: {from: 8, to: 16}\nrouting: static\n",
+        "study.yaml");
+    const SweepScenario s = read_sweep_scenario(sweep);
+    REQUIRE(s.spec.routing == FabricRouting::StaticEcmp);
+    const std::vector<SweepPoint> points = expand_sweep(s.spec);
+    REQUIRE_FALSE(points.empty());
+    for (const SweepPoint& p : points) CHECK(p.routing == FabricRouting::StaticEcmp);
+    // The point's prediction is made on that fabric.
+    const GpuSpec gpu = effective_gpu(points.back());
+    CHECK(prepare_point(points.back(), gpu, ProfileSet::load_dir(ProfileSet::default_dir()), std::nullopt)
+              .scenario.routing == FabricRouting::StaticEcmp);
+    // Default: adaptive.
+    const auto plain = ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8]\n", "plain.yaml");
+    CHECK(read_sweep_scenario(plain).spec.routing == FabricRouting::Adaptive);
+
+    const auto plan = ConfigNode::load_string(
+        "scenario: plan\nworkload: bert\nsystems: [dgx-h100]\nrouting: static\ndeadline: 10min\n", "plan.yaml");
+    CHECK(read_plan_scenario(plan).query.routing == FabricRouting::StaticEcmp);
+
+    // Strict: an unknown name fails at its key and line; static routing on a what-if (analytic) sweep is refused.
+    const auto unknown = ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8]\nrouting: ecmp\n", "unknown.yaml");
+    try {
+        read_sweep_scenario(unknown);
+        FAIL("expected an InputError");
+    } catch (const InputError& e) {
+        CHECK(std::string(e.what()).find("unknown.yaml:5") != std::string::npos);
+        CHECK(e.key() == "routing");
+    }
+    const auto what_if = ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8]\nnetwork: {nic: xdr}\nrouting: static\n",
+        "whatif.yaml");
+    REQUIRE_THROWS_AS(read_sweep_scenario(what_if), InputError);
 }
 
 TEST_CASE("money amounts", "[planning]") {

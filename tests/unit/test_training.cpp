@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <future>
 #include <vector>
@@ -190,4 +191,49 @@ TEST_CASE("the shared multi-node step overhead is paid only beyond one node, onc
         INFO(gpus << " GPUs");
         CHECK(with - base == Approx(gpus > 8 ? 4.0 : 0.0).margin(1e-9));
     }
+}
+
+TEST_CASE("static fabric routing makes multi-node gradient communication no faster than adaptive", "[training]") {
+    // BERT on 1,024 H100s (128 DGX, 4 scalable units) with SHARP off: the gradient all-reduce runs ring/tree over
+    // the rail fabric, where hashed ECMP paths collide on leaf up-links that adaptive routing loads evenly.
+    PredictionRequest adaptive = request("bert", "dgx-h100", 1024);
+    adaptive.sharp = false;
+    adaptive.compute_efficiency_vs_8gpu = false;
+    PredictionRequest hashed = adaptive;
+    hashed.routing = FabricRouting::StaticEcmp;
+    const PreparedScenario a = prepare(adaptive), s = prepare(hashed);
+    CHECK(a.routing == FabricRouting::Adaptive);   // the preset default when the request leaves it open
+    CHECK(s.routing == FabricRouting::StaticEcmp);
+    REQUIRE(a.comm_topology == "dgx-h100");
+    REQUIRE(a.bucket_comm_seconds.size() == s.bucket_comm_seconds.size());
+    double adaptive_total = 0, static_total = 0;
+    for (std::size_t i = 0; i < a.bucket_comm_seconds.size(); ++i) {
+        CHECK(s.bucket_comm_seconds[i] >= a.bucket_comm_seconds[i]);
+        adaptive_total += a.bucket_comm_seconds[i];
+        static_total += s.bucket_comm_seconds[i];
+    }
+    CHECK(static_total > adaptive_total);
+
+    const ComputeProfile profile = shipped_profiles().find(*a.workload, *a.gpu);
+    const Prediction pa = evaluate(a, profile), ps = evaluate(s, profile);
+    CHECK(ps.routing == FabricRouting::StaticEcmp);
+    CHECK(ps.comm_total_ms > pa.comm_total_ms);
+    CHECK(ps.exposed_comm_ms >= pa.exposed_comm_ms);
+    CHECK(ps.ttt_minutes >= pa.ttt_minutes);
+
+    // Asking for adaptive explicitly is the default.
+    PredictionRequest explicit_adaptive = adaptive;
+    explicit_adaptive.routing = FabricRouting::Adaptive;
+    CHECK(prepare(explicit_adaptive).bucket_comm_seconds == a.bucket_comm_seconds);
+}
+
+TEST_CASE("routing on a system without a preset topology is reported as having no effect", "[training]") {
+    PredictionRequest r = request("bert", "A100-SXM", 16);
+    r.compute_efficiency_vs_8gpu = false;
+    r.routing = FabricRouting::StaticEcmp;
+    const PreparedScenario s = prepare(r);
+    REQUIRE(s.comm_topology == "analytic");
+    CHECK(s.routing == FabricRouting::Adaptive);   // no fabric was built with it
+    CHECK(std::any_of(s.warnings.begin(), s.warnings.end(),
+                      [](const std::string& w) { return w.find("static routing has no effect") != std::string::npos; }));
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/resource_guard.hpp"
+#include "tools/cli/args.hpp"
 #include "topologies/yaml_topology.hpp"
 
 namespace ttsim::cli {
@@ -45,7 +46,7 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
         out << system << ", " << gpus << " GPUs, " << (fabric.nic == NicSpeed::Xdr800 ? "XDR 800G" : "NDR 400G")
             << " NICs";
         if (fabric.oversubscription != 1.0) out << ", " << fabric.oversubscription << ":1 oversubscribed";
-        if (fabric.routing != FabricRouting::Adaptive) out << ", " << to_string(fabric.routing) << " ECMP routing";
+        if (fabric.routing != FabricOptions{}.routing) out << ", " << routing_note(fabric.routing);
     }
     // "SHARP on" only where SHARP can run: an option without switches to run it would mislead.
     if (sharp_switches)
@@ -53,6 +54,10 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
     else
         out << ", no SHARP (no InfiniBand switches)";
     return out.str();
+}
+
+FabricRouting routing_flag(const ArgParser& args) {
+    return parse_fabric_routing(args.get_choice("routing", kFabricRoutingNames));
 }
 
 ClusterSpec read_cluster(const ConfigNode& node) {
@@ -81,8 +86,7 @@ ClusterSpec read_cluster(const ConfigNode& node) {
             }
         }
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
-        if (auto routing = node.optional("routing"))
-            spec.fabric.routing = parse_fabric_routing(routing->as_choice(kFabricRoutingNames));
+        if (auto routing = node.optional("routing")) spec.fabric.routing = read_fabric_routing(*routing);
         // Check the preset now (without building it), so the error points at the scenario line.
         spec.gpus = check_preset_cluster(spec.system, requested, spec.fabric,
                                          [&](const std::string& field, const std::string& message) {

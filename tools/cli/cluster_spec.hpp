@@ -13,6 +13,15 @@
 
 namespace ttsim::cli {
 
+class ArgParser;
+
+// The --routing option of `ttsim collective`, `predict` and `plan`: its help text, and its value (exits 2
+// naming the flag on anything but kFabricRoutingNames).
+inline constexpr const char* kRoutingFlagHelp =
+    "fat-tree routing: adaptive (every flow sprayed over all equal-cost up-links, the SuperPOD default) "
+    "or static (one hashed ECMP path per flow)";
+FabricRouting routing_flag(const ArgParser& args);
+
 struct ClusterSpec {
     std::string system = "dgx-h100";    // preset name (topologies/presets.hpp)
     int gpus = 8;

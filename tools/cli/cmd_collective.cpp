@@ -45,10 +45,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         .option("max-size", "SIZE", "largest message, with unit (e.g. 8GiB)", "8GiB")
         .option("nic", "SPEED", "scale-out NIC: ndr (400Gb/s) or xdr (800Gb/s)", "ndr")
         .option("oversubscription", "R", "leaf downlink:uplink ratio of the fat tree (1 = non-blocking)", "1")
-        .option("routing", "R",
-                "fat-tree routing: adaptive (every flow sprayed over all equal-cost up-links, the SuperPOD default) "
-                "or static (one hashed ECMP path per flow)",
-                "adaptive")
+        .option("routing", "R", kRoutingFlagHelp, "adaptive")
         .option("sharp", "on|off",
                 "SHARP in-network reduction available on the InfiniBand fabric (only multi-node clusters have one)",
                 "on")
@@ -72,7 +69,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         if (gpus < kMinCollectiveGpus) args.fail("gpus", one_gpu_message(static_cast<int>(gpus)));
         spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
-        spec.cluster.fabric.routing = parse_fabric_routing(args.get_choice("routing", kFabricRoutingNames));
+        spec.cluster.fabric.routing = routing_flag(args);
         spec.cluster.gpus = check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric,
                                                  [&](const std::string& field, const std::string& message) {
                                                      args.fail(field, message);

@@ -11,6 +11,7 @@
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
+#include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/scenario_sweep.hpp"
@@ -37,6 +38,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                    "a budget, shortest time-to-train.");
     args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
         .option("system", "S[,S...]", "systems to search", "dgx-h100,dgx-h200,dgx-b200")
+        .option("routing", "R", std::string(kRoutingFlagHelp) + " of the systems' fabric", "adaptive")
         .option("deadline", "TIME", "time-to-train limit with unit, e.g. 1min, 90s, 2h")
         .option("budget-gpu-hours", "H", "GPU-hours limit")
         .option("budget", "AMOUNT", "money limit, e.g. 5000USD (currency must match --currency)")
@@ -61,6 +63,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     for (const std::string& system : split(args.get("system"), ','))
         query.systems.push_back(args.get_parsed("system", [&](const std::string&) { return resolve_system(system).name; }));
     if (query.systems.empty()) args.fail("system", "name at least one system");
+    query.routing = routing_flag(args);
 
     cost.currency = args.get("currency");
     if (args.has("price")) {
@@ -116,7 +119,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer =
-        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost));
+        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost, query.routing));
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
     if (format == "json")
         out << planning::format_plan_json("ttsim plan", report, answer);

@@ -10,6 +10,7 @@
 #include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
 #include "tools/cli/args.hpp"
+#include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
 
 namespace ttsim::cli {
@@ -56,7 +57,7 @@ void check_split_with_default(const ArgParser& parser, const PredictionRequest& 
 int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
-                     "[--profiles DIR] [--format table|json]",
+                     "[--routing adaptive|static] [--profiles DIR] [--format table|json]",
                      "Predict MLPerf-style time-to-train. Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
     parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
@@ -68,6 +69,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
         .option("tp", "T", "tensor parallel size", "published")
         .option("cp", "C", "context parallel size", "published")
+        .option("routing", "R", std::string(kRoutingFlagHelp) + " of a preset system's fabric", "adaptive")
         .option("profiles", "DIR", "directory with calibrated profiles.yaml", "models/profiles")
         .option("format", "F", "table or json", "table");
     if (!parser.parse(args, out)) return 0;
@@ -78,6 +80,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
+    if (parser.has("routing")) request.routing = routing_flag(parser);
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
     parser.naming_flags([&] { check_split_with_default(parser, request); });
@@ -94,6 +97,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         j["system"] = p.system;
         j["gpu"] = p.gpu;
         j["gpus"] = p.gpus;
+        if (p.routing != FabricOptions{}.routing) j["routing"] = to_string(p.routing);   // only when not the default
         j["layout"] = {{"tp", p.layout.tensor_parallel}, {"cp", p.layout.context_parallel},
                        {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
                        {"micro_batch", p.layout.samples_per_micro_batch},
@@ -127,7 +131,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         return 0;
     }
     out << std::fixed << std::setprecision(3);
-    out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system << ")\n"
+    out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system
+        << (p.routing != FabricOptions{}.routing ? ", " + routing_note(p.routing) : std::string()) << ")\n"
         << "  layout             TP " << p.layout.tensor_parallel << " CP " << p.layout.context_parallel << " DP "
         << p.layout.data_parallel << ", micro batch " << p.layout.samples_per_micro_batch << " x "
         << p.layout.gradient_accumulation << " micro steps" << (p.layout.distributed_optimizer ? ", distributed optimizer" : "")
