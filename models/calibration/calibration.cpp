@@ -542,6 +542,7 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
     }
     HoldoutReport report;
     report.fit = calibrate_points(fit_set, "hold-out fit: results with <= " + std::to_string(fit_max_gpus) + " GPUs", shared);
+    report.held_out = held_out;
     for (const CalibrationPoint* p : held_out) report.predicted.push_back(evaluate_point(*p, report.fit.profiles));
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
     return report;

@@ -140,6 +140,7 @@ double mean_absolute_percentage_error(const std::vector<PointError>& errors);   
 // >= predict_min_gpus GPUs. The held-out results are never passed to the fit.
 struct HoldoutReport {
     CalibrationReport fit;
+    std::vector<const CalibrationPoint*> held_out;   // into the caller's points, in the order of `predicted`
     std::vector<PointError> predicted;
     double mape_percent = 0;
 };

@@ -509,10 +509,17 @@ double RunClock::seconds(double samples, long long* steps_out, long long* evalua
     return steps * step_seconds + evaluations * eval_seconds + run_overhead_seconds;
 }
 
+namespace {
+// The clock of a scenario whose iteration has been simulated (step seconds) and evaluation priced.
+RunClock clock_of(const PreparedScenario& s, const ComputeProfile& profile, double step_seconds, double eval_seconds) {
+    return RunClock{step_seconds, eval_seconds, profile.run_overhead_seconds, s.layout.global_batch,
+                    eval_schedule(*s.workload, s.layout.global_batch)};
+}
+}  // namespace
+
 RunClock run_clock(const PreparedScenario& s, const ComputeProfile& profile) {
     const IterationPlan plan = make_iteration_plan(s, profile);
-    return RunClock{simulate_iteration(plan).step_seconds, plan.eval_seconds, profile.run_overhead_seconds,
-                    s.layout.global_batch, eval_schedule(*s.workload, s.layout.global_batch)};
+    return clock_of(s, profile, simulate_iteration(plan).step_seconds, plan.eval_seconds);
 }
 
 Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
@@ -524,8 +531,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     const double compute = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
     const IterationResult it = simulate_iteration(plan);
     const double eval_seconds = plan.eval_seconds;
-    const RunClock clock{it.step_seconds, eval_seconds, profile.run_overhead_seconds, c.global_batch,
-                         eval_schedule(w, c.global_batch)};
+    const RunClock clock = clock_of(s, profile, it.step_seconds, eval_seconds);
     auto minutes_for = [&](double samples, long long* steps_out, long long* evals_out) {
         return clock.seconds(samples, steps_out, evals_out) / 60.0;
     };

@@ -92,11 +92,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         << percent(mean_absolute_percentage_error(holdout.fit.fitted)) << ", shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
         << format_point_table(holdout.predicted) << "hold-out MAPE: " << percent(holdout.mape_percent) << " over "
         << holdout.predicted.size() << " results\n\n";
-    std::vector<const CalibrationPoint*> held_out;
-    for (const CalibrationPoint& p : points)
-        for (const PointError& e : holdout.predicted)
-            if (e.submitter == p.result.submitter && e.system == p.result.system && e.workload == p.scenario.workload->name)
-                held_out.push_back(&p);
+    const std::vector<const CalibrationPoint*>& held_out = holdout.held_out;
     out << "(b') the hold-out errors split by the run logs: " << kRunLinesLegend << "\n"
         << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles));
     // The same hold-out model given each result's own published convergence (what a prediction cannot know): the
