@@ -20,14 +20,16 @@ RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome) 
 
 PlanEvaluator make_prediction_evaluator(const std::string& workload, const ProfileSet& profiles,
                                         const EnergyParameters& energy, const CostParameters& cost,
-                                        FabricRouting routing) {
-    return [workload, &profiles, energy, cost, routing](const PlanCandidate& candidate) {
+                                        const PlanQuery& query) {
+    return [workload, &profiles, energy, cost, routing = query.routing,
+            sharp = query.sharp](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
         point.system = candidate.system;
         point.base_system = candidate.system;
         point.gpus = candidate.gpus;
         point.routing = routing;
+        point.sharp = sharp;
         const PointOutcome outcome = predict_point(point, profiles);
         PlanEvaluation e;
         e.ok = outcome.ok;

@@ -12,10 +12,10 @@ namespace ttsim::planning {
 // The inputs of the energy model for one predicted point.
 RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome);
 
-// `profiles` must outlive the evaluator. Thread-safe (predict() is). Collectives are simulated on the
-// systems' preset topologies with `routing`.
+// `profiles` must outlive the evaluator (`query` need not: its fabric choices are copied). Thread-safe
+// (predict() is). Collectives are simulated on the systems' preset topologies with the query's routing and SHARP.
 PlanEvaluator make_prediction_evaluator(const std::string& workload, const ProfileSet& profiles,
                                         const EnergyParameters& energy, const CostParameters& cost,
-                                        FabricRouting routing = FabricRouting::Adaptive);
+                                        const PlanQuery& query);
 
 }  // namespace ttsim::planning

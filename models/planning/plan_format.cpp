@@ -118,7 +118,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         << describe_constraints(q.constraints, *ctx.cost) << "\n";
     std::string systems;
     for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
-    if (q.routing != FabricRouting::Adaptive) systems += " (" + routing_note(q.routing) + ")";
+    if (const std::string fabric = fabric_choice_note(q.routing, q.sharp); !fabric.empty()) systems += " (" + fabric + ")";
     out << "  searched " << systems << " at " << q.gpu_counts.front() << ".." << q.gpu_counts.back()
         << " GPUs (grid of powers of two and 1.5x, boundaries bisected to whole nodes): " << answer.evaluated.size()
         << " configurations, published v4.1 layouts and batches\n";
@@ -202,6 +202,7 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
         {"currency", ctx.cost->currency}};
     j["systems"] = q.systems;
     if (q.routing != FabricRouting::Adaptive) j["routing"] = to_string(q.routing);   // only when not the default
+    if (q.sharp) j["sharp"] = *q.sharp ? "on" : "off";                                 // only when asked for
     j["energy_model"] = describe_energy_model(*ctx.energy);
     j["prices"] = ctx.cost->describe_prices(q.systems);
     j["search_range"] = {{"from", q.gpu_counts.empty() ? 0 : q.gpu_counts.front()},

@@ -50,6 +50,9 @@ struct PlanQuery {
     std::vector<std::string> systems;
     // Fabric routing of the systems' preset topologies (the evaluator predicts on them; reports state it).
     FabricRouting routing = FabricRouting::Adaptive;
+    // SHARP of every candidate (`--sharp`, `sharp:`); nullopt: predict()'s default. "On" candidates within one
+    // NVLink domain run without it (SweepPoint::requested_sharp).
+    std::optional<bool> sharp;
     std::vector<int> gpu_counts;             // the grid, ascending
     std::function<int(const std::string&)> gpus_per_node = [](const std::string&) { return 8; };
     PlanConstraints constraints;

@@ -20,7 +20,12 @@ PredictionRequest base_request(const SweepPoint& point) {
     request.workload = point.workload;
     request.system = point.base_system;
     request.gpus = point.gpus;
-    request.sharp = point.network.sharp;
+    request.sharp = point.requested_sharp();
+    // A sweep or plan asks for SHARP over a range of GPU counts; a job within one NVLink domain has no fabric to
+    // run it, so that point runs without, as the default does there, instead of failing (predict() refuses it).
+    if (request.sharp.value_or(false) &&
+        !sharp_unavailable_reason(resolve_system(point.base_system), point.gpus).empty())
+        request.sharp = false;
     request.routing = point.routing;
     request.compute_efficiency_vs_8gpu = false;   // the sweep computes its own reference
     return request;

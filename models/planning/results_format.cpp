@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -29,7 +30,12 @@ std::string csv_field(const std::string& text) {
     return quoted + "\"";
 }
 
-std::string sharp_text(const NetworkOption& n) { return n.sharp ? (*n.sharp ? "on" : "off") : "default"; }
+// The SHARP the point asked for (its network option's, else the sweep's `sharp:`); whether it ran is the
+// layout's (sharp_used, layout.sharp).
+std::string sharp_text(const SweepPoint& point) {
+    const std::optional<bool> sharp = point.requested_sharp();
+    return sharp ? (*sharp ? "on" : "off") : "default";
+}
 
 std::string join(const std::vector<std::string>& items, const std::string& separator) {
     std::string out;
@@ -180,16 +186,17 @@ std::string format_sweep_csv(const SweepResult& result) {
            "compute_ms,exposed_comm_ms,fixed_ms,eval_minutes,samples_to_converge,reference_gpus,speedup,ttt_efficiency,"
            "marginal_doubling_efficiency,gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
            "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
-           "published_predicted_minutes,error_percent,warnings\n";
+           "published_predicted_minutes,error_percent,warnings,routing,sharp_used\n";
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
         const Prediction& p = r.outcome.prediction;
         out << csv_field(r.outcome.ok ? p.gpu : "") << "," << csv_field(pt.network.name) << ","
-            << (pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") << "," << sharp_text(pt.network) << ","
+            << (pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") << "," << sharp_text(pt) << ","
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
-            out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "\n";
+            out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "," << to_string(pt.routing)
+                << ",\n";
             continue;
         }
         const ParallelismConfig& c = p.layout;
@@ -210,7 +217,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (r.published ? join_numbers(r.published->global_batches(), "/") : "") << ","
             << (r.comparison ? number(r.comparison->predicted_minutes) : "") << ","
             << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(join(point_messages(r), "; "))
-            << "\n";
+            << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << "\n";
     }
     return out.str();
 }
@@ -274,7 +281,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["system"] = pt.system;
         e["gpus"] = pt.gpus;
         e["network"] = {{"name", pt.network.name}, {"nic", pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr"},
-                        {"sharp", sharp_text(pt.network)}, {"oversubscription", pt.network.oversubscription}};
+                        {"sharp", sharp_text(pt)}, {"oversubscription", pt.network.oversubscription}};
+        e["routing"] = to_string(pt.routing);
         e["batch_rule"] = pt.batch.label();
         e["status"] = r.outcome.ok ? "ok" : "error";
         if (!r.outcome.ok) {

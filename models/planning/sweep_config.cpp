@@ -164,6 +164,13 @@ std::string canonical_system(const ConfigNode& node, const std::string& name,
     }
 }
 
+// The catalog system a sweep's system label runs on: a variant's base, or the label itself.
+std::string base_system_of(const std::string& label, const std::vector<HardwareVariant>& variants) {
+    for (const auto& v : variants)
+        if (v.name == label) return v.base_system;
+    return label;
+}
+
 }  // namespace
 
 Money parse_money(const std::string& text) {
@@ -220,8 +227,8 @@ void read_energy_section(const ConfigNode& node, EnergyParameters& energy) {
 
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
-                     "include_published_gpus", "batch", "network", "routing", "metrics", "cost", "energy", "trace",
-                     "plots", "output"});
+                     "include_published_gpus", "batch", "network", "routing", "sharp", "metrics", "cost", "energy",
+                     "trace", "plots", "output"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -280,6 +287,17 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
             routing->fail("static routing needs the simulated fabric, but gpu_variants or non-default network "
                           "options put this sweep on the analytic model (no switch fabric); drop one or the other");
     }
+    if (auto sharp = root.optional("sharp")) {
+        s.spec.sharp = sharp->as_bool();
+        if (std::any_of(s.spec.networks.begin(), s.spec.networks.end(), [](const NetworkOption& n) { return n.sharp; }))
+            sharp->fail("network options set 'sharp' themselves (the what-if form); set SHARP in one place");
+        if (*s.spec.sharp) {
+            std::vector<std::string> bases;
+            for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
+            const std::string nowhere = sharp_unavailable_everywhere(bases, s.spec.gpu_counts.back());
+            if (!nowhere.empty()) sharp->fail(nowhere + "; no point of this sweep spans two domains");
+        }
+    }
     if (auto metrics = root.optional("metrics")) {
         metrics->check_keys({"reference_gpus", "break_even_threshold"});
         if (auto x = metrics->optional("reference_gpus")) {
@@ -321,7 +339,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 }
 
 PlanScenario read_plan_scenario(const ConfigNode& root) {
-    root.check_keys({"scenario", "name", "description", "workload", "systems", "routing", "deadline",
+    root.check_keys({"scenario", "name", "description", "workload", "systems", "routing", "sharp", "deadline",
                      "budget_gpu_hours", "budget", "minimise", "gpus", "cost", "energy", "output"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
@@ -336,6 +354,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
     }
     if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing);
+    if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool();
     if (auto x = root.optional("deadline")) {
         s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;
         if (*s.query.constraints.deadline_minutes <= 0) x->fail("must be positive");
@@ -366,6 +385,10 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         if (max_gpus < min_gpus) gpus->fail("'to' is below 'from'");
     }
     s.query.gpu_counts = plan_gpu_grid(min_gpus, max_gpus);
+    if (s.query.sharp.value_or(false)) {
+        const std::string nowhere = sharp_unavailable_everywhere(s.query.systems, max_gpus);
+        if (!nowhere.empty()) root.required("sharp").fail(nowhere + "; no configuration searched spans two domains (raise gpus.to)");
+    }
     s.query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
     s.format = read_format(root);
     return s;

@@ -57,6 +57,23 @@ std::string SweepPoint::series_label() const {
     return label;
 }
 
+std::string sharp_unavailable_everywhere(const std::vector<std::string>& base_systems, int largest_gpus) {
+    std::string first;
+    for (const std::string& system : base_systems) {
+        const std::string reason = sharp_unavailable_reason(resolve_system(system), largest_gpus);
+        if (reason.empty()) return {};
+        if (first.empty()) first = reason;
+    }
+    return first;
+}
+
+std::string fabric_choice_note(FabricRouting routing, std::optional<bool> sharp) {
+    std::string note = routing != FabricOptions{}.routing ? routing_note(routing) : "";
+    // "On" runs only where a job spans NVLink domains (SweepPoint::requested_sharp); say so.
+    if (sharp) note += std::string(note.empty() ? "" : ", ") + (*sharp ? "SHARP on across NVLink domains" : "SHARP off");
+    return note;
+}
+
 std::vector<int> doubling_counts(int from, int to) {
     std::vector<int> counts;
     for (long long n = from; n <= to; n *= 2) counts.push_back(static_cast<int>(n));
@@ -123,6 +140,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.batch = batch;
                         p.network = network;
                         p.routing = spec.routing;
+                        p.sharp = spec.sharp;
                         p.analytic_comm = what_if;
                         points.push_back(std::move(p));
                     }

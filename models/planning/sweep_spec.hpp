@@ -64,6 +64,9 @@ struct SweepSpec {
     // Fabric routing of the preset topologies the collectives are simulated on (`routing:`); a what-if sweep's
     // analytic model has no fabric, so the reader refuses a non-default routing there.
     FabricRouting routing = FabricOptions{}.routing;
+    // SHARP of every point (`sharp:`), on the simulated fabric or the analytic model alike; nullopt: predict()'s
+    // default. A network option's own `sharp:` is the what-if form, so the reader refuses both in one sweep.
+    std::optional<bool> sharp;
 };
 
 struct SweepPoint {
@@ -76,6 +79,10 @@ struct SweepPoint {
     BatchChoice batch;
     NetworkOption network;
     FabricRouting routing = FabricOptions{}.routing;   // SweepSpec::routing
+    std::optional<bool> sharp;              // SweepSpec::sharp (network.sharp, when set, is the point's choice)
+    // SHARP asked for this point: the network option's, else the sweep's; nullopt: predict()'s default. Where the
+    // job fits one NVLink domain, "on" runs without it (point_prediction.cpp), as the default does there.
+    std::optional<bool> requested_sharp() const { return network.sharp ? network.sharp : sharp; }
     // Collective durations from the analytic NCCL model (comm_model.hpp) instead of the flow simulation on the
     // preset topology. Set for every point of a sweep that has any hardware variant or non-default network:
     // predict() builds preset topologies with catalog link rates and a default fabric, so what-ifs go through
@@ -94,6 +101,14 @@ using PublishedCountsFn = std::vector<int> (*)(const std::string& workload, cons
 // Expands the cross product. Published counts are added inside [min, max] of spec.gpu_counts when asked.
 // InputError for an unknown workload, system or variant name.
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn published_counts = nullptr);
+
+// Why SHARP asked for a whole sweep or plan can run nowhere in it: every system in `base_systems` (catalog
+// names) fits `largest_gpus` GPUs in one NVLink domain (the reason for the first); "" when some point can run it.
+std::string sharp_unavailable_everywhere(const std::vector<std::string>& base_systems, int largest_gpus);
+
+// How reports state a sweep's or plan's non-default fabric choices: "static ECMP routing, SHARP off"; "" when
+// both are the defaults (adaptive, predict()'s SHARP).
+std::string fabric_choice_note(FabricRouting routing, std::optional<bool> sharp);
 
 // 8, 16, ..., up to `to` (inclusive): powers of two times `from`.
 std::vector<int> doubling_counts(int from, int to);

@@ -276,6 +276,15 @@ SystemInfo resolve_system(const std::string& system) {
     }
 }
 
+std::string sharp_unavailable_reason(const SystemInfo& system, int gpus) {
+    const int domain = system.gpu->gpus_per_scaleup_domain;
+    if (gpus > domain) return {};
+    return std::to_string(gpus) + (gpus == 1 ? " GPU fits" : " GPUs fit") + " in one " + system.name +
+           " NVLink domain (up to " + std::to_string(domain) +
+           " GPUs): SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "
+           "fabric";
+}
+
 PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gpu, const std::string& system,
                                      int gpus, const ParallelismConfig& layout, FabricRouting routing) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
@@ -462,8 +471,10 @@ PreparedScenario prepare(const PredictionRequest& request) {
     }
     if (c.packing_factor > 1 && c.samples_per_micro_batch % c.packing_factor != 0) c.packing_factor = 1;
     // NVIDIA's multi-node v4.1 runs enabled SHARP (params.md §2); keep that default for NVIDIA multi-node layouts.
-    const bool multi_node = n > gpu.gpus_per_scaleup_domain;
-    c.sharp = request.sharp.value_or(multi_node && gpu.vendor == "NVIDIA");
+    // Asked for where it cannot run, SHARP would silently do nothing: refuse instead.
+    const std::string sharp_refusal = sharp_unavailable_reason(system, n);
+    if (request.sharp.value_or(false) && !sharp_refusal.empty()) throw InputError(sharp_refusal, {}, "sharp");
+    c.sharp = request.sharp.value_or(sharp_refusal.empty() && gpu.vendor == "NVIDIA");
     if (!request.sharp && c.sharp) defaults.push_back("SHARP in-network reduction on (as NVIDIA's multi-node v4.1 runs)");
 
     PreparedScenario s =

@@ -34,7 +34,9 @@ struct PredictionRequest {
     std::optional<int> tensor_parallel;
     std::optional<int> context_parallel;
     std::optional<int> gradient_accumulation;   // micro steps; default derived from the published layout
-    std::optional<bool> sharp;             // default: on for multi-node NVIDIA layouts, as in v4.1
+    // SHARP in-network reduction of the gradient all-reduce. Default: on for NVIDIA jobs spanning NVLink domains,
+    // as in v4.1. Explicitly on where it cannot run (sharp_unavailable_reason) is an InputError keyed "sharp".
+    std::optional<bool> sharp;
     // Fabric routing of the preset topology the collectives are simulated on (presets.hpp FabricOptions);
     // default: the preset's, adaptive. No effect on systems without a preset (analytic model; a warning says so).
     std::optional<FabricRouting> routing;
@@ -125,6 +127,12 @@ struct SystemInfo {
 };
 SystemInfo resolve_system(const std::string& system);
 std::vector<std::string> system_names();
+
+// Why SHARP cannot reduce the gradients of a job of `gpus` GPUs on `system`, or "" when it can. SHARP reduces
+// between NVLink domains in the InfiniBand switches (the collective model's rule, tuner.cpp); a preset builds
+// its InfiniBand fabric only for a job spanning more than one domain (presets.cpp), and the analytic model
+// applies SHARP only across domains (comm_model.cpp), so the rule is the same for both: more than one domain.
+std::string sharp_unavailable_reason(const SystemInfo& system, int gpus);
 
 // Gradient bucket size, bytes: PyTorch DDP's default is 25 MB; NVIDIA's MLPerf code uses larger fused buckets.
 // 64 MB is our middle estimate.

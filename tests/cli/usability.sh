@@ -85,7 +85,7 @@ check "predict --help documents --routing" 'has "$tmp/help" "--routing R" && has
 "$ttsim" plan --help >"$tmp/help"
 check "plan --help documents --routing" 'has "$tmp/help" "--routing R"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --routing static >"$tmp/predict-static.txt"
-check "predict --routing static is stated with the system" 'has "$tmp/predict-static.txt" "(dgx-h100, static ECMP routing)"'
+check "predict --routing static is stated with the system" 'has "$tmp/predict-static.txt" "(dgx-h100, static ECMP routing, SHARP on)"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --routing static --format json >"$tmp/predict-static.json"
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --format json >"$tmp/predict-default.json"
 check "predict JSON names a static routing only" \
@@ -93,6 +93,34 @@ check "predict JSON names a static routing only" \
 printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [16]\nrouting: static\n' >"$tmp/sweep-static.yaml"
 "$ttsim" run "$tmp/sweep-static.yaml" >"$tmp/sweep-static.txt"
 check "routing: static in a sweep scenario is stated in its title" 'has "$tmp/sweep-static.txt" "1 points, static ECMP routing)"'
+# SHARP: on by default across NVLink domains, off on request; the prediction's header says which either way, its
+# JSON in layout.sharp. Sweeps and plans state a SHARP choice next to the routing, and their result files record
+# both per point.
+"$ttsim" predict --help >"$tmp/help"
+check "predict --help documents --sharp" 'has "$tmp/help" "--sharp on|off"'
+"$ttsim" plan --help >"$tmp/help"
+check "plan --help documents --sharp" 'has "$tmp/help" "--sharp on|off"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 >"$tmp/predict-sharp.txt"
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --sharp off >"$tmp/predict-nosharp.txt"
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 8 >"$tmp/predict-one-node.txt"
+check "predict states SHARP on (default, two nodes) and off (--sharp off; one node)" \
+  'has "$tmp/predict-sharp.txt" "16 x H100-SXM (dgx-h100, SHARP on)" && has "$tmp/predict-nosharp.txt" "(dgx-h100, SHARP off)" && has "$tmp/predict-one-node.txt" "(dgx-h100, SHARP off)"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --sharp off --format json >"$tmp/predict-nosharp.json"
+check "predict --sharp off: layout.sharp is false in JSON" \
+  'python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"layout\"][\"sharp\"] is not False)" "$tmp/predict-nosharp.json"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --sharp on --format json >"$tmp/predict-sharp-on.json"
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --format json >"$tmp/predict-sharp-default.json"
+check "predict --sharp on across nodes = the default (whose defaults list names it)" \
+  'python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); [x.pop(\"defaults\") for x in (a, b)]; sys.exit(a != b)" "$tmp/predict-sharp-on.json" "$tmp/predict-sharp-default.json"'
+printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8, 16]\nrouting: static\nsharp: false\nplots: false\n' >"$tmp/sweep-nosharp.yaml"
+"$ttsim" run "$tmp/sweep-nosharp.yaml" --out "$tmp/sweep-nosharp" >"$tmp/sweep-nosharp.txt"
+check "sharp: false in a sweep scenario is stated in its title" 'has "$tmp/sweep-nosharp.txt" "2 points, static ECMP routing, SHARP off)"'
+check "the sweep CSV records routing and SHARP per point (appended columns)" \
+  'head -1 "$tmp/sweep-nosharp/results.csv" | grep -q ",warnings,routing,sharp_used\$" && [[ $(grep -c ",static,false\$" "$tmp/sweep-nosharp/results.csv") -eq 2 ]]'
+check "the sweep JSON records routing and SHARP per point" \
+  'python3 -c "import json, sys; p = json.load(open(sys.argv[1]))[\"points\"]; sys.exit(not all(x[\"routing\"] == \"static\" and x[\"network\"][\"sharp\"] == \"off\" and x[\"layout\"][\"sharp\"] is False for x in p))" "$tmp/sweep-nosharp/results.json"'
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 1h --max-gpus 16 --sharp off >"$tmp/plan-nosharp.txt"
+check "plan --sharp off is stated with the systems searched" 'has "$tmp/plan-nosharp.txt" "searched dgx-h100 (SHARP off)"'
 
 # Planning: an infeasible query names the closest candidates and the range that limited them; durations and
 # budgets are written as people write them; prices say where they come from.

@@ -56,6 +56,8 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
     return out.str();
 }
 
+bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }
+
 FabricRouting routing_flag(const ArgParser& args) {
     return parse_fabric_routing(args.get_choice("routing", kFabricRoutingNames));
 }

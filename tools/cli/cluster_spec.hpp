@@ -21,6 +21,8 @@ inline constexpr const char* kRoutingFlagHelp =
     "fat-tree routing: adaptive (every flow sprayed over all equal-cost up-links, the SuperPOD default) "
     "or static (one hashed ECMP path per flow)";
 FabricRouting routing_flag(const ArgParser& args);
+// The --sharp option of the same commands: true for "on", false for "off"; exits 2 naming the flag otherwise.
+bool sharp_flag(const ArgParser& args);
 
 struct ClusterSpec {
     std::string system = "dgx-h100";    // preset name (topologies/presets.hpp)

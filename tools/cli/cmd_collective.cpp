@@ -75,7 +75,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
                                                      args.fail(field, message);
                                                  });
     }
-    spec.cluster.sharp = args.get_choice("sharp", {"on", "off"}) == "on";
+    spec.cluster.sharp = sharp_flag(args);
     spec.op = args.get_parsed("op", [](const std::string& s) { return parse_collective_op(s); });
     spec.algorithm = args.get_parsed("algo", [](const std::string& s) { return parse_collective_algorithm(s); });
     spec.protocol = args.get_parsed("protocol", [](const std::string& s) { return parse_nccl_protocol(s); });

@@ -39,6 +39,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
         .option("system", "S[,S...]", "systems to search", "dgx-h100,dgx-h200,dgx-b200")
         .option("routing", "R", std::string(kRoutingFlagHelp) + " of the systems' fabric", "adaptive")
+        .option("sharp", "on|off",
+                "SHARP in-network reduction of the gradients: on (for candidates spanning NVLink domains; those "
+                "within one run without) or off",
+                "on for NVIDIA candidates spanning NVLink domains, as v4.1")
         .option("deadline", "TIME", "time-to-train limit with unit, e.g. 1min, 90s, 2h")
         .option("budget-gpu-hours", "H", "GPU-hours limit")
         .option("budget", "AMOUNT", "money limit, e.g. 5000USD (currency must match --currency)")
@@ -107,6 +111,11 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const int max_gpus = checked_gpu_request(args.get_int("max-gpus", 1, kMaxRequestableGpus), "--max-gpus");
     if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
+    if (args.has("sharp")) query.sharp = sharp_flag(args);
+    if (query.sharp.value_or(false)) {
+        const std::string nowhere = planning::sharp_unavailable_everywhere(query.systems, max_gpus);
+        if (!nowhere.empty()) args.fail("sharp", nowhere + "; no configuration searched spans two domains (raise --max-gpus)");
+    }
     query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
     query.threads = worker_threads(args);
     energy.node_watts = args.get_parsed("node-power", [](const std::string& s) { return units::parse_power(s); });
@@ -119,7 +128,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer =
-        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost, query.routing));
+        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost, query));
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
     if (format == "json")
         out << planning::format_plan_json("ttsim plan", report, answer);

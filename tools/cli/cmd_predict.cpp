@@ -57,7 +57,7 @@ void check_split_with_default(const ArgParser& parser, const PredictionRequest& 
 int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
-                     "[--routing adaptive|static] [--profiles DIR] [--format table|json]",
+                     "[--routing adaptive|static] [--sharp on|off] [--profiles DIR] [--format table|json]",
                      "Predict MLPerf-style time-to-train. Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
     parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
@@ -70,6 +70,10 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("tp", "T", "tensor parallel size", "published")
         .option("cp", "C", "context parallel size", "published")
         .option("routing", "R", std::string(kRoutingFlagHelp) + " of a preset system's fabric", "adaptive")
+        .option("sharp", "on|off",
+                "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
+                "domain, which has no switch fabric)",
+                "on for NVIDIA jobs spanning NVLink domains, as v4.1")
         .option("profiles", "DIR", "directory with calibrated profiles.yaml", "models/profiles")
         .option("format", "F", "table or json", "table");
     if (!parser.parse(args, out)) return 0;
@@ -81,6 +85,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("routing")) request.routing = routing_flag(parser);
+    if (parser.has("sharp")) request.sharp = sharp_flag(parser);
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
     parser.naming_flags([&] { check_split_with_default(parser, request); });
@@ -131,12 +136,15 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         return 0;
     }
     out << std::fixed << std::setprecision(3);
+    // The header states the fabric choices: a non-default routing, and SHARP either way (on by default across
+    // NVLink domains, so whether it ran is not obvious from the request).
     out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system
-        << (p.routing != FabricOptions{}.routing ? ", " + routing_note(p.routing) : std::string()) << ")\n"
+        << (p.routing != FabricOptions{}.routing ? ", " + routing_note(p.routing) : std::string())
+        << (p.layout.sharp ? ", SHARP on" : ", SHARP off") << ")\n"
         << "  layout             TP " << p.layout.tensor_parallel << " CP " << p.layout.context_parallel << " DP "
         << p.layout.data_parallel << ", micro batch " << p.layout.samples_per_micro_batch << " x "
         << p.layout.gradient_accumulation << " micro steps" << (p.layout.distributed_optimizer ? ", distributed optimizer" : "")
-        << (p.layout.sharp ? ", SHARP" : "") << "\n"
+        << "\n"
         << "  time to train      " << p.ttt_minutes << " min (p10 " << p.ttt_p10_minutes << ", p90 " << p.ttt_p90_minutes
         << ")\n"
         << "  global batch       " << p.global_batch << ", samples to converge " << std::setprecision(0)

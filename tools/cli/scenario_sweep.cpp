@@ -50,10 +50,9 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     scenario.options.cancelled = [] { return interrupted(); };
     const planning::SweepResult result = planning::run_sweep(points, profiles, scenario.options);
 
+    const std::string fabric = planning::fabric_choice_note(scenario.spec.routing, scenario.spec.sharp);
     std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points" +
-                        (scenario.spec.routing != FabricOptions{}.routing ? ", " + routing_note(scenario.spec.routing)
-                                                                          : std::string()) +
-                        ")";
+                        (fabric.empty() ? "" : ", " + fabric) + ")";
     if (result.interrupted)
         title += "\ninterrupted: " + std::to_string(result.points.size()) + " of " +
                  std::to_string(result.points_requested) + " points finished; only those are shown";
@@ -168,7 +167,7 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     scenario.query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer = planning::answer_plan_query(
         scenario.query, planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy, scenario.cost,
-                                                            scenario.query.routing));
+                                                            scenario.query));
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
     if (context.out_dir) {
         write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
