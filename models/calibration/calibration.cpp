@@ -249,6 +249,7 @@ struct SharedValues {
     bool run_overhead_per_workload = false;
     double half_work = 0;   // FLOPs per GPU per micro step at half of f_max; 0 = x_half fitted per group
     double eval_fixed = 0;  // seconds per evaluation besides its forward passes; 0 = ComputeProfile's default
+    bool jitter_per_node = false;   // ComputeProfile::step_jitter_per_node (not fitted: a model choice)
 };
 
 void apply_shared(ComputeProfile& p, const SharedValues& v) {
@@ -256,6 +257,7 @@ void apply_shared(ComputeProfile& p, const SharedValues& v) {
     p.step_jitter_seconds = v.step_jitter;
     if (v.jitter_cv > 0) p.step_jitter_cv = v.jitter_cv;
     if (v.eval_fixed > 0) p.eval_fixed_seconds = v.eval_fixed;
+    p.step_jitter_per_node = v.jitter_per_node;
     if (!v.run_overhead_per_workload) p.run_overhead_seconds = v.run_overhead;
     if (v.half_work > 0)
         p.half_saturation_samples = v.half_work / find_workload(p.workload).train_flops_per_sample;
@@ -377,7 +379,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
         {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
         {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
-        {"run-logs", &SharedFit::run_logs}};
+        {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -414,6 +416,7 @@ std::string SharedFit::describe() const {
     add(configuration_weights, "config-weights");
     add(eval_fixed, "eval-fixed");
     add(run_logs, "run-logs");
+    add(jitter_nodes, "jitter-nodes");
     return out.empty() ? "none" : out;
 }
 
@@ -452,6 +455,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     if (shared.eval_fixed) dims.push_back({{&SharedValues::eval_fixed, 1e-3, 30.0}, 0.05});
     SharedValues base;
     base.run_overhead_per_workload = shared.workload_run_overhead;
+    base.jitter_per_node = shared.jitter_nodes;
     const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);
     fit_all_groups(groups, values, &report.profiles, &report.objective_evaluations);
     double sum = 0;

@@ -14,11 +14,12 @@ namespace ttsim {
 // Why the unfitted defaults in ComputeProfile are what they are (estimates, not fitted; the v4.1 data cannot
 // separate them from the fitted terms):
 //  - step_jitter_cv 1%: typical run-to-run per-step spread of a synchronous data-parallel step on a quiet DGX
-//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs. The
-//    shipped calibration FITS it as a shared parameter (`--shared ... jitter-cv`, chosen by forward-chaining
-//    cross-validation) and finds ~10%: far above real per-GPU noise, so the fitted value is best read as the size
-//    of every step cost that grows like the expected maximum of N normals (~sqrt(2 ln N)), stragglers included,
-//    not as a measured noise level. 1% stays the default of a profile that does not set it.
+//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs or nodes.
+//    The shipped calibration FITS it as a shared parameter (`--shared ... jitter-cv`, chosen by forward-chaining
+//    cross-validation), drawn per node (`jitter-nodes`), and finds ~7%: far above real host noise, so the fitted
+//    value is best read as the size of every step cost that grows like the expected maximum of N normals
+//    (~sqrt(2 ln N), N = nodes), stragglers included, not as a measured noise level. 1% per GPU stays the default
+//    of a profile that does not set it.
 //  - eval_fixed_seconds 50 ms: one evaluation launches a forward pass, all-reduces a metric and logs; at 3472
 //    GPUs BERT's eval compute is a few sequences per GPU, so this fixed part dominates there.
 //  - tp_comm_exposed_fraction 0.3: NeMo's TP communication overlap (NVIDIA LoRA configs) hides most of the
@@ -120,7 +121,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from"});
+                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
         p.gpu = find_gpu(item.required("gpu").as_string()).name;
@@ -131,6 +132,11 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("run_overhead_seconds")) p.run_overhead_seconds = n->as_double(0.0, 1e5);
         if (auto n = item.optional("step_jitter_seconds")) p.step_jitter_seconds = n->as_double(0.0, 100.0);
         if (auto n = item.optional("step_jitter_cv")) p.step_jitter_cv = n->as_double(0.0, 1.0);
+        if (auto n = item.optional("step_jitter_unit")) {
+            const std::string unit = n->as_string();
+            if (unit != "gpu" && unit != "node") n->fail("expected 'gpu' or 'node'");
+            p.step_jitter_per_node = unit == "node";
+        }
         if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
@@ -156,6 +162,7 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    run_overhead_seconds: " << p.run_overhead_seconds << "\n"
             << "    step_jitter_seconds: " << p.step_jitter_seconds << "\n"
             << "    step_jitter_cv: " << p.step_jitter_cv << "\n"
+            << "    step_jitter_unit: " << (p.step_jitter_per_node ? "node" : "gpu") << "\n"
             << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
         if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";

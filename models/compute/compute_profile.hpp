@@ -49,6 +49,11 @@ struct ComputeProfile {
     // Per-GPU step-time coefficient of variation: the slowest of N GPUs stretches compute by 1 + cv x E[max of N
     // standard normals]. Shared by all profiles and fitted in the shipped calibration (see compute_profile.cpp).
     double step_jitter_cv = 0.01;
+    // Who draws the step-time noise of step_jitter_seconds and step_jitter_cv: each GPU (false; N = GPUs) or each
+    // node / scale-up domain as a whole (true; N = domains, so a single node has no straggler term). Host-side
+    // noise (OS, Python, data loading, a slow or throttled server) hits a node's GPUs together, while kernels on
+    // the GPUs of one node run in lock step. YAML: step_jitter_unit: gpu | node.
+    bool step_jitter_per_node = false;
     // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
     double eval_fixed_seconds = 0.05;      // per evaluation: launch, metric all-reduce, host-side bookkeeping
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
