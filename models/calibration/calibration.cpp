@@ -72,13 +72,13 @@ double sq(double v) { return v * v; }
 // Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
 // convergence points), else its published score against the prediction at its published mean convergence.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs) {
+    const RunClock clock = run_clock(point.fit_scenario, profile);
     if (run_logs && point.runs_span_convergence()) {
-        const RunClock clock = run_clock(point.fit_scenario, profile);
         double sum = 0;
         for (const CalibrationPoint::Run& run : point.runs) sum += sq(std::log(clock.seconds(run.samples) / run.seconds));
         return sum / static_cast<double>(point.runs.size());
     }
-    return sq(std::log(evaluate(point.fit_scenario, profile).ttt_minutes / point.published_minutes));
+    return sq(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes));
 }
 
 struct FitGroup {
@@ -235,7 +235,17 @@ ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, std
     } catch (const nlopt::roundoff_limited&) {
         // converged as far as floating point allows; x holds the best point
     }
-    return objective.profile_from(x);
+    ComputeProfile fitted = objective.profile_from(x);
+    CalibratedRange range{group.points.front()->scenario.samples_per_gpu, group.points.front()->scenario.samples_per_gpu,
+                          group.points.front()->scenario.gpus, group.points.front()->scenario.gpus};
+    for (const CalibrationPoint* point : group.points) {
+        range.min_samples_per_gpu = std::min(range.min_samples_per_gpu, point->scenario.samples_per_gpu);
+        range.max_samples_per_gpu = std::max(range.max_samples_per_gpu, point->scenario.samples_per_gpu);
+        range.min_gpus = std::min(range.min_gpus, point->scenario.gpus);
+        range.max_gpus = std::max(range.max_gpus, point->scenario.gpus);
+    }
+    fitted.calibrated_range = range;
+    return fitted;
 }
 
 }  // namespace

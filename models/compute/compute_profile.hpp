@@ -26,6 +26,13 @@
 
 namespace ttsim {
 
+// What a calibrated profile was fitted on: the span of per-GPU batches (x, samples per GPU per micro step) and of
+// GPU counts of its results. Outside it a prediction extrapolates the fitted curve, and says so.
+struct CalibratedRange {
+    double min_samples_per_gpu = 0, max_samples_per_gpu = 0;
+    int min_gpus = 0, max_gpus = 0;
+};
+
 struct ComputeProfile {
     std::string workload;                  // canonical workload name, e.g. "bert"
     std::string gpu;                       // canonical GPU catalog name, e.g. "H100-SXM"
@@ -59,7 +66,14 @@ struct ComputeProfile {
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
+    // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred
+    // profile keeps its source's. Unset: no range warnings.
+    std::optional<CalibratedRange> calibrated_range;
 };
+
+// Warnings for a prediction at `samples_per_gpu` and `gpus` outside the profile's calibrated range (empty when
+// inside, or when the profile has no range).
+std::vector<std::string> extrapolation_warnings(const ComputeProfile& profile, double samples_per_gpu, int gpus);
 
 // Optimizer memory traffic per trainable parameter per step, bytes: fp32 master weight (read+write 8), two fp32
 // moments (read+write 16), fp16/bf16 gradient read (2) and fp16/bf16 weight copy write (2) = 28 bytes (Adam,
