@@ -72,13 +72,13 @@ double sq(double v) { return v * v; }
 // Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
 // convergence points), else its published score against the prediction at its published mean convergence.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs) {
+    const RunClock clock = run_clock(point.fit_scenario, profile);
     if (run_logs && point.runs_span_convergence()) {
-        const RunClock clock = run_clock(point.fit_scenario, profile);
         double sum = 0;
         for (const CalibrationPoint::Run& run : point.runs) sum += sq(std::log(clock.seconds(run.samples) / run.seconds));
         return sum / static_cast<double>(point.runs.size());
     }
-    return sq(std::log(evaluate(point.fit_scenario, profile).ttt_minutes / point.published_minutes));
+    return sq(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes));
 }
 
 struct FitGroup {
@@ -235,7 +235,17 @@ ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, std
     } catch (const nlopt::roundoff_limited&) {
         // converged as far as floating point allows; x holds the best point
     }
-    return objective.profile_from(x);
+    ComputeProfile fitted = objective.profile_from(x);
+    CalibratedRange range{group.points.front()->scenario.samples_per_gpu, group.points.front()->scenario.samples_per_gpu,
+                          group.points.front()->scenario.gpus, group.points.front()->scenario.gpus};
+    for (const CalibrationPoint* point : group.points) {
+        range.min_samples_per_gpu = std::min(range.min_samples_per_gpu, point->scenario.samples_per_gpu);
+        range.max_samples_per_gpu = std::max(range.max_samples_per_gpu, point->scenario.samples_per_gpu);
+        range.min_gpus = std::min(range.min_gpus, point->scenario.gpus);
+        range.max_gpus = std::max(range.max_gpus, point->scenario.gpus);
+    }
+    fitted.calibrated_range = range;
+    return fitted;
 }
 
 }  // namespace
@@ -249,6 +259,7 @@ struct SharedValues {
     bool run_overhead_per_workload = false;
     double half_work = 0;   // FLOPs per GPU per micro step at half of f_max; 0 = x_half fitted per group
     double eval_fixed = 0;  // seconds per evaluation besides its forward passes; 0 = ComputeProfile's default
+    bool jitter_per_node = false;   // ComputeProfile::step_jitter_per_node (not fitted: a model choice)
 };
 
 void apply_shared(ComputeProfile& p, const SharedValues& v) {
@@ -256,6 +267,7 @@ void apply_shared(ComputeProfile& p, const SharedValues& v) {
     p.step_jitter_seconds = v.step_jitter;
     if (v.jitter_cv > 0) p.step_jitter_cv = v.jitter_cv;
     if (v.eval_fixed > 0) p.eval_fixed_seconds = v.eval_fixed;
+    p.step_jitter_per_node = v.jitter_per_node;
     if (!v.run_overhead_per_workload) p.run_overhead_seconds = v.run_overhead;
     if (v.half_work > 0)
         p.half_saturation_samples = v.half_work / find_workload(p.workload).train_flops_per_sample;
@@ -377,7 +389,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
         {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
         {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
-        {"run-logs", &SharedFit::run_logs}};
+        {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -414,6 +426,7 @@ std::string SharedFit::describe() const {
     add(configuration_weights, "config-weights");
     add(eval_fixed, "eval-fixed");
     add(run_logs, "run-logs");
+    add(jitter_nodes, "jitter-nodes");
     return out.empty() ? "none" : out;
 }
 
@@ -452,6 +465,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     if (shared.eval_fixed) dims.push_back({{&SharedValues::eval_fixed, 1e-3, 30.0}, 0.05});
     SharedValues base;
     base.run_overhead_per_workload = shared.workload_run_overhead;
+    base.jitter_per_node = shared.jitter_nodes;
     const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);
     fit_all_groups(groups, values, &report.profiles, &report.objective_evaluations);
     double sum = 0;

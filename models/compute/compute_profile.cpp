@@ -14,11 +14,12 @@ namespace ttsim {
 // Why the unfitted defaults in ComputeProfile are what they are (estimates, not fitted; the v4.1 data cannot
 // separate them from the fitted terms):
 //  - step_jitter_cv 1%: typical run-to-run per-step spread of a synchronous data-parallel step on a quiet DGX
-//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs. The
-//    shipped calibration FITS it as a shared parameter (`--shared ... jitter-cv`, chosen by forward-chaining
-//    cross-validation) and finds ~10%: far above real per-GPU noise, so the fitted value is best read as the size
-//    of every step cost that grows like the expected maximum of N normals (~sqrt(2 ln N)), stragglers included,
-//    not as a measured noise level. 1% stays the default of a profile that does not set it.
+//    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs or nodes.
+//    The shipped calibration FITS it as a shared parameter (`--shared ... jitter-cv`, chosen by forward-chaining
+//    cross-validation), drawn per node (`jitter-nodes`), and finds ~7%: far above real host noise, so the fitted
+//    value is best read as the size of every step cost that grows like the expected maximum of N normals
+//    (~sqrt(2 ln N), N = nodes), stragglers included, not as a measured noise level. 1% per GPU stays the default
+//    of a profile that does not set it.
 //  - eval_fixed_seconds 50 ms: one evaluation launches a forward pass, all-reduces a metric and logs; at 3472
 //    GPUs BERT's eval compute is a few sequences per GPU, so this fixed part dominates there.
 //  - tp_comm_exposed_fraction 0.3: NeMo's TP communication overlap (NVIDIA LoRA configs) hides most of the
@@ -48,6 +49,31 @@ double optimizer_seconds(const Workload& workload, const GpuSpec& gpu, int optim
     TTSIM_ASSERT(optimizer_shards >= 1, "optimizer shards must be >= 1");
     const double bytes = static_cast<double>(workload.trainable_params) * kOptimizerBytesPerParam / optimizer_shards;
     return bytes / gpu.hbm_bandwidth;
+}
+
+std::vector<std::string> extrapolation_warnings(const ComputeProfile& profile, double samples_per_gpu, int gpus) {
+    std::vector<std::string> out;
+    if (!profile.calibrated_range) return out;
+    const CalibratedRange& r = *profile.calibrated_range;
+    const std::string whose = profile.workload + " on " + (profile.transferred_from ? *profile.transferred_from : profile.gpu);
+    auto number = [](double v) {
+        std::ostringstream s;
+        s << std::setprecision(3) << v;
+        return s.str();
+    };
+    // A relative margin, so a batch printed and read back with rounding does not warn.
+    if (samples_per_gpu < r.min_samples_per_gpu * (1 - 1e-9))
+        out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is below the smallest the " + whose +
+                      " profile was fitted on (" + number(r.min_samples_per_gpu) +
+                      "): the step time extrapolates the fitted curve ('ttsim validate' shows how far such "
+                      "extrapolations have missed)");
+    else if (samples_per_gpu > r.max_samples_per_gpu * (1 + 1e-9))
+        out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is above the largest the " + whose +
+                      " profile was fitted on (" + number(r.max_samples_per_gpu) + "): the step time extrapolates the fitted curve");
+    if (gpus > r.max_gpus)
+        out.push_back(std::to_string(gpus) + " GPUs is beyond the largest " + whose + " result the profile was fitted on (" +
+                      std::to_string(r.max_gpus) + " GPUs): scale-dependent costs are extrapolated");
+    return out;
 }
 
 ComputeProfile transfer_profile(const ComputeProfile& source, const GpuSpec& target) {
@@ -120,7 +146,8 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from"});
+                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from",
+                         "fitted_samples_per_gpu", "fitted_gpus"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
         p.gpu = find_gpu(item.required("gpu").as_string()).name;
@@ -131,9 +158,33 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("run_overhead_seconds")) p.run_overhead_seconds = n->as_double(0.0, 1e5);
         if (auto n = item.optional("step_jitter_seconds")) p.step_jitter_seconds = n->as_double(0.0, 100.0);
         if (auto n = item.optional("step_jitter_cv")) p.step_jitter_cv = n->as_double(0.0, 1.0);
+        if (auto n = item.optional("step_jitter_unit")) {
+            const std::string unit = n->as_string();
+            if (unit != "gpu" && unit != "node") n->fail("expected 'gpu' or 'node'");
+            p.step_jitter_per_node = unit == "node";
+        }
         if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
+        const auto batches = item.optional("fitted_samples_per_gpu");
+        const auto counts = item.optional("fitted_gpus");
+        if (batches.has_value() != counts.has_value())
+            item.fail("fitted_samples_per_gpu and fitted_gpus go together (the range a calibration was fitted on)");
+        if (batches) {
+            auto pair = [](const ConfigNode& node) {
+                const auto values = node.items();
+                if (values.size() != 2) node.fail("expected [min, max]");
+                return std::make_pair(values[0], values[1]);
+            };
+            CalibratedRange r;
+            const auto [b_lo, b_hi] = pair(*batches);
+            r.min_samples_per_gpu = b_lo.as_double(1e-6, 1e6);
+            r.max_samples_per_gpu = b_hi.as_double(r.min_samples_per_gpu, 1e6);
+            const auto [g_lo, g_hi] = pair(*counts);
+            r.min_gpus = static_cast<int>(g_lo.as_int(1, 1 << 24));
+            r.max_gpus = static_cast<int>(g_hi.as_int(r.min_gpus, 1 << 24));
+            p.calibrated_range = r;
+        }
         if (set.contains(p.workload, p.gpu)) item.fail("duplicate profile for " + p.workload + " on " + p.gpu);
         set.add(std::move(p));
     }
@@ -156,9 +207,13 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    run_overhead_seconds: " << p.run_overhead_seconds << "\n"
             << "    step_jitter_seconds: " << p.step_jitter_seconds << "\n"
             << "    step_jitter_cv: " << p.step_jitter_cv << "\n"
+            << "    step_jitter_unit: " << (p.step_jitter_per_node ? "node" : "gpu") << "\n"
             << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
         if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";
+        if (const auto& r = p.calibrated_range)
+            out << "    fitted_samples_per_gpu: [" << r->min_samples_per_gpu << ", " << r->max_samples_per_gpu << "]\n"
+                << "    fitted_gpus: [" << r->min_gpus << ", " << r->max_gpus << "]\n";
     }
     std::error_code ec;
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);

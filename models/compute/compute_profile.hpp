@@ -26,6 +26,13 @@
 
 namespace ttsim {
 
+// What a calibrated profile was fitted on: the span of per-GPU batches (x, samples per GPU per micro step) and of
+// GPU counts of its results. Outside it a prediction extrapolates the fitted curve, and says so.
+struct CalibratedRange {
+    double min_samples_per_gpu = 0, max_samples_per_gpu = 0;
+    int min_gpus = 0, max_gpus = 0;
+};
+
 struct ComputeProfile {
     std::string workload;                  // canonical workload name, e.g. "bert"
     std::string gpu;                       // canonical GPU catalog name, e.g. "H100-SXM"
@@ -49,12 +56,24 @@ struct ComputeProfile {
     // Per-GPU step-time coefficient of variation: the slowest of N GPUs stretches compute by 1 + cv x E[max of N
     // standard normals]. Shared by all profiles and fitted in the shipped calibration (see compute_profile.cpp).
     double step_jitter_cv = 0.01;
+    // Who draws the step-time noise of step_jitter_seconds and step_jitter_cv: each GPU (false; N = GPUs) or each
+    // node / scale-up domain as a whole (true; N = domains, so a single node has no straggler term). Host-side
+    // noise (OS, Python, data loading, a slow or throttled server) hits a node's GPUs together, while kernels on
+    // the GPUs of one node run in lock step. YAML: step_jitter_unit: gpu | node.
+    bool step_jitter_per_node = false;
     // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
     double eval_fixed_seconds = 0.05;      // per evaluation: launch, metric all-reduce, host-side bookkeeping
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
+    // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred
+    // profile keeps its source's. Unset: no range warnings.
+    std::optional<CalibratedRange> calibrated_range;
 };
+
+// Warnings for a prediction at `samples_per_gpu` and `gpus` outside the profile's calibrated range (empty when
+// inside, or when the profile has no range).
+std::vector<std::string> extrapolation_warnings(const ComputeProfile& profile, double samples_per_gpu, int gpus);
 
 // Optimizer memory traffic per trainable parameter per step, bytes: fp32 master weight (read+write 8), two fp32
 // moments (read+write 16), fp16/bf16 gradient read (2) and fp16/bf16 weight copy write (2) = 28 bytes (Adam,

@@ -335,6 +335,8 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
     s.eval_samples_per_gpu = eval_per_rank / model_split;
 
     s.straggler_sigmas = expected_max_standard_normal(gpus);
+    s.node_straggler_sigmas =
+        expected_max_standard_normal((gpus + gpu.gpus_per_scaleup_domain - 1) / gpu.gpus_per_scaleup_domain);
     return s;
 }
 
@@ -504,10 +506,11 @@ IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfil
     plan.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
     const bool multi_node = s.gpus > gpu.gpus_per_scaleup_domain;
+    const double sigmas = profile.step_jitter_per_node ? s.node_straggler_sigmas : s.straggler_sigmas;
     plan.fixed_step_seconds = profile.fixed_step_seconds + (multi_node ? profile.multi_node_step_seconds : 0.0) +
-                              profile.step_jitter_seconds * s.straggler_sigmas;
+                              profile.step_jitter_seconds * sigmas;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
-    plan.straggler_factor = 1.0 + profile.step_jitter_cv * s.straggler_sigmas;
+    plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
     plan.eval_seconds = evaluation_seconds(s, profile);
     return plan;
 }
@@ -575,6 +578,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     if (profile.transferred_from)
         p.warnings.push_back("no v4.1 calibration for " + gpu.name + "; " + w.name + " compute profile transferred from " +
                              *profile.transferred_from + " by scaling with peak FLOP/s and HBM bandwidth");
+    for (auto& w : extrapolation_warnings(profile, s.samples_per_gpu, s.gpus)) p.warnings.push_back(std::move(w));
     return p;
 }
 

@@ -83,7 +83,8 @@ struct PreparedScenario {
     int optimizer_shards = 1;
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
     double eval_samples_per_gpu = 0;
-    double straggler_sigmas = 0;           // E[max of N standard normals]
+    double straggler_sigmas = 0;           // E[max of N standard normals], N = GPUs
+    double node_straggler_sigmas = 0;      // the same with N = scale-up domains (nodes) spanned
     std::string comm_topology;             // preset the collectives were simulated on, or "analytic"
     FabricRouting routing = FabricRouting::Adaptive;   // the preset's fabric routing (PredictionRequest::routing)
     std::uint64_t collective_simulations = 0;   // flow simulations run by prepare (cache misses)

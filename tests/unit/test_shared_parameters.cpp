@@ -2,6 +2,9 @@
 // (ComputeProfile::run_overhead_seconds, step_jitter_seconds).
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "models/calibration/calibration.hpp"
 #include "sim/errors.hpp"
 #include "tests/unit/prediction_helpers.hpp"
@@ -15,7 +18,7 @@ const ProfileSet& shipped() { return test::shipped_profile_set(); }
 
 TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]") {
     // The shipped model (chosen by forward-chaining cross-validation, see calibration.hpp).
-    CHECK(SharedFit{}.describe() == "multi-node,jitter-cv,run-logs");
+    CHECK(SharedFit{}.describe() == "jitter-cv,workload-run-overhead,run-logs,jitter-nodes");
     CHECK(SharedFit::parse("multi-node").describe() == "multi-node");   // a list names all that is on
     CHECK(SharedFit::parse("none").describe() == "none");
     const SharedFit all = SharedFit::parse(
@@ -31,6 +34,8 @@ TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]
     CHECK(all.configuration_weights);
     CHECK(all.eval_fixed);
     CHECK(all.run_logs);
+    CHECK_FALSE(all.jitter_nodes);
+    CHECK(SharedFit::parse("jitter-cv,jitter-nodes").jitter_nodes);
     CHECK(SharedFit::parse(all.describe()).describe() == all.describe());
     CHECK_THROWS_AS(SharedFit::parse("multinode"), InputError);
     CHECK_THROWS_AS(SharedFit::parse("multi-node,"), InputError);
@@ -57,6 +62,7 @@ TEST_CASE("absolute step jitter costs sigma x E[max of N] per step and grows wit
     for (int gpus : {8, 64, 1024}) {
         const PreparedScenario s = prepare(prediction_request("retinanet", "dgx-h100", gpus));
         ComputeProfile profile = shipped().find(*s.workload, *s.gpu);
+        profile.step_jitter_per_node = false;   // N = GPUs
         profile.step_jitter_seconds = 0;
         const double base = evaluate(s, profile).step_ms;
         profile.step_jitter_seconds = 0.001;
@@ -82,4 +88,72 @@ TEST_CASE("profiles round-trip the shared terms through YAML", "[calibration]") 
     CHECK(q.run_overhead_seconds == 7.5);
     CHECK(q.step_jitter_seconds == 2.5e-4);
     CHECK(q.multi_node_step_seconds == p.multi_node_step_seconds);
+}
+
+TEST_CASE("per-node step noise: no straggler term on one node, E[max of nodes] beyond", "[training]") {
+    // Same relative spread, drawn per node instead of per GPU: a single node runs at its undisturbed pace, and
+    // at every scale the node population is smaller than the GPU population, so the stretch is smaller.
+    for (int gpus : {8, 64, 1024}) {
+        const PreparedScenario s = prepare(prediction_request("bert", "dgx-h100", gpus));
+        ComputeProfile profile = shipped().find(*s.workload, *s.gpu);
+        profile.step_jitter_seconds = 0;
+        profile.step_jitter_cv = 0;
+        const Prediction quiet = evaluate(s, profile);
+        profile.step_jitter_cv = 0.05;
+        profile.step_jitter_per_node = true;
+        const Prediction per_node = evaluate(s, profile);
+        profile.step_jitter_per_node = false;
+        const Prediction per_gpu = evaluate(s, profile);
+        INFO(gpus << " GPUs");
+        const int nodes = gpus / 8;
+        CHECK(s.node_straggler_sigmas == expected_max_standard_normal(nodes));
+        if (nodes == 1) {
+            CHECK(per_node.step_ms == quiet.step_ms);
+        } else {
+            CHECK(per_node.step_ms > quiet.step_ms);
+        }
+        CHECK(per_gpu.step_ms > per_node.step_ms);
+        // The stretch multiplies compute only: the per-GPU and per-node stretches of the same compute are in the
+        // ratio of their E[max] (the optimizer part is not stretched and cancels in the difference).
+        if (nodes > 1)
+            CHECK((per_gpu.compute_ms - quiet.compute_ms) / (per_node.compute_ms - quiet.compute_ms) ==
+                  Approx(expected_max_standard_normal(gpus) / expected_max_standard_normal(nodes)).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("the jitter unit round-trips through YAML and is parsed strictly", "[calibration]") {
+    ProfileSet set;
+    ComputeProfile p = shipped().find(find_workload("retinanet"), find_gpu("H100-SXM"));
+    p.step_jitter_per_node = true;
+    set.add(p);
+    const auto dir = std::filesystem::temp_directory_path() / "ttsim-test-jitter-unit";
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "profiles.yaml";
+    set.save_file(file);
+    CHECK(ProfileSet::load_file(file).find(find_workload("retinanet"), find_gpu("H100-SXM")).step_jitter_per_node);
+    p.step_jitter_per_node = false;
+    set.add(p);
+    set.save_file(file);
+    CHECK_FALSE(ProfileSet::load_file(file).find(find_workload("retinanet"), find_gpu("H100-SXM")).step_jitter_per_node);
+
+    // A wrong value names the file, its line and the key.
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    in.close();
+    std::string yaml = text.str();
+    const auto at = yaml.find("step_jitter_unit: gpu");
+    REQUIRE(at != std::string::npos);
+    yaml.replace(at, std::string("step_jitter_unit: gpu").size(), "step_jitter_unit: rack");
+    std::ofstream(file) << yaml;
+    try {
+        ProfileSet::load_file(file);
+        FAIL("a bad step_jitter_unit was accepted");
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("profiles.yaml") != std::string::npos);
+        CHECK(what.find("step_jitter_unit") != std::string::npos);
+        CHECK(what.find("'gpu' or 'node'") != std::string::npos);
+    }
+    std::filesystem::remove_all(dir);
 }
