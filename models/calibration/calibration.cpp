@@ -71,19 +71,33 @@ double sq(double v) { return v * v; }
 
 // Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
 // convergence points), else its published score against the prediction at its published mean convergence.
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs) {
+// Robust fits (SharedFit::robust) replace the square by soft-L1: quadratic below kRobustScale, linear above, so a
+// result that no shared term can explain (another software release, another cluster) pulls the shared parameters
+// with a bounded force. Scale 5 % of a log error: the spread of same-configuration results across submitters
+// (the in-sample per-group tolerance), fixed before the option was tried.
+constexpr double kRobustScale = 0.05;
+
+double log_error_loss(double log_error, bool robust) {
+    if (!robust) return sq(log_error);
+    const double r = log_error / kRobustScale;
+    return 2 * kRobustScale * kRobustScale * (std::sqrt(1 + r * r) - 1);
+}
+
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust) {
     const RunClock clock = run_clock(point.fit_scenario, profile);
     if (run_logs && point.runs_span_convergence()) {
         double sum = 0;
-        for (const CalibrationPoint::Run& run : point.runs) sum += sq(std::log(clock.seconds(run.samples) / run.seconds));
+        for (const CalibrationPoint::Run& run : point.runs)
+            sum += log_error_loss(std::log(clock.seconds(run.samples) / run.seconds), robust);
         return sum / static_cast<double>(point.runs.size());
     }
-    return sq(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes));
+    return log_error_loss(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes), robust);
 }
 
 struct FitGroup {
     std::string workload, gpu;
     bool run_logs = false;         // fit option SharedFit::run_logs
+    bool robust = false;           // fit option SharedFit::robust
     std::vector<const CalibrationPoint*> points;
     std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
 };
@@ -188,7 +202,7 @@ struct Objective {
         double sum = 0;
         for (std::size_t i = 0; i < group->points.size(); ++i) {
             const CalibrationPoint* point = group->points[i];
-            sum += group->weights[i] * point_loss(*point, p, group->run_logs);
+            sum += group->weights[i] * point_loss(*point, p, group->run_logs, group->robust);
         }
         return sum;
     }
@@ -309,7 +323,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
         for (std::size_t i = 0; i < group.points.size(); ++i) {
             const CalibrationPoint* point = group.points[i];
-            sum += group.weights[i] * point_loss(*point, p, group.run_logs);
+            sum += group.weights[i] * point_loss(*point, p, group.run_logs, group.robust);
         }
     }
     if (out) *out = std::move(set);
@@ -389,7 +403,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
         {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
         {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
-        {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes}};
+        {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
+        {"robust", &SharedFit::robust}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -427,6 +442,7 @@ std::string SharedFit::describe() const {
     add(eval_fixed, "eval-fixed");
     add(run_logs, "run-logs");
     add(jitter_nodes, "jitter-nodes");
+    add(robust, "robust");
     return out.empty() ? "none" : out;
 }
 
@@ -439,6 +455,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         g.workload = p.scenario.workload->name;
         g.gpu = p.scenario.gpu->name;
         g.run_logs = shared.run_logs;
+        g.robust = shared.robust;
         g.points.push_back(&p);
         any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;
     }
