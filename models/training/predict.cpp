@@ -340,6 +340,14 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
     return s;
 }
 
+namespace {
+// Which model parallelism ttsim has a communication model for: TP for the transformers (BERT Megatron-style,
+// Llama2-70B LoRA as v4.1); the convolutional RetinaNet and the Stable Diffusion UNet ran data parallel only.
+bool tensor_parallel_modelled(const Workload& workload) {
+    return workload.name == "llama2_70b_lora" || workload.name == "bert";
+}
+}  // namespace
+
 PreparedScenario prepare(const PredictionRequest& request) {
     const Workload* found = nullptr;
     try {
@@ -373,8 +381,12 @@ PreparedScenario prepare(const PredictionRequest& request) {
     }
     ParallelismConfig c = choice.config;
     std::vector<std::string> defaults;
-    defaults.push_back("layout from " + choice.basis.source + " (" + choice.basis.system_family + ", " +
-                       std::to_string(choice.basis.gpus) + " GPUs)");
+    const bool split_given = request.tensor_parallel || request.context_parallel;
+    defaults.push_back((split_given ? "TP x CP as given; the rest of the layout (micro batch cap, distributed optimizer, "
+                                      "FP8) from "
+                                    : "layout from ") +
+                       choice.basis.source + " (" + choice.basis.system_family + ", " + std::to_string(choice.basis.gpus) +
+                       " GPUs)");
     for (auto& note : choice.notes) defaults.push_back(note);
 
     if (request.tensor_parallel || request.context_parallel) {
@@ -387,14 +399,11 @@ PreparedScenario prepare(const PredictionRequest& request) {
                                  std::to_string(gpu.gpus_per_scaleup_domain) + " GPUs",
                              {}, "tp");
         const int split = tp * cp * c.pipeline_parallel;
-        if (n % split != 0)
-            throw InputError(std::to_string(n) + " GPUs are not divisible by TP x CP = " + std::to_string(split), {},
-                             request.context_parallel ? "cp" : "tp");
-        // Which model parallelism ttsim has a communication model for: TP and CP for Llama2-70B LoRA (as v4.1),
-        // TP for BERT (Megatron-style); the convolutional RetinaNet and the Stable Diffusion UNet ran data
-        // parallel only, and splitting them is not modelled.
-        const bool transformer = workload.name == "llama2_70b_lora" || workload.name == "bert";
-        if (tp > 1 && !transformer)
+        if (n % split != 0)   // name the flag that breaks divisibility (TP first), not merely the last one given
+            throw InputError(std::to_string(n) + " GPUs are not divisible by TP x CP = " + std::to_string(tp) + " x " +
+                                 std::to_string(cp) + " = " + std::to_string(split),
+                             {}, n % tp != 0 || !request.context_parallel ? "tp" : "cp");
+        if (tp > 1 && !tensor_parallel_modelled(workload))
             throw InputError("tensor parallelism is modelled for bert and llama2_70b_lora only; " + workload.name +
                                  " runs data parallel (as in MLPerf v4.1)",
                              {}, "tp");
@@ -441,10 +450,13 @@ PreparedScenario prepare(const PredictionRequest& request) {
             const long long most = static_cast<long long>(max_factor * largest_rcp) * model_split;
             throw InputError(std::to_string(n) + " GPUs need a global batch of at least " +
                                  std::to_string(c.data_parallel) + " (one sample per data-parallel rank, " +
-                                 std::to_string(model_split) + " GPUs per replica), beyond " +
+                                 std::to_string(model_split) + (model_split == 1 ? " GPU" : " GPUs") + " per replica), beyond " +
                                  std::to_string(static_cast<int>(max_factor)) + "x the largest RCP batch (" + std::to_string(largest_rcp) +
                                  "), where convergence is unknown; use at most " + std::to_string(most) +
-                                 " GPUs with this layout, or more GPUs per replica (--tp/--cp)",
+                                 " GPUs with this layout" +
+                                 (!tensor_parallel_modelled(workload) ? ""
+                                  : workload.name == "bert"         ? ", or more GPUs per replica (--tp)"
+                                                                    : ", or more GPUs per replica (--tp/--cp)"),
                              {}, "gpus");
         }
         c.global_batch = batch.global_batch;
@@ -570,6 +582,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.tp_cp_exposed_ms = profile.tp_comm_exposed_fraction * p.tp_cp_comm_ms;
     p.fixed_ms = it.fixed_seconds * 1e3;
     p.eval_minutes = p.evaluations * eval_seconds / 60.0;
+    p.run_overhead_minutes = clock.run_overhead_seconds / 60.0;
     p.per_gpu_throughput = c.global_batch / it.step_seconds / s.gpus;
     p.gpu_hours = p.ttt_minutes / 60.0 * s.gpus;
     p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;

@@ -59,6 +59,8 @@ struct Prediction {
     double tp_cp_comm_ms = 0, tp_cp_exposed_ms = 0;
     double eval_minutes = 0;               // on-the-clock evaluation time (0 for Stable Diffusion)
     long long evaluations = 0;
+    double run_overhead_minutes = 0;       // once per run (ComputeProfile::run_overhead_seconds)
+    // ttt_minutes = steps x step_ms + eval_minutes + run_overhead_minutes.
     double per_gpu_throughput = 0;         // samples / s / GPU
     std::optional<double> efficiency_vs_8gpu;   // per-GPU throughput relative to the default 8-GPU layout
     double gpu_hours = 0;

@@ -8,6 +8,7 @@
 #include "models/training/iteration.hpp"
 #include "models/training/predict.hpp"
 #include "sim/errors.hpp"
+#include "tests/unit/prediction_helpers.hpp"
 
 using namespace ttsim;
 
@@ -236,4 +237,15 @@ TEST_CASE("routing on a system without a preset topology is reported as having n
     CHECK(s.routing == FabricRouting::Adaptive);   // no fabric was built with it
     CHECK(std::any_of(s.warnings.begin(), s.warnings.end(),
                       [](const std::string& w) { return w.find("static routing has no effect") != std::string::npos; }));
+}
+
+TEST_CASE("the printed breakdown adds up to the time to train", "[training]") {
+    // steps x step + on-the-clock evaluation + per-run overhead = time to train, at one node and at many.
+    for (const auto& [workload, gpus] : std::vector<std::pair<const char*, int>>{
+             {"bert", 8}, {"retinanet", 512}, {"llama2_70b_lora", 64}, {"stable_diffusion", 1024}}) {
+        const Prediction p = predict(test::prediction_request(workload, "dgx-h100", gpus), test::shipped_profile_set());
+        INFO(workload << " on " << gpus);
+        CHECK(p.steps * p.step_ms / 60000.0 + p.eval_minutes + p.run_overhead_minutes ==
+              Approx(p.ttt_minutes).epsilon(1e-12));
+    }
 }

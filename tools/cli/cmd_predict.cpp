@@ -123,6 +123,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         j["fixed_ms"] = p.fixed_ms;
         j["eval_minutes"] = p.eval_minutes;
         j["evaluations"] = p.evaluations;
+        j["run_overhead_minutes"] = p.run_overhead_minutes;
         j["per_gpu_throughput"] = p.per_gpu_throughput;
         // Throughput efficiency (per-GPU samples/s relative to 8 GPUs), not the time-to-train efficiency of
         // `ttsim run` (speedup / GPU ratio, which includes convergence): named so the two are never confused.
@@ -156,6 +157,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
             << " ms of it exposed (counted in compute)\n";
     out
         << "  evaluation         " << p.eval_minutes << " min on the clock (" << p.evaluations << " evaluations)\n"
+        << "  per-run overhead   " << p.run_overhead_minutes
+        << " min (once per run; time to train = steps x step + evaluation + this)\n"
         << "  per-GPU throughput " << p.per_gpu_throughput << " samples/s";
     out << "\n";
     if (p.efficiency_vs_8gpu)
