@@ -159,3 +159,39 @@ TEST_CASE("document markers: one document per file, no hang on stray flow ends",
     CHECK_THROWS_AS(ConfigNode::load_string(", nic: xdr, sharp: off}\ncollective: {op: alltoall}\n", "h.yaml"),
                     InputError);
 }
+
+#include <filesystem>
+#include <sstream>
+
+#include "tools/cli/scenario_kinds.hpp"
+
+TEST_CASE("a Ctrl-C caught while the scenario was read stops every kind before any output", "[interrupt]") {
+    // `ttsim run` installs its guard before reading the file; the flag must survive into each kind's own guard,
+    // and the kind must stop before creating --out (no empty directory, no partial file).
+    using namespace ttsim::cli;
+    const auto out_dir = std::filesystem::temp_directory_path() / "ttsim-test-interrupt-before-start";
+    std::filesystem::remove_all(out_dir);
+    using Handler = int (*)(const ttsim::ConfigNode&, const ScenarioContext&, std::ostream&);
+    const std::pair<const char*, Handler> kinds[] = {{"scenarios/default.yaml", run_scaling_study_scenario},
+                                                     {"scenarios/plan-deadline-bert.yaml", run_plan_scenario},
+                                                     {"scenarios/collective-h100-nvls.yaml", run_collective_scenario}};
+    for (const auto& [file, handler] : kinds) {
+        INFO(file);
+        const auto path = std::filesystem::path(TTSIM_SOURCE_DIR) / file;
+        REQUIRE(std::filesystem::exists(path));
+        const ttsim::ConfigNode root = ttsim::ConfigNode::load_file(path.string());
+        ScenarioContext context;
+        context.file = path.string();
+        context.out_dir = out_dir.string();
+        std::ostringstream out;
+        clear_interrupt();
+        {
+            InterruptGuard outer;   // as `ttsim run` holds it
+            request_interrupt();    // Ctrl-C while reading
+            CHECK(handler(root, context, out) == kExitInterrupted);
+        }
+        CHECK(out.str().empty());
+        CHECK_FALSE(std::filesystem::exists(out_dir));
+        clear_interrupt();
+    }
+}

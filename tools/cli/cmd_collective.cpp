@@ -99,6 +99,8 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
 int run_collective_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     CollectiveSweepSpec spec = read_collective_scenario(root);
     if (context.format) spec.format = *context.format;
+    // A Ctrl-C while the scenario was read (caught by `ttsim run`'s guard) stops here, before --out exists.
+    if (interrupted()) return report_interrupted_before_start();
     if (context.out_dir) ensure_directory(*context.out_dir);   // an unusable --out fails before the run
 
     const CollectiveSweepResult result = run_interruptible(spec);

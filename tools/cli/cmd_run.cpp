@@ -2,6 +2,7 @@
 
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
+#include "tools/cli/interrupt.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 #include "tools/cli/scenario_sweep.hpp"
 
@@ -50,6 +51,8 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
         .option("format", "F", "override the scenario's output format: table, csv or json");
     if (!args.parse(raw, out)) return 0;
+    // Ctrl-C from here on is caught: while the scenario is read it stops the run before anything is written.
+    const InterruptGuard interrupt_guard;
 
     ScenarioContext context;
     context.file = *args.positional_value("SCENARIO");

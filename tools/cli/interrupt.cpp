@@ -38,8 +38,15 @@ int report_interrupted(std::size_t finished, std::size_t total, const std::strin
     return kExitInterrupted;
 }
 
+int report_interrupted_before_start() {
+    std::fprintf(stderr, "%sttsim: interrupted before anything ran; nothing was written\n", isatty(STDERR_FILENO) ? "\n" : "");
+    std::fflush(stderr);
+    return kExitInterrupted;
+}
+
 InterruptGuard::InterruptGuard() : previous_(new SigAction()) {
-    g_interrupt_count = 0;
+    // The flag is not cleared: a Ctrl-C caught by an outer guard (while the scenario was read) must survive
+    // into the sweep's own guard. A process starts with it clear; tests clear it explicitly.
     struct sigaction action {};
     action.sa_handler = on_sigint;
     sigemptyset(&action.sa_mask);

@@ -33,11 +33,17 @@ void request_interrupt() noexcept;
 // Clears the flag (tests; a new top-level command starts un-interrupted).
 void clear_interrupt() noexcept;
 
-// RAII: installs the SIGINT handler (and clears the flag) on construction; restores the previous handler on
-// destruction. Not copyable. Guards may nest; the innermost restores what the outer one installed.
+// RAII: installs the SIGINT handler on construction (the flag keeps its value, so a Ctrl-C caught by an outer
+// guard survives into an inner one); restores the previous handler on destruction. Not copyable. Guards may
+// nest; the innermost restores what the outer one installed. Commands install one as early as they can (`ttsim
+// run` before reading the scenario), so a Ctrl-C during start-up is a clean "nothing ran" and not a kill.
 // Writes the one stderr line of an interrupted run, "ttsim: interrupted: 37 of 384 points finished; <detail>",
 // (after ending a progress bar's line when stderr is a terminal) and returns kExitInterrupted.
 int report_interrupted(std::size_t finished, std::size_t total, const std::string& unit, const std::string& detail);
+
+// The stderr line of a run stopped before its first point ("ttsim: interrupted before anything ran; nothing was
+// written"); returns kExitInterrupted.
+int report_interrupted_before_start();
 
 class InterruptGuard {
 public:

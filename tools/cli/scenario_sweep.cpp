@@ -41,10 +41,11 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
         planning::expand_sweep(scenario.spec, planning::shipped_published_counts);
     const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
     if (context.format) scenario.format = *context.format;
-    if (context.out_dir) ensure_directory(*context.out_dir);
-
-    // Ctrl-C: points not yet started are skipped; the finished ones are written below (interrupt.hpp).
+    // Ctrl-C: points not yet started are skipped; the finished ones are written below (interrupt.hpp). One that
+    // came while the file was read stops here, before any output exists.
     const InterruptGuard interrupt_guard;
+    if (interrupted()) return report_interrupted_before_start();
+    if (context.out_dir) ensure_directory(*context.out_dir);
     scenario.options.threads = context.threads;
     scenario.options.progress = make_progress_bar(scenario.name);
     scenario.options.cancelled = [] { return interrupted(); };
@@ -161,8 +162,9 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     planning::PlanScenario scenario = planning::read_plan_scenario(root);
     const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
     if (context.format) scenario.format = *context.format;
-    if (context.out_dir) ensure_directory(*context.out_dir);
     const InterruptGuard interrupt_guard;
+    if (interrupted()) return report_interrupted_before_start();
+    if (context.out_dir) ensure_directory(*context.out_dir);
     scenario.query.threads = context.threads;
     scenario.query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer = planning::answer_plan_query(
