@@ -1,10 +1,12 @@
 // Preset systems. Figures from /work/shared/data/hardware/params.md sections 1-2 (source keys in brackets).
 #include "topologies/presets.hpp"
 
+#include <cctype>
 #include <cmath>
 
 #include "sim/errors.hpp"
 #include "sim/resource_guard.hpp"
+#include "sim/units.hpp"
 #include "topologies/superpod_fabric.hpp"
 
 namespace ttsim {
@@ -21,11 +23,21 @@ constexpr double kPcieGen5x16 = 63.0 * kGB;
 // An 800 Gb/s XDR port (100 GB/s) would be capped by Gen5; ConnectX-8 attaches over PCIe Gen6 x16, twice
 // Gen5's rate (estimate: Gen6 doubles the transfer rate; not in params.md).
 constexpr double kPcieGen6x16 = 2 * kPcieGen5x16;
-// IB port line rate per direction: NDR 400 Gb/s = 50 GB/s (MLP41 systems, SPOD_H100); XDR 800 Gb/s = 100 GB/s
-// (CX8). NCCL achieves 46-49 GB/s per NDR NIC (NT_290, NT_267); that efficiency belongs to the NCCL model,
-// not to the wire, so links carry the line rate.
-constexpr double kNdrPort = 50 * kGB;
-constexpr double kXdrPort = 100 * kGB;
+// IB port line rate per direction (NicSpeed): HDR 200 Gb/s = 25 GB/s (NCCL_812), NDR 400 Gb/s = 50 GB/s
+// (MLP41 systems, SPOD_H100); XDR 800 Gb/s = 100 GB/s (CX8), or any what-if rate. NCCL achieves 46-49 GB/s
+// per NDR NIC (NT_290, NT_267); that efficiency belongs to the NCCL model, not to the wire, so links carry
+// the line rate.
+
+// GPU <-> NIC attachment for a NIC of `nic_bytes_per_second`: the slower of Gen5 x16 and Gen6 x16 that carries
+// the NIC's line rate (NDR and slower: Gen5, as ConnectX-7 on DGX H100/B200; XDR: Gen6, as ConnectX-8). No
+// product above Gen6 x16 (126 GB/s = 1008 Gb/s) is sourced, so a faster what-if NIC is assumed to get an
+// attachment that carries its line rate: the NIC, not an invented PCIe generation, limits it, as in the
+// analytic model (gpu.nic_bandwidth_per_direction, point_prediction.cpp), which has no PCIe.
+double nic_attachment_bandwidth(double nic_bytes_per_second) {
+    if (nic_bytes_per_second <= kPcieGen5x16) return kPcieGen5x16;
+    if (nic_bytes_per_second <= kPcieGen6x16) return kPcieGen6x16;
+    return nic_bytes_per_second;
+}
 
 // Latencies: ALL ESTIMATES, no authoritative hardware figure exists (params.md section 2 and item 7.2).
 // - NVSwitch traversal 0.5 us + 0.25 us per NVLink port crossing: GPU -> switch -> GPU = 1.0 us, the figure
@@ -79,12 +91,46 @@ void check_gpu_count(const PresetInfo& info, int gpus) {
                      std::to_string(kMaxPresetGpus) + " GPUs; got " + std::to_string(gpus));
 }
 
+// InputError unless `nic` is within NicSpeed's accepted rates; `shown` is how the message names it.
+void check_nic_range(const NicSpeed& nic, const std::string& shown) {
+    if (!(nic.bytes_per_second >= NicSpeed::kMinBytesPerSecond && nic.bytes_per_second <= NicSpeed::kMaxBytesPerSecond))
+        throw InputError("NIC speed " + shown + " is outside the physical range 1Gb/s to 3.2Tb/s");
+}
+
 }  // namespace
 
+std::string NicSpeed::label() const {
+    if (*this == Hdr200) return "hdr";
+    if (*this == Ndr400) return "ndr";
+    if (*this == Xdr800) return "xdr";
+    return units::format_number(gigabits_per_second()) + "Gb/s";
+}
+
+std::string NicSpeed::description() const {
+    // The generations as the collective header has always named them; any other rate as the rate itself.
+    if (*this == Hdr200) return "HDR 200G";
+    if (*this == Ndr400) return "NDR 400G";
+    if (*this == Xdr800) return "XDR 800G";
+    return label();
+}
+
 NicSpeed parse_nic_speed(std::string_view text) {
+    if (text == "hdr" || text == "hdr200") return NicSpeed::Hdr200;
     if (text == "ndr" || text == "ndr400") return NicSpeed::Ndr400;
     if (text == "xdr" || text == "xdr800") return NicSpeed::Xdr800;
-    throw InputError("unknown NIC speed '" + std::string(text) + "'; use ndr (400 Gb/s) or xdr (800 Gb/s)");
+    const std::string usage = "use hdr (200Gb/s), ndr (400Gb/s), xdr (800Gb/s) or a bandwidth such as 200Gb/s or 25GB/s";
+    // A bandwidth starts with its number; anything else is a misspelt generation, named as such.
+    const bool numeric = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' ||
+                                           text[0] == '+' || text[0] == '.');
+    if (!numeric) throw InputError("unknown NIC speed '" + std::string(text) + "'; " + usage);
+    double bytes_per_second = 0;
+    try {
+        bytes_per_second = units::parse_bandwidth(text);
+    } catch (const InputError& e) {
+        throw InputError("NIC speed: " + e.message() + "; " + usage);
+    }
+    check_nic_range(NicSpeed{bytes_per_second}, "'" + std::string(text) + "'");
+    return NicSpeed{bytes_per_second};
 }
 
 const std::vector<PresetInfo>& preset_systems() {
@@ -106,6 +152,7 @@ const NodeType& checked_node_type(std::string_view system, int gpus, const Fabri
     if (type == nullptr)
         throw InputError("unknown system '" + std::string(system) + "'; known systems: " + known_systems());
     check_gpu_count(type->info, gpus);
+    check_nic_range(options.nic, options.nic.label());
     if (!std::isfinite(options.oversubscription) || options.oversubscription < 1.0 ||
         options.oversubscription > 64.0)
         throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
@@ -131,9 +178,8 @@ void validate_preset(std::string_view system, int gpus, const FabricOptions& opt
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
     const NodeType* type = &checked_node_type(system, gpus, options);
 
-    const bool xdr = options.nic == NicSpeed::Xdr800;
     const PortSpec nvlink{type->nvlink_bandwidth, kNvLinkPortLatency + kNvSwitchLatency, kNvLinkPortLatency};
-    const PortSpec pcie{xdr ? kPcieGen6x16 : kPcieGen5x16, kNicLatency, kNicLatency};
+    const PortSpec pcie{nic_attachment_bandwidth(options.nic.bytes_per_second), kNicLatency, kNicLatency};
 
     Topology topology(std::string(system) + " x" + std::to_string(gpus));
     const int per_node = type->info.gpus_per_node;
@@ -150,7 +196,9 @@ Topology build_preset(std::string_view system, int gpus, const FabricOptions& op
     // One NVLink domain needs no scale-out fabric; its NICs stay unconnected, as on a lone DGX.
     if (gpus > per_domain) {
         SuperPodFabricSpec spec;
-        spec.port_bandwidth_bytes_per_s = xdr ? kXdrPort : kNdrPort;
+        // Every port at the NIC's rate (host-to-leaf and the trunks alike, as a fabric of that generation);
+        // the radix stays 64 whatever the rate (NicSpeed, presets.hpp).
+        spec.port_bandwidth_bytes_per_s = options.nic.bytes_per_second;
         spec.oversubscription = options.oversubscription;
         spec.switch_latency = kIbSwitchLatency;
         spec.cable_latency = kCableLatency;

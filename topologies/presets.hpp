@@ -15,7 +15,31 @@
 
 namespace ttsim {
 
-enum class NicSpeed { Ndr400, Xdr800 };
+// The line rate of one scale-out NIC port (one per GPU on every preset), per direction. Named InfiniBand
+// generations, or any rate a planner wants to try (a what-if nobody measured). The fabric model is the same
+// for every rate: the 64-port switch radix of Quantum-2 (today's NDR and XDR presets alike; params.md has no
+// figures for HDR Quantum or the 144-port Quantum-X800), the same latencies, every fabric link at this rate.
+struct NicSpeed {
+    double bytes_per_second = 50e9;
+
+    // IB HDR 200 Gb/s (DGX A100, NCCL_812), NDR 400 Gb/s (MLP41 systems, SPOD_H100), XDR 800 Gb/s (CX8).
+    static const NicSpeed Hdr200, Ndr400, Xdr800;
+    // Accepted rates: 1 Gb/s (the slowest Ethernet port still in a cluster) to 3.2 Tb/s (four XDR ports; beyond
+    // any NIC announced). Outside, a value is a typo, and would break the model rather than answer a question.
+    static constexpr double kMinBytesPerSecond = 1e9 / 8;
+    static constexpr double kMaxBytesPerSecond = 3.2e12 / 8;
+
+    double gigabits_per_second() const { return bytes_per_second * 8 / 1e9; }
+    // How outputs name it: "hdr", "ndr" or "xdr" for those rates, else the rate, e.g. "100Gb/s" (which
+    // parse_nic_speed reads back as the same speed).
+    std::string label() const;
+    // For headers: "HDR 200G", "NDR 400G", "XDR 800G", else the rate ("100Gb/s").
+    std::string description() const;
+    friend bool operator==(const NicSpeed&, const NicSpeed&) = default;
+};
+inline const NicSpeed NicSpeed::Hdr200{25e9};
+inline const NicSpeed NicSpeed::Ndr400{50e9};
+inline const NicSpeed NicSpeed::Xdr800{100e9};
 
 struct FabricOptions {
     NicSpeed nic = NicSpeed::Ndr400;
@@ -25,7 +49,9 @@ struct FabricOptions {
     FabricRouting routing = FabricRouting::Adaptive;
 };
 
-// "ndr" / "ndr400" / "xdr" / "xdr800" (what the CLI and YAML accept); InputError otherwise.
+// A generation, "hdr" / "hdr200" / "ndr" / "ndr400" / "xdr" / "xdr800", or a bandwidth parsed by
+// units::parse_bandwidth ("200Gb/s", "25GB/s") within [kMinBytesPerSecond, kMaxBytesPerSecond] (what the CLI
+// and YAML accept); InputError (without location: the caller names the flag or key) otherwise.
 NicSpeed parse_nic_speed(std::string_view text);
 
 struct PresetInfo {

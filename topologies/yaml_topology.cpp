@@ -83,7 +83,13 @@ Topology load_preset(const ConfigNode& preset) {
     const ConfigNode system_node = preset.required("system");
     const std::string system = system_node.as_string();
     FabricOptions options;
-    if (auto nic = preset.optional("nic")) options.nic = parse_nic_speed(nic->as_choice({"ndr", "xdr"}));
+    if (auto nic = preset.optional("nic")) {
+        try {
+            options.nic = parse_nic_speed(nic->as_string());
+        } catch (const InputError& e) {
+            nic->fail(e.message());
+        }
+    }
     if (auto ratio = preset.optional("oversubscription")) options.oversubscription = ratio->as_double(1.0, 64.0);
     if (auto routing = preset.optional("routing")) options.routing = read_fabric_routing(*routing);
     const ConfigNode gpus = preset.required("gpus");

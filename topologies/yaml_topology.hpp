@@ -3,6 +3,7 @@
 // 1. A preset with options:
 //      preset: {system: dgx-h100, gpus: 256, nic: ndr, oversubscription: 2.0, routing: static}
 //    routing: adaptive (default: every flow sprayed over all equal-cost up-links) or static (hashed ECMP).
+//    nic: hdr, ndr (default), xdr or a bandwidth such as 200Gb/s or 25GB/s (parse_nic_speed, presets.hpp).
 //
 // 2. An explicit description: nodes of GPUs (each GPU gets its own NIC, and optionally a port on an NVLink
 //    switch domain), groups of network switches, and groups of links between them:

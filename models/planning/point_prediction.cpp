@@ -10,8 +10,6 @@ namespace ttsim::planning {
 
 namespace {
 
-// One InfiniBand XDR port: 800 Gb/s = 100 GB/s per direction (params.md §2, ConnectX-8 / Quantum-X800).
-constexpr double kXdrPortBytesPerSecond = 100e9;
 // Nodes under one leaf switch per rail: the DGX SuperPOD scalable unit (superpod_fabric.hpp, nodes_per_unit).
 constexpr int kNodesPerScalableUnit = 32;
 
@@ -33,10 +31,18 @@ PredictionRequest base_request(const SweepPoint& point) {
 
 }  // namespace
 
+double nic_line_rate(const SweepPoint& point) {
+    // `ndr` is the default option: every preset system's catalog NIC is NDR 400 Gb/s (gpu_catalog.cpp), and a
+    // variant's nic_bandwidth stays in force under it, as before any other NIC speed existed.
+    if (point.network.nic != NicSpeed::Ndr400) return point.network.nic.bytes_per_second;
+    return point.variant_gpu ? point.variant_gpu->nic_bandwidth_per_direction
+                             : resolve_system(point.base_system).gpu->nic_bandwidth_per_direction;
+}
+
 GpuSpec effective_gpu(const SweepPoint& point) {
     const SystemInfo system = resolve_system(point.base_system);
     GpuSpec gpu = point.variant_gpu ? *point.variant_gpu : *system.gpu;
-    if (point.network.nic == NicSpeed::Xdr800) gpu.nic_bandwidth_per_direction = kXdrPortBytesPerSecond;
+    gpu.nic_bandwidth_per_direction = nic_line_rate(point);
     const int nodes = (point.gpus + system.gpus_per_node - 1) / system.gpus_per_node;
     if (point.network.oversubscription > 1.0 && nodes > kNodesPerScalableUnit)
         gpu.nic_bandwidth_per_direction /= point.network.oversubscription;
@@ -85,9 +91,7 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
         outcome.catalog_gpu = catalog.name;
         if (point.variant_gpu) outcome.notes.push_back("hypothetical GPU " + gpu.name);
         if (point.analytic_comm) outcome.notes.push_back("what-if sweep: collectives from the analytic NCCL model");
-        const double nic_line_rate = point.variant_gpu ? point.variant_gpu->nic_bandwidth_per_direction
-                                                       : catalog.nic_bandwidth_per_direction;
-        if (point.network.oversubscription > 1.0 && gpu.nic_bandwidth_per_direction < nic_line_rate)
+        if (point.network.oversubscription > 1.0 && gpu.nic_bandwidth_per_direction < nic_line_rate(point))
             outcome.notes.push_back("oversubscription applied as NIC bandwidth / oversubscription (worst case)");
 
         auto run_at = [&](std::optional<int> batch) {

@@ -9,7 +9,8 @@
 //    hypothetical GPU is laid out exactly like the real one it is derived from;
 //  - the compute profile is the catalog GPU's calibrated one (fractions of peak), so faster FLOP/s or HBM act
 //    through the physics in compute_profile.hpp;
-//  - NIC XDR: the GPU's NIC line rate becomes 800 Gb/s (100 GB/s per direction);
+//  - NIC (`nic:` hdr, xdr or a bandwidth such as 100Gb/s; NicSpeed, presets.hpp): the GPU's NIC line rate per
+//    direction becomes that rate (xdr: 800 Gb/s = 100 GB/s); ndr, the default, keeps the system's own NIC;
 //  - oversubscription r > 1: when the job spans more than one scalable unit (32 nodes: one leaf switch per rail,
 //    superpod_fabric.hpp) inter-node traffic crosses leaf uplinks with 1/r of the downlink capacity; the
 //    analytic model has no fabric, so we apply the worst case - every NIC's bandwidth divided by r. Within one
@@ -39,6 +40,10 @@ struct PointOutcome {
     std::string catalog_gpu;             // the catalog GPU the point derives from (published comparisons)
     std::vector<std::string> notes;      // what-if adjustments made, for the report
 };
+
+// The line rate per direction (bytes/s) of each of the point's NICs, before oversubscription: the network
+// option's NIC, or under the default (ndr) the variant's or catalog GPU's own.
+double nic_line_rate(const SweepPoint& point);
 
 // The GPU a point models: catalog GPU of base_system or the variant, with the network option applied.
 GpuSpec effective_gpu(const SweepPoint& point);

@@ -192,7 +192,7 @@ std::string format_sweep_csv(const SweepResult& result) {
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
         const Prediction& p = r.outcome.prediction;
         out << csv_field(r.outcome.ok ? p.gpu : "") << "," << csv_field(pt.network.name) << ","
-            << (pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") << "," << sharp_text(pt) << ","
+            << csv_field(pt.network.nic.label()) << "," << sharp_text(pt) << ","
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
             out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "," << to_string(pt.routing)
@@ -280,7 +280,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["workload"] = pt.workload;
         e["system"] = pt.system;
         e["gpus"] = pt.gpus;
-        e["network"] = {{"name", pt.network.name}, {"nic", pt.network.nic == NicSpeed::Xdr800 ? "xdr" : "ndr"},
+        e["network"] = {{"name", pt.network.name}, {"nic", pt.network.nic.label()},
+                        {"nic_gbit_per_s", pt.network.nic.gigabits_per_second()},
                         {"sharp", sharp_text(pt)}, {"oversubscription", pt.network.oversubscription}};
         e["routing"] = to_string(pt.routing);
         e["batch_rule"] = pt.batch.label();

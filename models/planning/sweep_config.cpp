@@ -83,7 +83,7 @@ NetworkOption read_network(const ConfigNode& node) {
     if (auto name = node.optional("name")) {
         n.name = name->as_string();
     } else {
-        n.name = std::string(n.nic == NicSpeed::Xdr800 ? "xdr" : "ndr") +
+        n.name = n.nic.label() +
                  (n.sharp ? (*n.sharp ? "-sharp" : "-nosharp") : "") +
                  (n.oversubscription > 1.0 ? "-over" + short_number(n.oversubscription) : "");
         if (n.is_default()) n.name = "default";

@@ -33,7 +33,7 @@ struct BatchChoice {
 // on the GPU's NIC figures (see point_prediction.hpp for exactly how).
 struct NetworkOption {
     std::string name = "default";
-    NicSpeed nic = NicSpeed::Ndr400;
+    NicSpeed nic = NicSpeed::Ndr400;        // ndr: the system's own NIC; else each GPU's NIC line rate
     std::optional<bool> sharp;              // nullopt: predict()'s default (on for multi-node NVIDIA layouts)
     double oversubscription = 1.0;          // leaf downlink : uplink
     bool is_default() const { return nic == NicSpeed::Ndr400 && !sharp && oversubscription == 1.0; }

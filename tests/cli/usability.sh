@@ -189,5 +189,23 @@ PY'
 gp="$tmp/default/plot_bert.gp"
 check "plot script: the published marker (pt 13) is used by the published points only" '[[ $(grep -c "pub using 1:2 with points pt 13 " "$gp") -eq 2 ]] && ! grep -E "dat index [0-9]+ using [^,]* pt 13 " "$gp"'
 
+# NIC speeds by generation or by bandwidth, from the flag and from a scenario: the same speed gives the same result,
+# the header names it, and a slower NIC gives a lower bus bandwidth across nodes.
+"$ttsim" collective --help >"$tmp/help"
+check "collective --help documents NIC bandwidths" 'has "$tmp/help" "hdr (200Gb/s)" && has "$tmp/help" "100Gb/s or 25GB/s"'
+nicrun="--gpus 64 --op allreduce --algo ring --protocol Simple --min-size 1GiB --max-size 1GiB --format csv"
+for nic in 100Gb/s hdr 200Gb/s 25GB/s ndr xdr; do
+  # shellcheck disable=SC2086
+  "$ttsim" collective $nicrun --nic "$nic" >"$tmp/nic-${nic//\//_}.csv"
+done
+check "--nic 200Gb/s = --nic 25GB/s = --nic hdr" 'cmp -s "$tmp/nic-hdr.csv" "$tmp/nic-200Gb_s.csv" && cmp -s "$tmp/nic-hdr.csv" "$tmp/nic-25GB_s.csv"'
+check "busbw rises with the NIC: 100Gb/s < hdr < ndr < xdr" \
+  'python3 -c "import sys; v = list(map(float, sys.argv[1:])); sys.exit(0 if all(0 < a < b for a, b in zip(v, v[1:])) else 1)" "$(busbw "$tmp/nic-100Gb_s.csv")" "$(busbw "$tmp/nic-hdr.csv")" "$(busbw "$tmp/nic-ndr.csv")" "$(busbw "$tmp/nic-xdr.csv")"'
+"$ttsim" collective --gpus 64 --min-size 1MiB --max-size 1MiB --nic 100Gb/s >"$tmp/nic100.txt"
+check "--nic 100Gb/s is stated in the table" 'has "$tmp/nic100.txt" "64 GPUs, 100Gb/s NICs"'
+printf 'scenario: collective\ncluster: {system: dgx-h100, gpus: 64, nic: 200Gb/s}\ncollective: {op: allreduce, algorithm: ring, protocol: Simple, min_size: 1GiB, max_size: 1GiB}\n' >"$tmp/hdr.yaml"
+"$ttsim" run "$tmp/hdr.yaml" --format csv >"$tmp/hdr-scenario.csv"
+check "cluster.nic: 200Gb/s in a scenario = --nic hdr" 'cmp -s "$tmp/nic-hdr.csv" "$tmp/hdr-scenario.csv"'
+
 echo "usability: $fail failed"
 [[ $fail -eq 0 ]]

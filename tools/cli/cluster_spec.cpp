@@ -43,7 +43,7 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
     if (topology_file) {
         out << "topology " << *topology_file;
     } else {
-        out << system << ", " << gpus << " GPUs, " << (fabric.nic == NicSpeed::Xdr800 ? "XDR 800G" : "NDR 400G")
+        out << system << ", " << gpus << " GPUs, " << fabric.nic.description()
             << " NICs";
         if (fabric.oversubscription != 1.0) out << ", " << fabric.oversubscription << ":1 oversubscribed";
         if (fabric.routing != FabricOptions{}.routing) out << ", " << routing_note(fabric.routing);

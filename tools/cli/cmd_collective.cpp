@@ -43,7 +43,8 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         .option("protocol", "P", "NCCL protocol: auto, LL, LL128, Simple", "auto")
         .option("min-size", "SIZE", "smallest message, with unit (e.g. 1MiB)", "1MiB")
         .option("max-size", "SIZE", "largest message, with unit (e.g. 8GiB)", "8GiB")
-        .option("nic", "SPEED", "scale-out NIC: ndr (400Gb/s) or xdr (800Gb/s)", "ndr")
+        .option("nic", "SPEED", "scale-out NIC per GPU: hdr (200Gb/s), ndr (400Gb/s), xdr (800Gb/s) or a bandwidth, e.g. 100Gb/s or 25GB/s "
+                "(1Gb/s to 3.2Tb/s; the switches stay 64-port)", "ndr")
         .option("oversubscription", "R", "leaf downlink:uplink ratio of the fat tree (1 = non-blocking)", "1")
         .option("routing", "R", kRoutingFlagHelp, "adaptive")
         .option("sharp", "on|off",
