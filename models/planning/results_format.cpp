@@ -79,7 +79,8 @@ std::string decision_value(double value, double threshold) {
 
 std::string describe_break_even(const SweepOptions& options) {
     return "break-even: the largest N reached by doubling from the reference with every doubling's marginal "
-           "efficiency T(N/2)/(2 T(N)) >= " + fixed(options.break_even_threshold, 2);
+           "efficiency T(N/2)/(2 T(N)) >= " + fixed(options.break_even_threshold, 2) +
+           " (0.50: the doubling was not slower; 0.75: it still gave 1.5x; set metrics.break_even_threshold)";
 }
 
 std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options) {

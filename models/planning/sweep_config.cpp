@@ -256,6 +256,16 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     if (s.spec.systems.empty()) systems.fail("must list at least one system");
 
     s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
+    // Every count must fit every system's nodes (one partial node is fine), here, before anything runs.
+    for (const std::string& label : s.spec.systems) {
+        const std::string base = base_system_of(label, s.spec.variants);
+        const int per_node = resolve_system(base).gpus_per_node;
+        for (int n : s.spec.gpu_counts)
+            if (n > per_node && n % per_node != 0)
+                root.required("gpus").fail(std::to_string(n) + " GPUs is not a whole number of " + base + " nodes (" +
+                                           std::to_string(per_node) + " GPUs each); {from, to} doubles from "
+                                           "'from', so 'from' must be a whole number of nodes too");
+    }
     s.spec.add_published_gpu_counts = s.kind == "scaling-study";
     if (auto x = root.optional("include_published_gpus")) s.spec.add_published_gpu_counts = x->as_bool();
 
