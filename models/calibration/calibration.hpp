@@ -76,7 +76,7 @@ struct SharedFit {
     bool run_overhead = false;
     bool step_jitter = false;
     bool half_work = false;
-    bool workload_run_overhead = true;
+    bool workload_run_overhead = true;    // run_overhead_seconds fitted per workload (with its H100-SXM shape)
     bool jitter_cv = true;                // ComputeProfile::step_jitter_cv shared and fitted
     bool eval_fixed = false;              // ComputeProfile::eval_fixed_seconds shared and fitted
     // Fit option: a result whose runs span several convergence points contributes the mean squared log error of
@@ -92,7 +92,7 @@ struct SharedFit {
     bool robust = true;
     // Not a parameter but a fit option: weight each result by 1 / (results of its workload and GPU at the same GPU
     // count), so every configuration counts once however many submitters ran it (default: every result once).
-    bool configuration_weights = false;   // run_overhead_seconds fitted per workload (with its H100-SXM shape)
+    bool configuration_weights = false;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     std::string describe() const;
