@@ -154,6 +154,7 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
                 if (inserted) footnotes.push_back(message);
                 marks.push_back("[" + std::to_string(it->second) + "]");
             }
+            if (r.pareto_cost && !r.pareto) marks.insert(marks.begin(), "pareto($)");
             if (r.pareto) marks.insert(marks.begin(), "pareto");
             std::snprintf(line, sizeof line, "  %6d %7d %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n",
                           r.point.gpus, p.global_batch, fixed(p.ttt_minutes, 2).c_str(),
@@ -170,6 +171,8 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
            "which includes convergence (larger batches need more samples); not the throughput efficiency of "
            "`ttsim predict` (per-GPU samples/s relative to 8 GPUs)\n";
     out << describe_break_even(o) << "\n";
+    out << "pareto: no other point of the workload is both faster and uses fewer GPU-hours; pareto($): the same "
+           "with cost instead of GPU-hours, where prices differ\n";
     out << "cost = GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "\n";
     out << describe_energy_model(o.energy) << "\n";
     if (any_published)
@@ -187,7 +190,7 @@ std::string format_sweep_csv(const SweepResult& result) {
            "compute_ms,exposed_comm_ms,fixed_ms,eval_minutes,samples_to_converge,reference_gpus,speedup,ttt_efficiency,"
            "marginal_doubling_efficiency,gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
            "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
-           "published_predicted_minutes,error_percent,warnings,routing,sharp_used\n";
+           "published_predicted_minutes,error_percent,warnings,routing,sharp_used,pareto_cost\n";
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
@@ -197,7 +200,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
             out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "," << to_string(pt.routing)
-                << ",\n";
+                << ",,\n";
             continue;
         }
         const ParallelismConfig& c = p.layout;
@@ -218,7 +221,8 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (r.published ? join_numbers(r.published->global_batches(), "/") : "") << ","
             << (r.comparison ? number(r.comparison->predicted_minutes) : "") << ","
             << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(join(point_messages(r), "; "))
-            << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << "\n";
+            << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << ","
+            << (r.pareto_cost ? "true" : "false") << "\n";
     }
     return out.str();
 }
@@ -318,6 +322,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["energy_kwh"] = {{"gpu", r.energy.gpu_kwh}, {"nodes", r.energy.node_kwh}, {"network", r.energy.network_kwh},
                            {"it", r.energy.it_kwh}, {"total", r.energy.facility_kwh}};
         e["pareto"] = r.pareto;
+        e["pareto_cost"] = r.pareto_cost;
         if (r.published)
             e["published"] = {{"minutes", r.published->median_minutes}, {"results", r.published->results},
                               {"global_batches", r.published->global_batches()},

@@ -72,21 +72,21 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
 std::vector<std::size_t> pareto_front(const std::vector<ParetoCandidate>& candidates) {
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    // Sort by time, then GPU-hours, then index; sweep keeping points that lower the best GPU-hours so far.
+    // Sort by time, then spend, then index; sweep keeping points that lower the best spend so far.
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         if (candidates[a].ttt_minutes != candidates[b].ttt_minutes)
             return candidates[a].ttt_minutes < candidates[b].ttt_minutes;
-        if (candidates[a].gpu_hours != candidates[b].gpu_hours) return candidates[a].gpu_hours < candidates[b].gpu_hours;
+        if (candidates[a].spend != candidates[b].spend) return candidates[a].spend < candidates[b].spend;
         return a < b;
     });
     std::vector<std::size_t> front;
     for (std::size_t i : order) {
-        // Sorted by time, a point is dominated exactly when an earlier one has fewer GPU-hours, or equal GPU-hours
+        // Sorted by time, a point is dominated exactly when an earlier one spends less, or the same
         // and less time; an exact twin of the last front point dominates nothing and joins the front too.
         if (!front.empty()) {
             const ParetoCandidate& last = candidates[front.back()];
-            const bool twin = candidates[i].ttt_minutes == last.ttt_minutes && candidates[i].gpu_hours == last.gpu_hours;
-            if (!twin && candidates[i].gpu_hours >= last.gpu_hours) continue;
+            const bool twin = candidates[i].ttt_minutes == last.ttt_minutes && candidates[i].spend == last.spend;
+            if (!twin && candidates[i].spend >= last.spend) continue;
         }
         front.push_back(i);
     }

@@ -45,12 +45,13 @@ struct BreakEven {
 // (no doubling to judge: saying "every doubling stayed above the threshold" would be vacuous).
 std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, int reference, double threshold);
 
-// Indices of the points on the Pareto front of (time-to-train, GPU-hours), both minimised: no other point is
-// at least as good in both and strictly better in one, so points with equal time and equal GPU-hours are all on
-// the front (none dominates the other). Returned ascending by time-to-train (ties: index).
+// Indices of the points on the Pareto front of (time-to-train, spend), both minimised: no other point is at
+// least as good in both and strictly better in one, so points with equal time and equal spend are all on the
+// front (none dominates the other). Returned ascending by time-to-train (ties: index). Spend is GPU-hours (the
+// sweep's `pareto`) or money (`pareto_cost`, which differs when systems have different prices).
 struct ParetoCandidate {
     double ttt_minutes = 0;
-    double gpu_hours = 0;
+    double spend = 0;
 };
 std::vector<std::size_t> pareto_front(const std::vector<ParetoCandidate>& candidates);
 

@@ -174,15 +174,19 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
         r.cost = p.gpu_hours * r.price_per_gpu_hour;
     }
 
-    // Pareto front of (TTT, GPU-hours) per workload, over all its ok points.
+    // Pareto fronts of (TTT, GPU-hours) and (TTT, cost) per workload, over all its ok points.
     std::map<std::string, std::vector<std::size_t>> by_workload;
     for (std::size_t i = 0; i < result.points.size(); ++i)
         if (result.points[i].outcome.ok) by_workload[result.points[i].point.workload].push_back(i);
     for (const auto& [workload, indices] : by_workload) {
-        std::vector<ParetoCandidate> candidates;
-        for (std::size_t i : indices)
-            candidates.push_back({result.points[i].outcome.prediction.ttt_minutes, result.points[i].outcome.prediction.gpu_hours});
-        for (std::size_t k : pareto_front(candidates)) result.points[indices[k]].pareto = true;
+        std::vector<ParetoCandidate> by_hours, by_cost;
+        for (std::size_t i : indices) {
+            const PointResult& r = result.points[i];
+            by_hours.push_back({r.outcome.prediction.ttt_minutes, r.outcome.prediction.gpu_hours});
+            by_cost.push_back({r.outcome.prediction.ttt_minutes, r.cost});
+        }
+        for (std::size_t k : pareto_front(by_hours)) result.points[indices[k]].pareto = true;
+        for (std::size_t k : pareto_front(by_cost)) result.points[indices[k]].pareto_cost = true;
     }
     return result;
 }

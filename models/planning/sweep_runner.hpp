@@ -43,6 +43,7 @@ struct PointResult {
     int reference_gpus = 0;
     ScalingMetrics metrics;
     bool pareto = false;                     // on its workload's (TTT, GPU-hours) Pareto front
+    bool pareto_cost = false;                // on its workload's (TTT, cost) Pareto front (prices differ by system)
     std::optional<PublishedTime> published;  // v4.1 median at this count (catalog GPU, default network and batch)
     // The prediction at the published results' own batches and layouts, and its error against their median
     // score (published_results.hpp): what `error` compares, whatever this point's own batch is.

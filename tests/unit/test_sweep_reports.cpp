@@ -163,3 +163,26 @@ TEST_CASE("prices per GPU-hour: given or the default estimate, and where it come
     REQUIRE(contains(format_sweep_table("t", result), "cost = GPU-hours x price per GPU-hour: dgx-h100 2.50 USD "
                                                       "(default estimate)"));
 }
+
+TEST_CASE("the cost front differs from the GPU-hours front only where prices differ", "[planning][report]") {
+    // Two systems at 64 GPUs: b200 is faster and uses fewer GPU-hours, h100 is slower but its GPU-hours are
+    // cheap. On GPU-hours h100 is dominated; on cost it is the cheapest point, so it is on the cost front.
+    PointResult h100 = synthetic_point(0, 64, 10.0, 768);
+    PointResult b200 = synthetic_point(1, 64, 8.0, 768);
+    b200.point.system = b200.point.base_system = "dgx-b200";
+    b200.outcome.catalog_gpu = "B200";
+    SweepOptions options;
+    options.cost.price_per_gpu_hour["dgx-h100"] = 1.0;
+    options.cost.price_per_gpu_hour["dgx-b200"] = 5.0;
+    SweepResult result = derive_sweep_metrics({h100, b200}, options, nullptr);
+    REQUIRE_FALSE(result.points[0].pareto);
+    REQUIRE(result.points[0].pareto_cost);
+    REQUIRE(result.points[1].pareto);
+    REQUIRE(result.points[1].pareto_cost);
+    REQUIRE(contains(format_sweep_table("t", result), "pareto($)"));
+    REQUIRE(contains(format_sweep_csv(result), ",pareto_cost\n"));
+    // Same price everywhere: the two fronts agree.
+    options.cost.price_per_gpu_hour["dgx-b200"] = 1.0;
+    result = derive_sweep_metrics({h100, b200}, options, nullptr);
+    for (const PointResult& r : result.points) REQUIRE(r.pareto == r.pareto_cost);
+}
