@@ -8,6 +8,7 @@
 
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim {
 
@@ -56,11 +57,7 @@ std::vector<std::string> extrapolation_warnings(const ComputeProfile& profile, d
     if (!profile.calibrated_range) return out;
     const CalibratedRange& r = *profile.calibrated_range;
     const std::string whose = profile.workload + " on " + (profile.transferred_from ? *profile.transferred_from : profile.gpu);
-    auto number = [](double v) {
-        std::ostringstream s;
-        s << std::setprecision(3) << v;
-        return s.str();
-    };
+    auto number = [](double v) { return units::format_number(v, 3); };
     // A relative margin, so a batch printed and read back with rounding does not warn.
     if (samples_per_gpu < r.min_samples_per_gpu * (1 - 1e-9))
         out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is below the smallest the " + whose +
