@@ -58,7 +58,6 @@ constexpr int kTraysPerNvl72Rack = 18;
 
 struct NodeType {
     PresetInfo info;
-    double nvlink_bandwidth;
 };
 
 const std::vector<NodeType>& node_types() {
@@ -66,10 +65,10 @@ const std::vector<NodeType>& node_types() {
     // NICs are not modelled) (MLP41/MLP50 systems). GB200: 4 GPUs and 4 CX-7 NICs per compute tray
     // (MLP50 tyche systems), 72 GPUs per NVLink domain.
     static const std::vector<NodeType> types = {
-        {{"dgx-h100", 8, 8}, kNvLink4},
-        {{"dgx-h200", 8, 8}, kNvLink4},
-        {{"dgx-b200", 8, 8}, kNvLink5},
-        {{"gb200-nvl72", 4, 4 * kTraysPerNvl72Rack}, kNvLink5},
+        {{"dgx-h100", 8, 8, kNvLink4}},
+        {{"dgx-h200", 8, 8, kNvLink4}},
+        {{"dgx-b200", 8, 8, kNvLink5}},
+        {{"gb200-nvl72", 4, 4 * kTraysPerNvl72Rack, kNvLink5}},
     };
     return types;
 }
@@ -144,20 +143,27 @@ const std::vector<PresetInfo>& preset_systems() {
 
 namespace {
 
-// The node type of `system` after checking every argument; InputError names what is wrong.
-const NodeType& checked_node_type(std::string_view system, int gpus, const FabricOptions& options) {
-    const NodeType* type = nullptr;
+const PresetInfo& find_node_type(std::string_view system) {
     for (const NodeType& t : node_types())
-        if (t.info.name == system) type = &t;
-    if (type == nullptr)
-        throw InputError("unknown system '" + std::string(system) + "'; known systems: " + known_systems());
-    check_gpu_count(type->info, gpus);
+        if (t.info.name == system) return t.info;
+    throw InputError("unknown system '" + std::string(system) + "'; known systems: " + known_systems());
+}
+
+// Checks every argument of build_cluster; InputError names what is wrong.
+void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& options) {
+    check_gpu_count(node, gpus);
     check_nic_range(options.nic, options.nic.label());
     if (!std::isfinite(options.oversubscription) || options.oversubscription < 1.0 ||
         options.oversubscription > 64.0)
         throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
                          std::to_string(options.oversubscription));
-    return *type;
+    const double nvlink = options.nvlink_bandwidth.value_or(node.nvlink_bandwidth);
+    // 1 Gb/s to 100 Tb/s per GPU per direction: below, the event clock overflows; above, over ten times NVLink5.
+    if (!(nvlink >= NicSpeed::kMinBytesPerSecond && nvlink <= 100e12 / 8))
+        throw InputError("NVLink bandwidth must be between 1Gb/s and 100Tb/s per GPU per direction");
+    if (node.gpus_per_node < 1 || node.gpus_per_nvlink_domain < node.gpus_per_node ||
+        node.gpus_per_nvlink_domain % node.gpus_per_node != 0)
+        throw InputError(node.name + ": an NVLink domain must be a whole number of nodes");
 }
 
 }  // namespace
@@ -172,18 +178,26 @@ int checked_gpu_request(std::int64_t gpus, std::string_view what) {
 }
 
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
-    (void)checked_node_type(system, gpus, options);
+    check_cluster(find_node_type(system), gpus, options);
 }
 
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
-    const NodeType* type = &checked_node_type(system, gpus, options);
+    return build_cluster(find_node_type(system), gpus, options);
+}
 
-    const PortSpec nvlink{type->nvlink_bandwidth, kNvLinkPortLatency + kNvSwitchLatency, kNvLinkPortLatency};
+void validate_cluster(const PresetInfo& node, int gpus, const FabricOptions& options) {
+    check_cluster(node, gpus, options);
+}
+
+Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& options) {
+    check_cluster(node, gpus, options);
+    const PortSpec nvlink{options.nvlink_bandwidth.value_or(node.nvlink_bandwidth),
+                          kNvLinkPortLatency + kNvSwitchLatency, kNvLinkPortLatency};
     const PortSpec pcie{nic_attachment_bandwidth(options.nic.bytes_per_second), kNicLatency, kNicLatency};
 
-    Topology topology(std::string(system) + " x" + std::to_string(gpus));
-    const int per_node = type->info.gpus_per_node;
-    const int per_domain = type->info.gpus_per_nvlink_domain;
+    Topology topology(node.name + " x" + std::to_string(gpus));
+    const int per_node = node.gpus_per_node;
+    const int per_domain = node.gpus_per_nvlink_domain;
     Vertex domain = kNoVertex;
     for (int rank = 0; rank < gpus; ++rank) {
         if (rank % per_domain == 0) {

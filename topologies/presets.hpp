@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,9 @@ struct FabricOptions {
     // Adaptive: every flow sprayed over all equal-cost up-links (Quantum-2 AR, on by default in a DGX
     // SuperPOD's subnet manager); StaticEcmp: one hashed path per flow (topology.hpp FabricRouting).
     FabricRouting routing = FabricRouting::Adaptive;
+    // NVLink line rate per GPU per direction (bytes/s) in place of the node type's: a what-if GPU's scale-up
+    // link (models/hardware/system.hpp passes its GPU's figure). nullopt: the node type's own rate.
+    std::optional<double> nvlink_bandwidth = std::nullopt;
 };
 
 // A generation, "hdr" / "hdr200" / "ndr" / "ndr400" / "xdr" / "xdr800", or a bandwidth parsed by
@@ -58,6 +62,7 @@ struct PresetInfo {
     std::string name;
     int gpus_per_node;        // per DGX, or per GB200 compute tray
     int gpus_per_nvlink_domain;
+    double nvlink_bandwidth;  // per GPU per direction, bytes/s (the node's NVLink generation)
 };
 const std::vector<PresetInfo>& preset_systems();
 
@@ -74,5 +79,12 @@ int checked_gpu_request(std::int64_t gpus, std::string_view what);
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options = {});
 // The same checks as build_preset, without building anything (for validating input before a run).
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options = {});
+
+// The same cluster for any node shape: `node.gpus_per_nvlink_domain` GPUs per NVSwitch domain at
+// `node.nvlink_bandwidth` (or options.nvlink_bandwidth), one NIC per GPU, and beyond one domain the DGX SuperPOD
+// fabric. build_preset is this with a preset's shape; models/hardware/system.hpp also builds it for GPUs that have
+// no preset (a generic node of the GPU's own figures). `node.name` names the topology.
+Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& options = {});
+void validate_cluster(const PresetInfo& node, int gpus, const FabricOptions& options = {});
 
 }  // namespace ttsim

@@ -120,12 +120,13 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
         for (const MlperfResult& r : distinct_scored_results(all, filter)) {
             if (!r.global_batch_size || !r.ttt_minutes_official_scaled) continue;
             const Workload& workload = find_workload(r.benchmark);
-            const GpuSpec& gpu = find_gpu(r.accelerator_family);
+            System system = resolve_system(r.accelerator_family);   // the GPU's preset system, default fabric
+            system.name = r.system;
             auto it = accumulation.find(r.key());
             const ParallelismConfig layout = layout_of(workload, r, it == accumulation.end() ? 1 : it->second);
             CalibrationPoint p;
             p.result = r;
-            p.scenario = prepare_with_layout(workload, gpu, r.system, r.n_accelerators, layout);
+            p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
             p.fit_scenario = p.scenario;
             std::optional<double> samples = r.samples_to_converge_mean;
             if (!samples && r.epochs_to_converge_mean && workload.train_samples)

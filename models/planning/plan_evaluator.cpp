@@ -1,6 +1,8 @@
 #include "models/planning/plan_evaluator.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 
 namespace ttsim::planning {
 
@@ -21,15 +23,27 @@ RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome) 
 PlanEvaluator make_prediction_evaluator(const std::string& workload, const ProfileSet& profiles,
                                         const EnergyParameters& energy, const CostParameters& cost,
                                         const PlanQuery& query) {
-    return [workload, &profiles, energy, cost, routing = query.routing,
-            sharp = query.sharp](const PlanCandidate& candidate) {
+    // Variants' GPUs, built once (make_variant_gpu validates them).
+    std::map<std::string, std::pair<std::string, std::shared_ptr<const GpuSpec>>> variants;
+    for (const HardwareVariant& v : query.variants)
+        variants[v.name] = {v.base_system, std::make_shared<const GpuSpec>(make_variant_gpu(v))};
+    return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
+            topology_file = query.topology_file, batch = query.batch,
+            variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
         point.system = candidate.system;
         point.base_system = candidate.system;
+        if (const auto v = variants.find(candidate.system); v != variants.end()) {
+            point.base_system = v->second.first;
+            point.variant_gpu = v->second.second;
+        }
         point.gpus = candidate.gpus;
         point.routing = routing;
         point.sharp = sharp;
+        point.network = network;
+        point.topology_file = topology_file;
+        point.batch = batch;
         const PointOutcome outcome = predict_point(point, profiles);
         PlanEvaluation e;
         e.ok = outcome.ok;

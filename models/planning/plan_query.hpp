@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "models/planning/sweep_spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace ttsim::planning {
@@ -48,8 +49,16 @@ using PlanEvaluator = std::function<PlanEvaluation(const PlanCandidate&)>;
 
 struct PlanQuery {
     std::vector<std::string> systems;
-    // Fabric routing of the systems' preset topologies (the evaluator predicts on them; reports state it).
+    // Fabric routing of the systems' topologies (the evaluator predicts on them; reports state it).
     FabricRouting routing = FabricRouting::Adaptive;
+    // The fabric every candidate runs on (NIC, oversubscription; a network option's SHARP is `sharp` below), or a
+    // YAML topology (then the grid is the file's GPU count).
+    NetworkOption network;
+    std::optional<std::string> topology_file;
+    // Hypothetical GPUs (the sweep's gpu_variants), searched where `systems` names them; the batch rule of every
+    // candidate (the sweep's `batch:`).
+    std::vector<HardwareVariant> variants;
+    BatchChoice batch;
     // SHARP of every candidate (`--sharp`, `sharp:`); nullopt: predict()'s default. "On" candidates within one
     // NVLink domain run without it (SweepPoint::requested_sharp).
     std::optional<bool> sharp;

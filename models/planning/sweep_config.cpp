@@ -1,6 +1,7 @@
 #include "models/planning/sweep_config.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <cstdio>
 #include <cctype>
 #include <set>
@@ -171,6 +172,42 @@ std::string base_system_of(const std::string& label, const std::vector<HardwareV
     return label;
 }
 
+// `cluster: {topology_file: FILE}`: every point's collectives run on that YAML topology (its GPUs, NVLink domains,
+// NICs and switches) with the systems' GPUs. The file fixes the GPU count: `gpus` may be left out, else must be it.
+// Network options that describe another fabric (NIC, oversubscription) and routing cannot apply to it.
+void read_sweep_cluster(const ConfigNode& cluster, const ConfigNode& root, SweepSpec& spec) {
+    cluster.check_keys({"topology_file"});
+    const ConfigNode file = cluster.required("topology_file");
+    std::filesystem::path path = file.as_string();
+    if (path.is_relative()) {
+        const std::filesystem::path base = std::filesystem::path(file.location().file).parent_path();
+        if (!std::filesystem::exists(path) && std::filesystem::exists(base / path)) path = base / path;
+    }
+    if (!std::filesystem::exists(path)) file.fail("topology file '" + path.string() + "' not found");
+    int file_gpus = 0;
+    try {
+        file_gpus = load_topology_file(path.string()).gpu_count();
+    } catch (const InputError& e) {
+        file.fail(e.what());
+    }
+    spec.topology_file = path.string();
+    if (root.has("gpus")) {
+        for (int n : spec.gpu_counts)
+            if (n != file_gpus)
+                root.required("gpus").fail("topology " + path.string() + " has " + std::to_string(file_gpus) +
+                                           " GPUs; a sweep on it runs that count only (got " + std::to_string(n) + ")");
+    } else {
+        spec.gpu_counts = {file_gpus};
+    }
+    if (auto routing = root.optional("routing"))
+        routing->fail("a topology file routes by its own rules (static ECMP); drop 'routing' or 'cluster'");
+    if (auto network = root.optional("network"))
+        for (const NetworkOption& n : spec.networks)
+            if (n.nic != NicSpeed::Ndr400 || n.oversubscription != 1.0)
+                network->fail("network option '" + n.name + "' sets a NIC or oversubscription, but topology " +
+                              path.string() + " describes its own fabric; only 'sharp' applies");
+}
+
 }  // namespace
 
 Money parse_money(const std::string& text) {
@@ -227,8 +264,8 @@ void read_energy_section(const ConfigNode& node, EnergyParameters& energy) {
 
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
-                     "include_published_gpus", "batch", "network", "routing", "sharp", "metrics", "cost", "energy",
-                     "trace", "plots", "output"});
+                     "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
+                     "energy", "trace", "plots", "output"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -255,9 +292,10 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         s.spec.systems.push_back(canonical_system(item, item.as_string(), s.spec.variants));
     if (s.spec.systems.empty()) systems.fail("must list at least one system");
 
-    s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
-    // Every count must fit every system's nodes (one partial node is fine), here, before anything runs.
-    for (const std::string& label : s.spec.systems) {
+    if (root.has("gpus") || !root.has("cluster")) s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
+    // Every count must fit every system's nodes (one partial node is fine), here, before anything runs (a
+    // topology file's own count is checked with the cluster below).
+    for (const std::string& label : root.has("cluster") ? std::vector<std::string>{} : s.spec.systems) {
         const std::string base = base_system_of(label, s.spec.variants);
         const int per_node = resolve_system(base).gpus_per_node;
         for (int n : s.spec.gpu_counts)
@@ -288,15 +326,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         }
         if (s.spec.networks.empty()) network->fail("must list at least one network option");
     }
-    if (auto routing = root.optional("routing")) {
-        s.spec.routing = read_fabric_routing(*routing);
-        const bool what_if = !s.spec.variants.empty() ||
-                             std::any_of(s.spec.networks.begin(), s.spec.networks.end(),
-                                         [](const NetworkOption& n) { return !n.is_default(); });
-        if (what_if && s.spec.routing != FabricOptions{}.routing)
-            routing->fail("static routing needs the simulated fabric, but gpu_variants or non-default network "
-                          "options put this sweep on the analytic model (no switch fabric); drop one or the other");
-    }
+    if (auto routing = root.optional("routing")) s.spec.routing = read_fabric_routing(*routing);
+    if (auto cluster = root.optional("cluster")) read_sweep_cluster(*cluster, root, s.spec);
     if (auto sharp = root.optional("sharp")) {
         s.spec.sharp = sharp->as_bool();
         if (std::any_of(s.spec.networks.begin(), s.spec.networks.end(), [](const NetworkOption& n) { return n.sharp; }))

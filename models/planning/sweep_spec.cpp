@@ -20,7 +20,7 @@ std::string BatchChoice::label() const {
 }
 
 GpuSpec make_variant_gpu(const HardwareVariant& variant) {
-    const SystemInfo base = resolve_system(variant.base_system);
+    const System base = resolve_system(variant.base_system);
     GpuSpec gpu = make_variant(*base.gpu, variant.name);
     if (variant.compute_scale) {
         gpu.bf16_dense_flops *= *variant.compute_scale;
@@ -106,16 +106,13 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
         } else {
             r.base = label;
         }
-        const SystemInfo info = resolve_system(r.base);
+        const System info = resolve_system(r.base);
         r.base = info.name;
         if (!r.variant_gpu) r.label = info.name;
         r.gpu_family = info.gpu->name;
         r.gpus_per_node = info.gpus_per_node;
         systems.push_back(std::move(r));
     }
-
-    bool what_if = !spec.variants.empty();
-    for (const NetworkOption& n : spec.networks) what_if = what_if || !n.is_default();
 
     std::vector<SweepPoint> points;
     for (const std::string& workload_name : spec.workloads) {
@@ -141,7 +138,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.network = network;
                         p.routing = spec.routing;
                         p.sharp = spec.sharp;
-                        p.analytic_comm = what_if;
+                        p.topology_file = spec.topology_file;
                         points.push_back(std::move(p));
                     }
         }

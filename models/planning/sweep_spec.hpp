@@ -29,8 +29,7 @@ struct BatchChoice {
     std::string label() const;              // "published", "global=4096", "per_rank=32", "rcp_optimal"
 };
 
-// Scale-out network options. predict() models the network analytically per GPU (comm_model.hpp), so these act
-// on the GPU's NIC figures (see point_prediction.hpp for exactly how).
+// Scale-out network options: the fabric every point's collectives are simulated on (point_prediction.hpp).
 struct NetworkOption {
     std::string name = "default";
     NicSpeed nic = NicSpeed::Ndr400;        // ndr: the system's own NIC; else each GPU's NIC line rate
@@ -61,10 +60,12 @@ struct SweepSpec {
     bool add_published_gpu_counts = false;  // add each workload's v4.1 GPU counts (on the system's GPU) in range
     std::vector<BatchChoice> batches{BatchChoice{}};
     std::vector<NetworkOption> networks{NetworkOption{}};
-    // Fabric routing of the preset topologies the collectives are simulated on (`routing:`); a what-if sweep's
-    // analytic model has no fabric, so the reader refuses a non-default routing there.
+    // Fabric routing of the topologies the collectives are simulated on (`routing:`).
     FabricRouting routing = FabricOptions{}.routing;
-    // SHARP of every point (`sharp:`), on the simulated fabric or the analytic model alike; nullopt: predict()'s
+    // A YAML topology (`cluster: {topology_file: ...}`) in place of every system's SuperPOD fabric; the sweep's
+    // GPU counts must then be the file's.
+    std::optional<std::string> topology_file;
+    // SHARP of every point (`sharp:`); nullopt: predict()'s
     // default. A network option's own `sharp:` is the what-if form, so the reader refuses both in one sweep.
     std::optional<bool> sharp;
 };
@@ -83,11 +84,7 @@ struct SweepPoint {
     // SHARP asked for this point: the network option's, else the sweep's; nullopt: predict()'s default. Where the
     // job fits one NVLink domain, "on" runs without it (point_prediction.cpp), as the default does there.
     std::optional<bool> requested_sharp() const { return network.sharp ? network.sharp : sharp; }
-    // Collective durations from the analytic NCCL model (comm_model.hpp) instead of the flow simulation on the
-    // preset topology. Set for every point of a sweep that has any hardware variant or non-default network:
-    // predict() builds preset topologies with catalog link rates and a default fabric, so what-ifs go through
-    // the analytic model, and so do their baselines, to compare like with like (point_prediction.hpp).
-    bool analytic_comm = false;
+    std::optional<std::string> topology_file;   // SweepSpec::topology_file
 
     // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
     std::string series_key() const;

@@ -12,9 +12,9 @@
 namespace ttsim::trace {
 
 // One iteration of `scenario` for the first `gpus_shown` GPUs (all data-parallel ranks are symmetric in the
-// model, so they share one timeline). Link utilisation counters (NVLink, NIC) are estimated per gradient
-// collective from the bytes it moves: nccl-tests' bus traffic 2(n-1)/n x bytes over the link's bandwidth
-// (AnalyticCommModel's NCCL-effective figures), as a share of the collective's duration, capped at 1.
+// model, so they share one timeline). Each gradient bucket's span names the collectives the simulation ran for it
+// (size, ranks, algorithm and protocol `auto` chose), and a counter shows the busiest link's utilisation as the
+// flow simulation measured it (PreparedScenario::bucket_collectives).
 Trace iteration_trace(const PreparedScenario& scenario, const ComputeProfile& profile, int gpus_shown,
                       const std::string& title);
 

@@ -8,42 +8,12 @@
 #include <map>
 #include <optional>
 
-#include "models/collectives/collective_simulator.hpp"
-#include "models/collectives/lower_bound.hpp"
-#include "models/collectives/tuner.hpp"
-#include "models/training/comm_model.hpp"
 #include "sim/errors.hpp"
-#include "topologies/presets.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim {
 
 namespace {
-
-// Llama2-70B shapes for the tensor/context-parallel collectives (Llama 2 paper, Table 1 / HF config: 80 layers,
-// hidden 8192, 8 KV heads of 128; params.md §4.1: 8192 tokens per sequence). Activations in bf16 (2 bytes).
-constexpr int kLlamaLayers = 80;
-constexpr double kLlamaHidden = 8192;
-constexpr double kLlamaKvWidth = 8 * 128;
-constexpr double kLlamaTokens = 8192;
-constexpr double kActivationBytes = 2;
-// BERT-large (Devlin et al. 2019, Table / "BERT_LARGE": 24 layers, hidden 1024) at MLPerf's 512-token sequences;
-// with packing 2 samples share a 512-token row, so a sample is 256 tokens on average (params.md §7 item 5).
-constexpr int kBertLayers = 24;
-constexpr double kBertHidden = 1024;
-constexpr double kBertTokensPerSample = 256;
-
-struct SystemEntry {
-    const char* name;
-    const char* gpu;
-};
-// Preset systems (topologies/presets.hpp) and which catalog GPU they hold.
-constexpr SystemEntry kPresetSystems[] = {
-    {"dgx-h100", "H100-SXM"}, {"dgx-h200", "H200-SXM"}, {"dgx-b200", "B200"}, {"gb200-nvl72", "GB200"}};
-
-std::string lower(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 long long ceil_div(double a, double b) { return static_cast<long long>(std::ceil(a / b - 1e-9)); }
 
@@ -57,241 +27,15 @@ long long evaluations_until(const EvalSchedule& schedule, double samples) {
 }
 
 
-// The preset topology of a system: its own preset, or (a system named only by its GPU, e.g. an MLPerf system
-// string or "H100") the DGX preset of that GPU. Empty when the GPU has no preset (A100, MI300X).
-std::string preset_of(const std::string& system, const GpuSpec& gpu) {
-    const std::string key = lower(system);
-    for (const auto& s : kPresetSystems)
-        if (key == s.name) return s.name;
-    for (const auto& s : kPresetSystems)
-        if (gpu.name == s.gpu) return s.name;
-    return {};
-}
-
-
-// The simulator's `auto` decision (the fastest applicable algorithm, NCCL-like protocol choice; ties to the
-// earlier candidate), without simulating candidates that cannot win: each candidate's duration is at least its
-// NCCL latency plus the protocol-scaled physical lower bound (lower_bound.hpp; duration is monotone in the
-// bandwidth time), so candidates are simulated in ascending order of that bound and the search stops when the next
-// bound is no better than the best simulated duration. Same answer as CollectiveAlgorithm::Auto; at 16,384 GPUs it
-// skips e.g. ring and tree over 2,048 rail peers (seconds of flow simulation) when SHARP wins by far.
-double auto_collective_seconds(CollectiveSimulator& simulator, const Topology& topology, const NcclParams& params,
-                               CollectiveOp op, double bytes, const std::vector<int>& group) {
-    const std::uint64_t size = static_cast<std::uint64_t>(std::llround(bytes));
-    const GroupLayout layout(topology, group);
-    const std::vector<CollectiveAlgorithm> candidates =
-        candidate_algorithms(op, layout, simulator.options().sharp_enabled);
-    TTSIM_ASSERT(!candidates.empty(), "no collective algorithm applies");
-    const LatencyShape shape{op, layout.size(), layout.island_count(), layout.max_per_island(),
-                             simulator.options().net_overhead_us};
-    // Margin: the bound includes one path latency (microseconds) that the bandwidth part need not contain.
-    const double bound = std::max(0.0, 0.9 * collective_lower_bound(layout, op, static_cast<double>(size)).seconds() - 5e-6);
-    std::vector<std::pair<double, std::size_t>> order;
-    for (std::size_t i = 0; i < candidates.size(); ++i)
-        order.emplace_back(choose_protocol(params, candidates[i], NcclProtocol::Auto, shape, static_cast<double>(size),
-                                           bound, simulator.options().nccl_channels)
-                               .total_seconds(),
-                           i);
-    std::sort(order.begin(), order.end());
-    double best = 0;
-    std::size_t best_index = candidates.size();
-    for (const auto& [lower, i] : order) {
-        if (best_index < candidates.size() && lower > best) break;
-        CollectiveRequest request;
-        request.op = op;
-        request.bytes = size;
-        request.group = group;
-        request.algorithm = candidates[i];
-        const double seconds = simulator.run(request).duration.seconds();
-        if (best_index == candidates.size() || seconds < best || (seconds == best && i < best_index)) {
-            best = seconds;
-            best_index = i;
-        }
-    }
-    return best;
-}
-
-struct CommTimes {
-    std::vector<double> bucket_seconds;
-    std::string bucket_name = "allreduce";
-    double param_all_gather_seconds = 0;
-    double tp_cp_seconds_per_micro_step = 0;
-    int optimizer_shards = 1;
-    std::string topology;                  // preset name, or "analytic" (no preset for the GPU)
-    std::uint64_t simulations = 0;
-    std::vector<std::string> warnings;
-};
-
-// Global rank of the GPU at (tp, cp, pp, dp) coordinates: Megatron order, TP fastest, then CP, PP, DP.
-int rank_of(const ParallelismConfig& c, int tp, int cp, int pp, int dp) {
-    return tp + c.tensor_parallel * (cp + c.context_parallel * (pp + c.pipeline_parallel * dp));
-}
-
-// Collective durations of one optimizer step for the representative rank class (TP = CP = PP = 0 coordinates).
-// The topology (build_preset) and the CollectiveSimulator are local to this call, so prepare()/predict() stay
-// thread-safe; the simulator caches per (op, algorithm, bytes, group), so every bucket after the first is a
-// lookup. Algorithm and protocol are auto (NCCL-like tuner); SHARP is available when the layout enables it.
-//
-// Groups (all other rank classes run the same collectives at the same time on their own rails; with one NIC per
-// GPU on a rail-optimised fabric they do not share NICs, so one group is simulated):
-//  - data parallel: the ranks that share TP/CP/PP coordinates;
-//  - plain data parallel: one all-reduce per gradient bucket over the DP group;
-//  - distributed optimizer (apex DistributedFusedLAMB/Adam, dwu group = the NVLink domain): reduce-scatter of the
-//    bucket over the DP ranks inside the NVLink domain, all-reduce of this rank's shard over the DP ranks with the
-//    same position in every other domain (SHARP when on), optimizer on the shard, all-gather of the updated
-//    parameters inside the domain;
-//  - tensor parallel (Llama2-70B LoRA, Megatron sequence parallelism): per layer 4 all-gathers + 4 reduce-scatters
-//    of this rank's activations over the TP group; context parallel (ring attention): ~3 all-gathers of K,V per
-//    layer over the CP group.
-CommTimes collective_times(const Workload& workload, const GpuSpec& gpu, const std::string& system, int gpus,
-                           const ParallelismConfig& c, FabricRouting routing) {
-    CommTimes out;
-    const std::string preset = preset_of(system, gpu);
-    std::optional<Topology> topology;
-    std::optional<CollectiveSimulator> simulator;
-    std::optional<AnalyticCommModel> analytic;
-    NcclParams params;
-    int domain_size = std::min(gpus, gpu.gpus_per_scaleup_domain);
-    if (!preset.empty()) {
-        FabricOptions fabric;
-        fabric.routing = routing;
-        topology.emplace(build_preset(preset, gpus, fabric));
-        CollectiveOptions options;
-        options.sharp_enabled = c.sharp;
-        simulator.emplace(*topology, options);
-        params = nccl_params(gpu_generation_of(*topology));
-        for (const PresetInfo& p : preset_systems())
-            if (p.name == preset) domain_size = std::min(gpus, p.gpus_per_nvlink_domain);
-        out.topology = preset;
-    } else {
-        analytic.emplace(gpu);
-        out.topology = "analytic";
-        out.warnings.push_back("no preset topology for " + gpu.name +
-                               "; collective durations from the analytic NCCL model (comm_model.hpp)");
-        if (routing != FabricOptions{}.routing)
-            out.warnings.push_back(std::string(to_string(routing)) +
-                                   " routing has no effect: the analytic model has no switch fabric");
-    }
-    // Seconds of one collective over `group` (global ranks).
-    auto seconds = [&](CollectiveOp op, double bytes, const std::vector<int>& group) -> double {
-        if (group.size() < 2 || bytes <= 0) return 0.0;
-        if (simulator) return auto_collective_seconds(*simulator, *topology, params, op, bytes, group);
-        std::map<int, int> per_domain;
-        for (int r : group) ++per_domain[r / std::max(1, domain_size)];
-        const CommGroupShape shape{static_cast<int>(group.size()), per_domain.begin()->second,
-                                   c.sharp && per_domain.size() > 1};
-        const CollectiveKind kind = op == CollectiveOp::AllReduce       ? CollectiveKind::all_reduce
-                                    : op == CollectiveOp::ReduceScatter ? CollectiveKind::reduce_scatter
-                                                                        : CollectiveKind::all_gather;
-        return analytic->seconds(kind, bytes, shape);
-    };
-
-    // Data-parallel groups.
-    std::vector<int> dp_group;
-    for (int d = 0; d < c.data_parallel; ++d) dp_group.push_back(rank_of(c, 0, 0, 0, d));
-    const int domain_of_first = dp_group.front() / std::max(1, domain_size);
-    std::vector<int> dp_in_domain, dp_across_domains;
-    for (int r : dp_group)
-        if (r / std::max(1, domain_size) == domain_of_first) dp_in_domain.push_back(r);
-    const int dp_per_domain = static_cast<int>(dp_in_domain.size());
-    for (std::size_t i = 0; i < dp_group.size(); i += dp_per_domain) dp_across_domains.push_back(dp_group[i]);
-
-    // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
-    const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
-    const int buckets = std::max(1, static_cast<int>(std::ceil(gradient_bytes / kGradientBucketBytes)));
-    const double bucket_bytes = gradient_bytes / buckets;
-    if (c.data_parallel > 1) {
-        if (!c.distributed_optimizer) {
-            out.bucket_seconds.assign(buckets, seconds(CollectiveOp::AllReduce, bucket_bytes, dp_group));
-        } else {
-            const double rs = seconds(CollectiveOp::ReduceScatter, bucket_bytes, dp_in_domain);
-            const double ar = seconds(CollectiveOp::AllReduce, bucket_bytes / dp_per_domain, dp_across_domains);
-            out.bucket_seconds.assign(buckets, rs + ar);
-            out.bucket_name = dp_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
-            out.param_all_gather_seconds = seconds(CollectiveOp::AllGather, gradient_bytes, dp_in_domain);
-            out.optimizer_shards = dp_per_domain;
-        }
-    }
-
-    // Tensor parallel for BERT (no v4.1 submission used it; what-if only): Megatron-style, two all-reduces of the
-    // layer's activations in forward and two in backward per transformer layer.
-    if (workload.name == "bert" && c.tensor_parallel > 1) {
-        std::vector<int> tp_group;
-        for (int t = 0; t < c.tensor_parallel; ++t) tp_group.push_back(rank_of(c, t, 0, 0, 0));
-        const double activation = kBertTokensPerSample * c.samples_per_micro_batch * kBertHidden * kActivationBytes;
-        out.tp_cp_seconds_per_micro_step = kBertLayers * 4 * seconds(CollectiveOp::AllReduce, activation, tp_group);
-    }
-    // Tensor / context parallel collectives per micro step (Llama2-70B LoRA only in v4.1).
-    if (workload.name == "llama2_70b_lora" && (c.tensor_parallel > 1 || c.context_parallel > 1)) {
-        const double tokens_per_rank = kLlamaTokens * c.samples_per_micro_batch / c.context_parallel;
-        double total = 0;
-        if (c.tensor_parallel > 1) {
-            std::vector<int> tp_group;
-            for (int t = 0; t < c.tensor_parallel; ++t) tp_group.push_back(rank_of(c, t, 0, 0, 0));
-            const double activation = tokens_per_rank * kLlamaHidden * kActivationBytes;
-            total += kLlamaLayers * 4 *
-                     (seconds(CollectiveOp::AllGather, activation, tp_group) +
-                      seconds(CollectiveOp::ReduceScatter, activation, tp_group));
-        }
-        if (c.context_parallel > 1) {
-            std::vector<int> cp_group;
-            for (int k = 0; k < c.context_parallel; ++k) cp_group.push_back(rank_of(c, 0, k, 0, 0));
-            const double kv = tokens_per_rank * 2 * kLlamaKvWidth * kActivationBytes * c.context_parallel;
-            total += kLlamaLayers * 3 * seconds(CollectiveOp::AllGather, kv, cp_group);
-        }
-        out.tp_cp_seconds_per_micro_step = total;
-    }
-    if (simulator) out.simulations = simulator->simulations();
-    return out;
-}
 }  // namespace
 
-std::vector<std::string> system_names() {
-    std::vector<std::string> names;
-    for (const auto& s : kPresetSystems) names.push_back(s.name);
-    for (const auto& g : gpu_names()) names.push_back(g);
-    return names;
-}
-
-SystemInfo resolve_system(const std::string& system) {
-    const std::string key = lower(system);
-    for (const auto& s : kPresetSystems) {
-        if (key == s.name) {
-            SystemInfo info{s.name, &find_gpu(s.gpu), 8};
-            for (const PresetInfo& p : preset_systems())
-                if (p.name == s.name) info.gpus_per_node = p.gpus_per_node;
-            return info;
-        }
-    }
-    // A bare GPU name: an 8-GPU node of that GPU (its catalog scale-up domain), one NIC per GPU.
-    try {
-        const GpuSpec& gpu = find_gpu(system);
-        for (const auto& s : kPresetSystems)
-            if (gpu.name == s.gpu) return resolve_system(s.name);
-        return SystemInfo{gpu.name, &gpu, std::min(8, gpu.gpus_per_scaleup_domain)};
-    } catch (const InputError&) {
-        std::string list;
-        for (const auto& n : system_names()) list += (list.empty() ? "" : ", ") + n;
-        throw InputError("unknown system '" + system + "'; valid: " + list, {}, "system");
-    }
-}
-
-std::string sharp_unavailable_reason(const SystemInfo& system, int gpus) {
-    const int domain = system.gpu->gpus_per_scaleup_domain;
-    if (gpus > domain) return {};
-    return std::to_string(gpus) + (gpus == 1 ? " GPU fits" : " GPUs fit") + " in one " + system.name +
-           " NVLink domain (up to " + std::to_string(domain) +
-           " GPUs): SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "
-           "fabric";
-}
-
-PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gpu, const std::string& system,
-                                     int gpus, const ParallelismConfig& layout, FabricRouting routing) {
+PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
+                                     const ParallelismConfig& layout) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
     PreparedScenario s;
     s.workload = &workload;
-    s.gpu = &gpu;
     s.system = system;
+    s.gpu = system.gpu;
     s.gpus = gpus;
     s.layout = layout;
     const int model_split = layout.tensor_parallel * layout.context_parallel * layout.pipeline_parallel;
@@ -316,17 +60,21 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
     s.samples_p90 = estimate.samples_p90;
     for (auto& w : estimate.warnings) s.warnings.push_back(w);
 
-    // Collectives: simulated on the real topology (collective_times below).
-    CommTimes comm = collective_times(workload, gpu, system, gpus, layout, routing);
+    // Collectives: simulated on the system's topology (step_collectives.hpp).
+    StepCollectives comm = step_collectives(workload, system, gpus, layout);
     s.bucket_comm_seconds = std::move(comm.bucket_seconds);
     s.bucket_comm_name = comm.bucket_name;
+    s.bucket_collectives = std::move(comm.bucket_collectives);
     s.param_all_gather_seconds = comm.param_all_gather_seconds;
     s.tp_cp_comm_seconds_per_micro_step = comm.tp_cp_seconds_per_micro_step;
     s.optimizer_shards = comm.optimizer_shards;
     s.comm_topology = comm.topology;
-    if (comm.topology != "analytic") s.routing = routing;
     s.collective_simulations = comm.simulations;
-    for (auto& w : comm.warnings) s.warnings.push_back(std::move(w));
+    if (system.preset.empty() && !system.topology_file)
+        s.warnings.push_back("no preset system for " + system.gpu->name + ": collectives simulated on a generic node (" +
+                             std::to_string(system.gpus_per_nvlink_domain) + " GPUs per NVLink domain at " +
+                             units::format_number(system.gpu->scaleup_bandwidth_per_direction / 1e9) +
+                             " GB/s, one NIC per GPU) on the DGX SuperPOD fabric");
 
     // Evaluation.
     const EvalSchedule schedule = eval_schedule(workload, layout.global_batch);
@@ -335,18 +83,10 @@ PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gp
     s.eval_samples_per_gpu = eval_per_rank / model_split;
 
     s.straggler_sigmas = expected_max_standard_normal(gpus);
-    s.node_straggler_sigmas =
-        expected_max_standard_normal((gpus + gpu.gpus_per_scaleup_domain - 1) / gpu.gpus_per_scaleup_domain);
+    const int domain = system.gpus_per_nvlink_domain;
+    s.node_straggler_sigmas = expected_max_standard_normal((gpus + domain - 1) / domain);
     return s;
 }
-
-namespace {
-// Which model parallelism ttsim has a communication model for: TP for the transformers (BERT Megatron-style,
-// Llama2-70B LoRA as v4.1); the convolutional RetinaNet and the Stable Diffusion UNet ran data parallel only.
-bool tensor_parallel_modelled(const Workload& workload) {
-    return workload.name == "llama2_70b_lora" || workload.name == "bert";
-}
-}  // namespace
 
 PreparedScenario prepare(const PredictionRequest& request) {
     const Workload* found = nullptr;
@@ -356,18 +96,15 @@ PreparedScenario prepare(const PredictionRequest& request) {
         throw InputError(e.message(), {}, "workload");
     }
     const Workload& workload = *found;
-    const SystemInfo system = resolve_system(request.system);
-    const GpuSpec& gpu = *system.gpu;
+    System system = with_fabric(resolve_system(request.system), request.fabric);
+    if (request.gpu_override)
+        system = with_gpu(std::move(system), request.gpu_override,
+                          request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
+    // Layouts, memory limits and calibrated profiles are the catalog GPU's: a what-if GPU is laid out as the GPU
+    // it derives from.
+    const GpuSpec& gpu = *system.catalog_gpu;
     const int n = request.gpus;
-    if (n < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(n) + ")", {}, "gpus");
-    if (n > kMaxPresetGpus)
-        throw InputError(system.name + " holds at most " + std::to_string(kMaxPresetGpus) + " GPUs (got " +
-                             std::to_string(n) + ")",
-                         {}, "gpus");
-    if (n > system.gpus_per_node && n % system.gpus_per_node != 0)
-        throw InputError(std::to_string(n) + " GPUs is not a whole number of " + system.name + " nodes (" +
-                             std::to_string(system.gpus_per_node) + " GPUs each)",
-                         {}, "gpus");
+    check_job_size(system, n);
 
     ParallelismChoice choice;
     try {
@@ -394,22 +131,22 @@ PreparedScenario prepare(const PredictionRequest& request) {
         const int cp = request.context_parallel.value_or(c.context_parallel);
         if (tp < 1) throw InputError("must be >= 1", {}, "tp");
         if (cp < 1) throw InputError("must be >= 1", {}, "cp");
-        if (tp > gpu.gpus_per_scaleup_domain)
+        if (tp > system.gpus_per_nvlink_domain)
             throw InputError("tensor parallelism " + std::to_string(tp) + " exceeds the NVLink domain of " +
-                                 std::to_string(gpu.gpus_per_scaleup_domain) + " GPUs",
+                                 std::to_string(system.gpus_per_nvlink_domain) + " GPUs",
                              {}, "tp");
         const int split = tp * cp * c.pipeline_parallel;
         if (n % split != 0)   // name the flag that breaks divisibility (TP first), not merely the last one given
             throw InputError(std::to_string(n) + " GPUs are not divisible by TP x CP = " + std::to_string(tp) + " x " +
                                  std::to_string(cp) + " = " + std::to_string(split),
                              {}, n % tp != 0 || !request.context_parallel ? "tp" : "cp");
-        if (tp > 1 && !tensor_parallel_modelled(workload))
+        if (tp > 1 && !workload.tensor_parallel_modelled())
             throw InputError("tensor parallelism is modelled for bert and llama2_70b_lora only; " + workload.name +
                                  " runs data parallel (as in MLPerf v4.1)",
                              {}, "tp");
-        if (cp > 1 && workload.name != "llama2_70b_lora")
-            throw InputError("context parallelism is modelled for llama2_70b_lora only; " + workload.name +
-                                 " runs without it (as in MLPerf v4.1)",
+        if (cp > 1 && !workload.context_parallel_modelled())
+            throw InputError("context parallelism is not modelled for " + workload.name +
+                                 ", which runs without it (as in MLPerf v4.1)",
                              {}, "cp");
         c.tensor_parallel = tp;
         c.context_parallel = cp;
@@ -454,9 +191,9 @@ PreparedScenario prepare(const PredictionRequest& request) {
                                  std::to_string(static_cast<int>(max_factor)) + "x the largest RCP batch (" + std::to_string(largest_rcp) +
                                  "), where convergence is unknown; use at most " + std::to_string(most) +
                                  " GPUs with this layout" +
-                                 (!tensor_parallel_modelled(workload) ? ""
-                                  : workload.name == "bert"         ? ", or more GPUs per replica (--tp)"
-                                                                    : ", or more GPUs per replica (--tp/--cp)"),
+                                 (!workload.tensor_parallel_modelled()    ? ""
+                                  : !workload.context_parallel_modelled() ? ", or more GPUs per replica (--tp)"
+                                                                          : ", or more GPUs per replica (--tp/--cp)"),
                              {}, "gpus");
         }
         c.global_batch = batch.global_batch;
@@ -468,7 +205,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
     if (const double need = model_state_bytes_per_gpu(workload, c); need > gpu.hbm_capacity_bytes) {
         int tp = c.tensor_parallel;
         ParallelismConfig wider = c;
-        while (tp < gpu.gpus_per_scaleup_domain && model_state_bytes_per_gpu(workload, wider) > gpu.hbm_capacity_bytes) {
+        while (tp < system.gpus_per_nvlink_domain && model_state_bytes_per_gpu(workload, wider) > gpu.hbm_capacity_bytes) {
             tp *= 2;
             wider.tensor_parallel = tp;
         }
@@ -488,11 +225,10 @@ PreparedScenario prepare(const PredictionRequest& request) {
     // Asked for where it cannot run, SHARP would silently do nothing: refuse instead.
     const std::string sharp_refusal = sharp_unavailable_reason(system, n);
     if (request.sharp.value_or(false) && !sharp_refusal.empty()) throw InputError(sharp_refusal, {}, "sharp");
-    c.sharp = request.sharp.value_or(sharp_refusal.empty() && gpu.vendor == "NVIDIA");
+    c.sharp = request.sharp.value_or(sharp_by_default(system, n));
     if (!request.sharp && c.sharp) defaults.push_back("SHARP in-network reduction on (as NVIDIA's multi-node v4.1 runs)");
 
-    PreparedScenario s =
-        prepare_with_layout(workload, gpu, system.name, n, c, request.routing.value_or(FabricOptions{}.routing));
+    PreparedScenario s = prepare_with_layout(workload, system, n, c);
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     return s;
 }
@@ -517,7 +253,7 @@ IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfil
     plan.bucket_comm_name = s.bucket_comm_name;
     plan.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
-    const bool multi_node = s.gpus > gpu.gpus_per_scaleup_domain;
+    const bool multi_node = s.system.spans_domains(s.gpus);
     const double sigmas = profile.step_jitter_per_node ? s.node_straggler_sigmas : s.straggler_sigmas;
     plan.fixed_step_seconds = profile.fixed_step_seconds + (multi_node ? profile.multi_node_step_seconds : 0.0) +
                               profile.step_jitter_seconds * sigmas;
@@ -564,11 +300,13 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
 
     Prediction p;
     p.workload = w.name;
-    p.system = s.system;
+    p.system = s.system.name;
+    p.fabric = s.system.fabric_description();
+    p.comm_topology = s.comm_topology;
+    p.routing = s.system.topology_file ? FabricRouting::StaticEcmp : s.system.fabric.routing;
     p.gpu = gpu.name;
     p.gpus = s.gpus;
     p.layout = c;
-    p.routing = s.routing;
     p.global_batch = c.global_batch;
     p.samples_to_converge = s.samples_mean;
     p.ttt_minutes = minutes_for(s.samples_mean, &p.steps, &p.evaluations);
@@ -597,14 +335,16 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {
     const PreparedScenario scenario = prepare(request);
-    const ComputeProfile profile = profiles.find(*scenario.workload, *scenario.gpu);
+    const ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
     Prediction p = evaluate(scenario, profile);
     if (request.compute_efficiency_vs_8gpu) {
         PredictionRequest base;
         base.workload = request.workload;
         base.system = request.system;
         base.gpus = 8;
-        base.routing = request.routing;
+        // One node: the fabric plays no part (and a topology file holds its own GPU count).
+        base.gpu_override = request.gpu_override;
+        base.gpu_label = request.gpu_label;
         base.compute_efficiency_vs_8gpu = false;
         const Prediction reference = evaluate(prepare(base), profile);
         p.efficiency_vs_8gpu = p.per_gpu_throughput / reference.per_gpu_throughput;

@@ -20,7 +20,9 @@
 #include "models/compute/compute_profile.hpp"
 #include "models/convergence/convergence.hpp"
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/hardware/system.hpp"
 #include "models/training/iteration.hpp"
+#include "models/training/step_collectives.hpp"
 #include "models/workloads/workload.hpp"
 #include "topologies/topology.hpp"
 
@@ -37,9 +39,15 @@ struct PredictionRequest {
     // SHARP in-network reduction of the gradient all-reduce. Default: on for NVIDIA jobs spanning NVLink domains,
     // as in v4.1. Explicitly on where it cannot run (sharp_unavailable_reason) is an InputError keyed "sharp".
     std::optional<bool> sharp;
-    // Fabric routing of the preset topology the collectives are simulated on (presets.hpp FabricOptions);
-    // default: the preset's, adaptive. No effect on systems without a preset (analytic model; a warning says so).
-    std::optional<FabricRouting> routing;
+    // The fabric the collectives are simulated on (system.hpp FabricChoice): NIC rate, oversubscription, routing,
+    // or a YAML topology file; unset fields keep the system's (NDR, non-blocking, adaptive). Oversubscription on a
+    // job within one NVLink domain is an InputError keyed "oversubscription".
+    FabricChoice fabric;
+    // A what-if GPU in place of the system's own (a modified copy of its catalog GPU; the sweep's gpu_variants):
+    // same node shape, layout and calibrated profile as the catalog GPU, its own FLOP/s, HBM, NVLink and NIC rates.
+    // `gpu_label` names the system in the output (default: the GPU's name).
+    std::shared_ptr<const GpuSpec> gpu_override;
+    std::string gpu_label;
     bool compute_efficiency_vs_8gpu = true;     // one extra 8-GPU prediction for efficiency_vs_8gpu
 };
 
@@ -47,7 +55,9 @@ struct Prediction {
     std::string workload, system, gpu;
     int gpus = 0;
     ParallelismConfig layout;
-    FabricRouting routing = FabricRouting::Adaptive;   // of the preset fabric the collectives were simulated on
+    FabricRouting routing = FabricRouting::Adaptive;   // of the fabric the collectives were simulated on
+    std::string fabric;                    // System::fabric_description(): NICs, oversubscription, routing, or file
+    std::string comm_topology;             // the topology the collectives were simulated on
     double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0;
     double samples_to_converge = 0;
     int global_batch = 0;
@@ -71,15 +81,16 @@ struct Prediction {
 
 // Everything about a scenario that does not depend on the compute profile.
 struct PreparedScenario {
-    const Workload* workload = nullptr;    // catalog entries (static lifetime)
-    const GpuSpec* gpu = nullptr;
-    std::string system;
+    const Workload* workload = nullptr;    // catalog entry (static lifetime)
+    System system;                         // the hardware, fabric included
+    std::shared_ptr<const GpuSpec> gpu;    // = system.gpu
     int gpus = 0;
     ParallelismConfig layout;
     double samples_per_gpu = 0;            // per micro step per GPU (x in compute_profile.hpp)
     double samples_mean = 0, samples_p10 = 0, samples_p90 = 0;
-    std::vector<double> bucket_comm_seconds;   // per gradient bucket (simulated collectives, see predict.cpp)
+    std::vector<double> bucket_comm_seconds;   // per gradient bucket (simulated collectives, step_collectives.hpp)
     std::string bucket_comm_name = "allreduce";   // "allreduce", "reducescatter+allreduce" (timeline names)
+    std::vector<MeasuredCollective> bucket_collectives;   // what the simulation measured for one bucket
     double param_all_gather_seconds = 0;
     double tp_cp_comm_seconds_per_micro_step = 0;   // before the exposed fraction
     int optimizer_shards = 1;
@@ -87,8 +98,7 @@ struct PreparedScenario {
     double eval_samples_per_gpu = 0;
     double straggler_sigmas = 0;           // E[max of N standard normals], N = GPUs
     double node_straggler_sigmas = 0;      // the same with N = scale-up domains (nodes) spanned
-    std::string comm_topology;             // preset the collectives were simulated on, or "analytic"
-    FabricRouting routing = FabricRouting::Adaptive;   // the preset's fabric routing (PredictionRequest::routing)
+    std::string comm_topology;             // name of the topology the collectives were simulated on
     std::uint64_t collective_simulations = 0;   // flow simulations run by prepare (cache misses)
     std::vector<std::string> defaults;
     std::vector<std::string> warnings;
@@ -97,10 +107,9 @@ struct PreparedScenario {
 // Resolves names, layout and defaults, checks the request (InputError naming the flag), and computes the
 // profile-independent parts.
 PreparedScenario prepare(const PredictionRequest& request);
-// Same, with the layout given explicitly (calibration: the layout a published result actually used).
-PreparedScenario prepare_with_layout(const Workload& workload, const GpuSpec& gpu, const std::string& system,
-                                     int gpus, const ParallelismConfig& layout,
-                                     FabricRouting routing = FabricRouting::Adaptive);
+// Same, with the system and layout given explicitly (calibration: the layout a published result actually used).
+PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
+                                     const ParallelismConfig& layout);
 
 Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
 
@@ -121,24 +130,5 @@ RunClock run_clock(const PreparedScenario& scenario, const ComputeProfile& profi
 IterationPlan make_iteration_plan(const PreparedScenario& scenario, const ComputeProfile& profile);
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
-
-// System name -> GPU catalog entry and GPUs per node; InputError (flag "system") listing valid names.
-struct SystemInfo {
-    std::string name;                      // canonical system name
-    const GpuSpec* gpu = nullptr;
-    int gpus_per_node = 8;
-};
-SystemInfo resolve_system(const std::string& system);
-std::vector<std::string> system_names();
-
-// Why SHARP cannot reduce the gradients of a job of `gpus` GPUs on `system`, or "" when it can. SHARP reduces
-// between NVLink domains in the InfiniBand switches (the collective model's rule, tuner.cpp); a preset builds
-// its InfiniBand fabric only for a job spanning more than one domain (presets.cpp), and the analytic model
-// applies SHARP only across domains (comm_model.cpp), so the rule is the same for both: more than one domain.
-std::string sharp_unavailable_reason(const SystemInfo& system, int gpus);
-
-// Gradient bucket size, bytes: PyTorch DDP's default is 25 MB; NVIDIA's MLPerf code uses larger fused buckets.
-// 64 MB is our middle estimate.
-inline constexpr double kGradientBucketBytes = 64e6;
 
 }  // namespace ttsim

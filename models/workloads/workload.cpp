@@ -121,7 +121,15 @@ Workload bert() {
     w.runs_per_result = 10;                        // src: RULES
     w.quality_target = "masked-LM accuracy >= 0.720";   // src: RULES
     w.eval_on_the_clock = true;                    // src: RULES
+    // RULES: every FLOOR(0.05 * (230.23 * GBS + 3,000,000), 25,000) samples, the first after one interval.
+    w.eval_rule = EvalRule{.interval = EvalRule::Interval::batch_linear, .scale = 0.05, .per_batch = 230.23,
+                           .base = 3'000'000.0, .round_to = 25'000.0};
     w.published_parallelism = bert_layouts();
+    // BERT-large (Devlin et al. 2019, "BERT_LARGE": 24 layers, hidden 1024) at MLPerf's 512-token sequences; with
+    // packing 2 samples share a 512-token row, so a sample is 256 tokens on average (params.md §7 item 5). No
+    // v4.1 submission used TP: a what-if, Megatron-style.
+    w.model_parallel = ModelParallelComm{.layers = 24, .hidden = 1024, .tokens_per_sample = 256,
+                                         .tensor_style = ModelParallelComm::TensorStyle::allreduce};
     return w;
 }
 
@@ -146,7 +154,14 @@ Workload llama2_70b_lora() {
     w.runs_per_result = 10;                        // src: RULES
     w.quality_target = "eval loss <= 0.925";       // src: RULES
     w.eval_on_the_clock = true;                    // src: RULES
+    // RULES: every 384 samples, the first FLOOR(0.125 * GBS + 2) evaluations skipped.
+    w.eval_rule = EvalRule{.interval = EvalRule::Interval::fixed, .samples = 384, .skip_per_batch = 0.125, .skip_base = 2};
     w.published_parallelism = lora_layouts();
+    // Llama2-70B (Llama 2 paper, Table 1 / HF config: 80 layers, hidden 8192, 8 KV heads of 128), 8192 tokens per
+    // sequence (params.md §4.1); v4.1 ran TP with sequence parallelism and CP (params.md §4.3).
+    w.model_parallel = ModelParallelComm{.layers = 80, .hidden = 8192, .tokens_per_sample = 8192,
+                                         .tensor_style = ModelParallelComm::TensorStyle::sequence_parallel,
+                                         .context_kv_width = 8 * 128};
     return w;
 }
 
@@ -169,6 +184,7 @@ Workload retinanet() {
     w.runs_per_result = 5;                         // src: RULES
     w.quality_target = "mAP >= 34.0%";             // src: RULES
     w.eval_on_the_clock = true;                    // src: RULES
+    w.eval_rule = EvalRule{.interval = EvalRule::Interval::epoch};   // RULES: every epoch
     w.published_parallelism = retinanet_layouts();
     return w;
 }
@@ -192,6 +208,8 @@ Workload stable_diffusion() {
     w.runs_per_result = 10;                        // src: RULES
     w.quality_target = "FID <= 90 and CLIP >= 0.15";    // src: RULES
     w.eval_on_the_clock = false;                   // src: RULES appendix (offline evaluation of checkpoints)
+    // RULES appendix: a checkpoint every 512,000 samples, evaluated offline.
+    w.eval_rule = EvalRule{.interval = EvalRule::Interval::fixed, .samples = 512'000};
     w.published_parallelism = stable_diffusion_layouts();
     return w;
 }
@@ -255,35 +273,30 @@ const Workload& find_workload(std::string_view name) {
 }
 
 std::uint64_t bert_eval_interval_samples(std::int64_t global_batch) {
-    const double gbs = static_cast<double>(checked_global_batch(global_batch));
-    // RULES: FLOOR(0.05 * (230.23 * GBS + 3,000,000), 25,000), i.e. rounded down to a multiple of 25,000.
-    const double raw = 0.05 * (230.23 * gbs + 3'000'000.0);
-    return static_cast<std::uint64_t>(std::floor(raw / 25'000.0)) * 25'000ULL;
+    return eval_schedule(find_workload("bert"), global_batch).interval_samples;
 }
 
 EvalSchedule eval_schedule(const Workload& workload, std::int64_t global_batch) {
     const std::uint64_t gbs = checked_global_batch(global_batch);
+    const EvalRule& rule = workload.eval_rule;
     EvalSchedule s;
     s.on_the_clock = workload.eval_on_the_clock;
-    if (workload.name == "bert") {
-        s.interval_samples = bert_eval_interval_samples(global_batch);
-        s.first_eval_samples = s.interval_samples;
-    } else if (workload.name == "retinanet") {
-        TTSIM_ASSERT(workload.train_samples.has_value(), "retinanet needs its dataset size");
-        s.interval_samples = *workload.train_samples;   // every epoch
-        s.first_eval_samples = s.interval_samples;
-    } else if (workload.name == "llama2_70b_lora") {
-        constexpr std::uint64_t kEvalEverySamples = 384;   // src: RULES
-        const std::uint64_t skipped = static_cast<std::uint64_t>(std::floor(0.125 * static_cast<double>(gbs) + 2));
-        s.interval_samples = kEvalEverySamples;
-        s.first_eval_samples = (skipped + 1) * kEvalEverySamples;
-    } else if (workload.name == "stable_diffusion") {
-        constexpr std::uint64_t kCheckpointEverySamples = 512'000;   // src: RULES appendix
-        s.interval_samples = kCheckpointEverySamples;
-        s.first_eval_samples = kCheckpointEverySamples;
-    } else {
-        throw InternalError("no evaluation rule for workload '" + workload.name + "'");
+    switch (rule.interval) {
+        case EvalRule::Interval::fixed: s.interval_samples = static_cast<std::uint64_t>(rule.samples); break;
+        case EvalRule::Interval::epoch:
+            TTSIM_ASSERT(workload.train_samples.has_value(), workload.name + " evaluates per epoch but has no dataset size");
+            s.interval_samples = *workload.train_samples;
+            break;
+        case EvalRule::Interval::batch_linear: {
+            const double raw = rule.scale * (rule.per_batch * static_cast<double>(gbs) + rule.base);
+            s.interval_samples =
+                static_cast<std::uint64_t>(std::floor(raw / rule.round_to)) * static_cast<std::uint64_t>(rule.round_to);
+            break;
+        }
     }
+    const std::uint64_t skipped =
+        static_cast<std::uint64_t>(std::floor(rule.skip_per_batch * static_cast<double>(gbs) + rule.skip_base));
+    s.first_eval_samples = (skipped + 1) * s.interval_samples;
     return s;
 }
 

@@ -53,6 +53,35 @@ struct PublishedParallelism {
     std::string source;                     // e.g. "MLP41 bert config_DGXH100_8x8x72x1.sh (params.md §4.3)"
 };
 
+// What tensor and context parallelism exchange per transformer layer, for the workloads ttsim has a model of
+// them for (predict.cpp prices these collectives on the system's topology). Activations are bf16.
+struct ModelParallelComm {
+    int layers = 0;
+    double hidden = 0;                      // model width, elements per token
+    double tokens_per_sample = 0;
+    // allreduce: Megatron TP without sequence parallelism, 2 all-reduces of the layer's activations in forward
+    // and 2 in backward per layer; sequence_parallel: 4 all-gathers + 4 reduce-scatters per layer.
+    enum class TensorStyle { allreduce, sequence_parallel } tensor_style = TensorStyle::allreduce;
+    // Context parallelism (ring attention): ~3 all-gathers of K and V per layer, K,V of this width (elements per
+    // token); 0: CP is not modelled for the workload.
+    double context_kv_width = 0;
+    double activation_bytes = 2;
+};
+
+// When a workload evaluates, by MLPerf's rules (eval_schedule()): the interval between evaluations, in samples, and
+// how many intervals pass before the first.
+struct EvalRule {
+    enum class Interval {
+        fixed,        // `samples` samples
+        epoch,        // the training set (train_samples)
+        batch_linear  // FLOOR(scale x (per_batch x GBS + base), round_to)
+    } interval = Interval::fixed;
+    double samples = 0;
+    double scale = 1, per_batch = 0, base = 0, round_to = 1;
+    // The first evaluation comes after (skipped + 1) intervals, skipped = FLOOR(skip_per_batch x GBS + skip_base).
+    double skip_per_batch = 0, skip_base = 0;
+};
+
 struct Workload {
     std::string name;                       // canonical: "bert", "llama2_70b_lora", "retinanet", "stable_diffusion"
     std::string mlperf_benchmark;           // id in MLPerf files: "bert", "llama2_70b_lora", "ssd", "stable_diffusion"
@@ -74,8 +103,14 @@ struct Workload {
     int runs_per_result = 10;               // runs averaged (olympic) into one score
     std::string quality_target;             // human-readable MLPerf closed-division target
     bool eval_on_the_clock = true;
+    EvalRule eval_rule;
 
     std::vector<PublishedParallelism> published_parallelism;   // NVIDIA v4.1 (and v5.0 for GB200/MI300X)
+    // TP/CP collectives; nullopt: data parallel only (the convolutional RetinaNet and the SD UNet, as in v4.1),
+    // and a layout with TP or CP is refused.
+    std::optional<ModelParallelComm> model_parallel;
+    bool tensor_parallel_modelled() const { return model_parallel.has_value(); }
+    bool context_parallel_modelled() const { return model_parallel && model_parallel->context_kv_width > 0; }
 };
 
 // All workloads in a fixed order: bert, llama2_70b_lora, retinanet, stable_diffusion.

@@ -85,7 +85,7 @@ check "predict --help documents --routing" 'has "$tmp/help" "--routing R" && has
 "$ttsim" plan --help >"$tmp/help"
 check "plan --help documents --routing" 'has "$tmp/help" "--routing R"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --routing static >"$tmp/predict-static.txt"
-check "predict --routing static is stated with the system" 'has "$tmp/predict-static.txt" "(dgx-h100, static ECMP routing, SHARP on)"'
+check "predict --routing static is stated with the system" 'has "$tmp/predict-static.txt" "(dgx-h100, NDR 400G NICs, static ECMP routing, SHARP on)"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --routing static --format json >"$tmp/predict-static.json"
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --format json >"$tmp/predict-default.json"
 check "predict JSON names a static routing only" \
@@ -104,7 +104,7 @@ check "plan --help documents --sharp" 'has "$tmp/help" "--sharp on|off"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --sharp off >"$tmp/predict-nosharp.txt"
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 >"$tmp/predict-one-node.txt"
 check "predict states SHARP on (default, two nodes) and off (--sharp off; one node)" \
-  'has "$tmp/predict-sharp.txt" "16 x H100-SXM (dgx-h100, SHARP on)" && has "$tmp/predict-nosharp.txt" "(dgx-h100, SHARP off)" && has "$tmp/predict-one-node.txt" "(dgx-h100, SHARP off)"'
+  'has "$tmp/predict-sharp.txt" "16 x H100-SXM (dgx-h100, NDR 400G NICs, SHARP on)" && has "$tmp/predict-nosharp.txt" "(dgx-h100, NDR 400G NICs, SHARP off)" && has "$tmp/predict-one-node.txt" "(dgx-h100, NDR 400G NICs, SHARP off)"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --sharp off --format json >"$tmp/predict-nosharp.json"
 check "predict --sharp off: layout.sharp is false in JSON" \
   'python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"layout\"][\"sharp\"] is not False)" "$tmp/predict-nosharp.json"'

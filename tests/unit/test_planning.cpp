@@ -297,9 +297,6 @@ TEST_CASE("sweep expansion: deterministic nesting order, published counts in ran
     REQUIRE(points[4].network.name == "xdr");
     REQUIRE(points[8].workload == "stable_diffusion");
     for (std::size_t i = 0; i < points.size(); ++i) REQUIRE(points[i].index == static_cast<int>(i));
-    REQUIRE(points[0].analytic_comm);   // a non-default network makes it a what-if sweep
-    spec.networks = {NetworkOption{}};
-    REQUIRE_FALSE(expand_sweep(spec, fake_published)[0].analytic_comm);
     REQUIRE(doubling_counts(8, 100) == std::vector<int>{8, 16, 32, 64});
 }
 
@@ -367,9 +364,8 @@ TEST_CASE("training scenarios take the fabric routing of their systems", "[plann
     REQUIRE_FALSE(points.empty());
     for (const SweepPoint& p : points) CHECK(p.routing == FabricRouting::StaticEcmp);
     // The point's prediction is made on that fabric.
-    const GpuSpec gpu = effective_gpu(points.back());
-    CHECK(prepare_point(points.back(), gpu, ProfileSet::load_dir(ProfileSet::default_dir()), std::nullopt)
-              .scenario.routing == FabricRouting::StaticEcmp);
+    CHECK(prepare_point(points.back(), ProfileSet::load_dir(ProfileSet::default_dir()), std::nullopt)
+              .scenario.system.fabric.routing == FabricRouting::StaticEcmp);
     // Default: adaptive.
     const auto plain = ConfigNode::load_string(
         "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8]\n", "plain.yaml");
@@ -389,10 +385,11 @@ TEST_CASE("training scenarios take the fabric routing of their systems", "[plann
         CHECK(std::string(e.what()).find("unknown.yaml:5") != std::string::npos);
         CHECK(e.key() == "routing");
     }
+    // Network what-ifs run on the simulated fabric too, so they take its routing.
     const auto what_if = ConfigNode::load_string(
         "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8]\nnetwork: {nic: xdr}\nrouting: static\n",
         "whatif.yaml");
-    REQUIRE_THROWS_AS(read_sweep_scenario(what_if), InputError);
+    CHECK(read_sweep_scenario(what_if).spec.routing == FabricRouting::StaticEcmp);
 }
 
 TEST_CASE("money amounts", "[planning]") {

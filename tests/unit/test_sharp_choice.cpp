@@ -104,8 +104,8 @@ TEST_CASE("predict: SHARP on where it cannot run is refused at the sharp key", "
     CHECK(on.layout.sharp);
     CHECK_FALSE(off.layout.sharp);
     CHECK(on.bucket_comm_seconds == by_default.bucket_comm_seconds);
-    CHECK(off.comm_topology == "dgx-h100");
-    // The analytic model reduces across domains with SHARP too, so two A100 nodes take it.
+    CHECK(off.comm_topology == "dgx-h100 x16");
+    // A100's generic nodes sit on the same InfiniBand fabric, so two A100 nodes take SHARP too.
     PredictionRequest a100 = bert_on("A100-SXM", 16);
     a100.sharp = true;
     CHECK(prepare(a100).layout.sharp);
@@ -122,7 +122,6 @@ TEST_CASE("sweep and plan scenarios take sharp: for every point, strictly", "[pl
     REQUIRE(points.size() == 2);
     for (const SweepPoint& p : points) {
         CHECK(p.requested_sharp() == std::optional<bool>(true));
-        CHECK_FALSE(p.analytic_comm);   // unlike a network option's sharp:, this stays on the simulated fabric
     }
     // The one-node point runs without SHARP instead of failing; the two-node point runs with it.
     const PointOutcome one_node = predict_point(points[0], shipped_profiles());

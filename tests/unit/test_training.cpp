@@ -168,13 +168,20 @@ TEST_CASE("iteration timeline is recorded only on request and matches the step",
 TEST_CASE("collectives come from the simulator on the preset topology", "[training]") {
     PredictionRequest r = request("bert", "dgx-h100", 64);
     const PreparedScenario s = prepare(r);
-    CHECK(s.comm_topology == "dgx-h100");
+    CHECK(s.comm_topology == "dgx-h100 x64");
     CHECK(s.collective_simulations > 0);
     CHECK_FALSE(s.bucket_comm_seconds.empty());
-    // A system named by its GPU maps to the DGX preset; a GPU without a preset uses the analytic fallback.
-    CHECK(prepare(request("bert", "H100", 16)).comm_topology == "dgx-h100");
+    // The simulation's own measurements of the bucket's collectives travel with the scenario (for traces).
+    REQUIRE_FALSE(s.bucket_collectives.empty());
+    for (const MeasuredCollective& m : s.bucket_collectives) {
+        CHECK(m.seconds > 0);
+        CHECK(m.max_link_utilisation > 0);
+        CHECK(m.max_link_utilisation <= 1.0 + 1e-9);
+    }
+    // A system named by its GPU maps to the DGX preset; a GPU without a preset gets a generic node of its own.
+    CHECK(prepare(request("bert", "H100", 16)).comm_topology == "dgx-h100 x16");
     const PreparedScenario amd = prepare(request("bert", "MI300X", 16));
-    CHECK(amd.comm_topology == "analytic");
+    CHECK(amd.comm_topology == "MI300X node x16");
 }
 
 TEST_CASE("the shared multi-node step overhead is paid only beyond one node, once per optimizer step", "[training]") {
@@ -201,11 +208,11 @@ TEST_CASE("static fabric routing makes multi-node gradient communication no fast
     adaptive.sharp = false;
     adaptive.compute_efficiency_vs_8gpu = false;
     PredictionRequest hashed = adaptive;
-    hashed.routing = FabricRouting::StaticEcmp;
+    hashed.fabric.routing = FabricRouting::StaticEcmp;
     const PreparedScenario a = prepare(adaptive), s = prepare(hashed);
-    CHECK(a.routing == FabricRouting::Adaptive);   // the preset default when the request leaves it open
-    CHECK(s.routing == FabricRouting::StaticEcmp);
-    REQUIRE(a.comm_topology == "dgx-h100");
+    CHECK(a.system.fabric.routing == FabricRouting::Adaptive);   // the preset default when the request leaves it open
+    CHECK(s.system.fabric.routing == FabricRouting::StaticEcmp);
+    REQUIRE(a.comm_topology == "dgx-h100 x1024");
     REQUIRE(a.bucket_comm_seconds.size() == s.bucket_comm_seconds.size());
     double adaptive_total = 0, static_total = 0;
     for (std::size_t i = 0; i < a.bucket_comm_seconds.size(); ++i) {
@@ -224,19 +231,28 @@ TEST_CASE("static fabric routing makes multi-node gradient communication no fast
 
     // Asking for adaptive explicitly is the default.
     PredictionRequest explicit_adaptive = adaptive;
-    explicit_adaptive.routing = FabricRouting::Adaptive;
+    explicit_adaptive.fabric.routing = FabricRouting::Adaptive;
     CHECK(prepare(explicit_adaptive).bucket_comm_seconds == a.bucket_comm_seconds);
 }
 
-TEST_CASE("routing on a system without a preset topology is reported as having no effect", "[training]") {
+TEST_CASE("a GPU without a preset system is simulated on a generic node of its own figures", "[training]") {
+    // A100: 8-GPU nodes of NVLink3 (300 GB/s per direction) and one HDR NIC per GPU (gpu_catalog.cpp), on the
+    // SuperPOD fabric; routing applies to that fabric like any other.
     PredictionRequest r = request("bert", "A100-SXM", 16);
     r.compute_efficiency_vs_8gpu = false;
-    r.routing = FabricRouting::StaticEcmp;
     const PreparedScenario s = prepare(r);
-    REQUIRE(s.comm_topology == "analytic");
-    CHECK(s.routing == FabricRouting::Adaptive);   // no fabric was built with it
+    CHECK(s.comm_topology == "A100-SXM node x16");
+    CHECK(s.system.preset.empty());
+    CHECK(s.system.fabric.nic == NicSpeed::Hdr200);
     CHECK(std::any_of(s.warnings.begin(), s.warnings.end(),
-                      [](const std::string& w) { return w.find("static routing has no effect") != std::string::npos; }));
+                      [](const std::string& w) { return w.find("generic node") != std::string::npos; }));
+    const Topology t = build_topology(s.system, 16);
+    CHECK(t.link(t.gpu(0).nvlink_up).bandwidth_bytes_per_s == Approx(300e9));
+    r.fabric.routing = FabricRouting::StaticEcmp;
+    const PreparedScenario hashed = prepare(r);
+    CHECK(hashed.system.fabric.routing == FabricRouting::StaticEcmp);
+    for (std::size_t i = 0; i < s.bucket_comm_seconds.size(); ++i)
+        CHECK(hashed.bucket_comm_seconds[i] >= s.bucket_comm_seconds[i]);
 }
 
 TEST_CASE("the printed breakdown adds up to the time to train", "[training]") {

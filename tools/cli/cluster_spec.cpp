@@ -56,6 +56,32 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
     return out.str();
 }
 
+void declare_fabric_flags(ArgParser& args) {
+    args.option("nic", "SPEED",
+                "NIC line rate: hdr (200Gb/s), ndr (400Gb/s), xdr (800Gb/s) or a bandwidth such as 100Gb/s or 25GB/s",
+                "the system's (ndr)")
+        .option("oversubscription", "R",
+                "leaf downlink:uplink ratio of the fat tree, 1 (non-blocking) to 64; refused for a job within one "
+                "NVLink domain",
+                "1")
+        .option("routing", "R", std::string(kRoutingFlagHelp), "adaptive")
+        .option("topology", "FILE",
+                "a YAML topology (topologies/examples/) in place of the system's fabric; --gpus must be its GPU count");
+}
+
+FabricChoice fabric_flags(const ArgParser& args) {
+    FabricChoice choice;
+    if (args.has("nic")) choice.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
+    if (args.has("oversubscription")) choice.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
+    if (args.has("routing")) choice.routing = routing_flag(args);
+    if (args.has("topology")) {
+        const std::string path = args.get("topology");
+        if (!std::filesystem::exists(path)) args.fail("topology", "topology file '" + path + "' not found");
+        choice.topology_file = path;
+    }
+    return choice;
+}
+
 bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }
 
 FabricRouting routing_flag(const ArgParser& args) {

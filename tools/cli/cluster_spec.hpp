@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "models/hardware/system.hpp"
 #include "sim/config.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/topology.hpp"
@@ -23,6 +24,13 @@ inline constexpr const char* kRoutingFlagHelp =
 FabricRouting routing_flag(const ArgParser& args);
 // The --sharp option of the same commands: true for "on", false for "off"; exits 2 naming the flag otherwise.
 bool sharp_flag(const ArgParser& args);
+
+// The fabric options of `ttsim predict` and `plan` (--nic, --oversubscription, --routing, --topology), as the
+// request's FabricChoice (models/hardware/system.hpp); each unset flag keeps the system's default. Exits 2
+// naming the flag on a malformed value; whether an option applies is the library's to say (keyed by the field,
+// which names the same flag).
+void declare_fabric_flags(ArgParser& args);
+FabricChoice fabric_flags(const ArgParser& args);
 
 struct ClusterSpec {
     std::string system = "dgx-h100";    // preset name (topologies/presets.hpp)

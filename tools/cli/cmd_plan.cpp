@@ -2,6 +2,7 @@
 //   ttsim plan --workload bert --system dgx-h100 --deadline 1min                 (fewest GPUs)
 //   ttsim plan --workload stable_diffusion --budget-gpu-hours 100                (fastest within a budget)
 //   ttsim plan --workload stable_diffusion --deadline 10min --minimise cost      (cheapest within a deadline)
+#include <algorithm>
 #include <sstream>
 
 #include "models/planning/plan_evaluator.hpp"
@@ -15,6 +16,7 @@
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/scenario_sweep.hpp"
+#include "topologies/yaml_topology.hpp"
 
 namespace ttsim::cli {
 
@@ -38,7 +40,6 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                    "a budget, shortest time-to-train.");
     args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
         .option("system", "S[,S...]", "systems to search", "dgx-h100,dgx-h200,dgx-b200")
-        .option("routing", "R", std::string(kRoutingFlagHelp) + " of the systems' fabric", "adaptive")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients: on (for candidates spanning NVLink domains; those "
                 "within one run without) or off",
@@ -57,6 +58,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("pue", "X", "data-centre power usage effectiveness", "1.0")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
         .option("format", "F", "table, csv or json", "table");
+    declare_fabric_flags(args);
     if (!args.parse(raw, out)) return 0;
 
     planning::PlanQuery query;
@@ -67,7 +69,14 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     for (const std::string& system : split(args.get("system"), ','))
         query.systems.push_back(args.get_parsed("system", [&](const std::string&) { return resolve_system(system).name; }));
     if (query.systems.empty()) args.fail("system", "name at least one system");
-    query.routing = routing_flag(args);
+    const FabricChoice fabric = fabric_flags(args);
+    query.routing = fabric.routing.value_or(FabricOptions{}.routing);
+    if (fabric.nic) query.network.nic = *fabric.nic;
+    if (fabric.oversubscription) query.network.oversubscription = *fabric.oversubscription;
+    query.topology_file = fabric.topology_file;
+    // A topology file describes its own fabric (with_fabric says which flag cannot join it).
+    if (fabric.topology_file)
+        args.naming_flags([&] { (void)with_fabric(resolve_system(query.systems.front()), fabric); });
 
     cost.currency = args.get("currency");
     if (args.has("price")) {
@@ -111,6 +120,20 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const int max_gpus = checked_gpu_request(args.get_int("max-gpus", 1, kMaxRequestableGpus), "--max-gpus");
     if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
+    if (query.topology_file) {
+        // The file fixes the GPU count: the search is over systems (their GPUs) on that one fabric.
+        const int file_gpus = args.naming_flags([&] { return load_topology_file(*query.topology_file).gpu_count(); });
+        if (args.has("min-gpus") || args.has("max-gpus"))
+            args.fail(args.has("min-gpus") ? "min-gpus" : "max-gpus",
+                      "a plan on --topology runs the file's " + std::to_string(file_gpus) + " GPUs only");
+        query.gpu_counts = {file_gpus};
+        query.refine = false;
+    }
+    if (query.network.oversubscription != 1.0 && std::none_of(query.systems.begin(), query.systems.end(), [&](const std::string& s) {
+            return resolve_system(s).spans_domains(query.gpu_counts.back());
+        }))
+        args.fail("oversubscription", "no configuration searched spans two NVLink domains, so no leaf switch is "
+                                      "used (raise --max-gpus)");
     if (args.has("sharp")) query.sharp = sharp_flag(args);
     if (query.sharp.value_or(false)) {
         const std::string nowhere = planning::sharp_unavailable_everywhere(query.systems, max_gpus);

@@ -9,6 +9,7 @@
 #include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/yaml_topology.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
@@ -35,7 +36,7 @@ void check_split_with_default(const ArgParser& parser, const PredictionRequest& 
     if (request.tensor_parallel.has_value() == request.context_parallel.has_value()) return;
     ParallelismConfig layout;
     try {
-        const SystemInfo system = resolve_system(request.system);
+        const System system = resolve_system(request.system);
         layout = default_parallelism(find_workload(request.workload), system.gpu->name, request.gpus).config;
     } catch (const InputError&) {
         return;   // no published layout to default from: predict() reports what is wrong
@@ -57,34 +58,38 @@ void check_split_with_default(const ArgParser& parser, const PredictionRequest& 
 int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
-                     "[--routing adaptive|static] [--sharp on|off] [--profiles DIR] [--format table|json]",
+                     "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
+                     "[--sharp on|off] [--profiles DIR] [--format table|json]",
                      "Predict MLPerf-style time-to-train. Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
     parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
         .option("system", "S",
-                "a preset system: " + join(preset_names()) + " (collectives simulated on its topology); or a GPU "
-                "name: " + join(gpu_names()) + " (8-GPU nodes of it, collectives from the analytic NCCL model; a "
-                "preset's GPU selects the preset)")
-        .option("gpus", "N", "number of GPUs")
+                "a preset system: " + join(preset_names()) + "; or a GPU name: " + join(gpu_names()) +
+                    " (a preset's GPU selects the preset; any other GPU gets generic 8-GPU nodes of its own NVLink and "
+                    "NIC figures). Collectives are simulated on the system's topology")
+        .option("gpus", "N", "number of GPUs (with --topology: the file's count when not given)")
         .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
         .option("tp", "T", "tensor parallel size", "published")
         .option("cp", "C", "context parallel size", "published")
-        .option("routing", "R", std::string(kRoutingFlagHelp) + " of a preset system's fabric", "adaptive")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
                 "domain, which has no switch fabric)",
                 "on for NVIDIA jobs spanning NVLink domains, as v4.1")
         .option("profiles", "DIR", "directory with calibrated profiles.yaml", "models/profiles")
         .option("format", "F", "table or json", "table");
+    declare_fabric_flags(parser);
     if (!parser.parse(args, out)) return 0;
     PredictionRequest request;
     request.workload = parser.get("workload");
     request.system = parser.get("system");
-    request.gpus = checked_gpu_request(parser.get_int("gpus", 1, kMaxRequestableGpus), "--gpus");
+    request.fabric = fabric_flags(parser);
+    if (parser.has("gpus") || !request.fabric.topology_file)
+        request.gpus = checked_gpu_request(parser.get_int("gpus", 1, kMaxRequestableGpus), "--gpus");
+    else
+        request.gpus = parser.naming_flags([&] { return load_topology_file(*request.fabric.topology_file).gpu_count(); });
     if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
-    if (parser.has("routing")) request.routing = routing_flag(parser);
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
@@ -103,6 +108,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         j["gpu"] = p.gpu;
         j["gpus"] = p.gpus;
         if (p.routing != FabricOptions{}.routing) j["routing"] = to_string(p.routing);   // only when not the default
+        j["fabric"] = p.fabric;
+        j["comm_topology"] = p.comm_topology;
         j["layout"] = {{"tp", p.layout.tensor_parallel}, {"cp", p.layout.context_parallel},
                        {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
                        {"micro_batch", p.layout.samples_per_micro_batch},
@@ -139,8 +146,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     out << std::fixed << std::setprecision(3);
     // The header states the fabric choices: a non-default routing, and SHARP either way (on by default across
     // NVLink domains, so whether it ran is not obvious from the request).
-    out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system
-        << (p.routing != FabricOptions{}.routing ? ", " + routing_note(p.routing) : std::string())
+    out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system << ", " << p.fabric
         << (p.layout.sharp ? ", SHARP on" : ", SHARP off") << ")\n"
         << "  layout             TP " << p.layout.tensor_parallel << " CP " << p.layout.context_parallel << " DP "
         << p.layout.data_parallel << ", micro batch " << p.layout.samples_per_micro_batch << " x "

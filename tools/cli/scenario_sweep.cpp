@@ -137,11 +137,10 @@ std::string write_point_trace(const planning::SweepResult& result, const plannin
         return {};
     }
     const planning::SweepPoint& point = chosen->point;
-    const GpuSpec gpu = planning::effective_gpu(point);
     const std::optional<int> batch = point.batch.rule == planning::BatchRule::published
                                          ? std::nullopt
                                          : std::optional<int>(chosen->outcome.prediction.global_batch);
-    const planning::PreparedPoint prepared = planning::prepare_point(point, gpu, profiles, batch);
+    const planning::PreparedPoint prepared = planning::prepare_point(point, profiles, batch);
     const std::string description = point.workload + " on " + std::to_string(point.gpus) + " GPUs of " + point.system +
                                     (series->label != point.system ? " (" + series->label + ")" : "") + ", one optimizer step";
     const trace::Trace t =

@@ -1,0 +1,211 @@
+#include "models/hardware/system.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "sim/errors.hpp"
+#include "sim/resource_guard.hpp"
+#include "sim/units.hpp"
+#include "topologies/yaml_topology.hpp"
+
+namespace ttsim {
+namespace {
+
+// The preset systems: which catalog GPU each node type holds, and what a user rents. The node shapes (GPUs per
+// node and per NVLink domain) are the topology's facts (topologies/presets.cpp).
+struct PresetSystem {
+    const char* name;
+    const char* gpu;
+    bool rack_unit;   // rented by the NVLink domain (a GB200 NVL72 rack), else by the node
+};
+// DGX H100/H200/B200 (MLP41 systems) and GB200 NVL72 (SPOD_GB200: 18 compute trays of 4 GPUs, one NVLink domain,
+// sold and deployed as a rack).
+constexpr PresetSystem kPresetSystems[] = {{"dgx-h100", "H100-SXM", false},
+                                           {"dgx-h200", "H200-SXM", false},
+                                           {"dgx-b200", "B200", false},
+                                           {"gb200-nvl72", "GB200", true}};
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+const PresetInfo& preset_shape(std::string_view name) {
+    for (const PresetInfo& p : preset_systems())
+        if (p.name == name) return p;
+    throw InternalError("preset system without a node shape: " + std::string(name));
+}
+
+System preset_system(const PresetSystem& entry) {
+    const PresetInfo& shape = preset_shape(entry.name);
+    const GpuSpec& gpu = find_gpu(entry.gpu);
+    System s;
+    s.name = entry.name;
+    s.preset = entry.name;
+    s.gpu = std::shared_ptr<const GpuSpec>(std::shared_ptr<const GpuSpec>{}, &gpu);   // catalog: static lifetime
+    s.catalog_gpu = &gpu;
+    s.gpus_per_node = shape.gpus_per_node;
+    s.gpus_per_nvlink_domain = shape.gpus_per_nvlink_domain;
+    s.allocation_unit_gpus = entry.rack_unit ? shape.gpus_per_nvlink_domain : shape.gpus_per_node;
+    s.fabric.nic = NicSpeed{gpu.nic_bandwidth_per_direction};
+    return s;
+}
+
+// A GPU without a preset system: nodes of up to 8 of it (its catalog scale-up domain when smaller), one NVLink
+// (or Infinity Fabric) domain per node of its catalog size, one NIC per GPU at its catalog rate. MI300X's
+// Infinity Fabric is point to point; the generic node models it as one switched domain of the GPU's total link
+// bandwidth, which is what a collective spread over all its links sees.
+System generic_system(const GpuSpec& gpu) {
+    System s;
+    s.name = gpu.name;
+    s.gpu = std::shared_ptr<const GpuSpec>(std::shared_ptr<const GpuSpec>{}, &gpu);
+    s.catalog_gpu = &gpu;
+    s.gpus_per_node = std::min(8, gpu.gpus_per_scaleup_domain);
+    s.gpus_per_nvlink_domain = std::max(s.gpus_per_node, gpu.gpus_per_scaleup_domain);
+    s.allocation_unit_gpus = s.gpus_per_node;
+    s.fabric.nic = NicSpeed{gpu.nic_bandwidth_per_direction * std::max(1, gpu.nics_per_gpu)};
+    return s;
+}
+
+// The topology file's GPU count and NVLink domain size (GPUs per domain; 1 where GPUs have no NVLink).
+struct FileShape {
+    int gpus = 0;
+    int largest_domain = 1;
+};
+FileShape file_shape(const std::string& path) {
+    const Topology topology = load_topology_file(path);
+    FileShape shape;
+    shape.gpus = topology.gpu_count();
+    std::vector<int> per_domain(topology.gpus().size() + 1, 0);
+    for (const GpuInfo& g : topology.gpus())
+        if (g.nvlink_domain_index >= 0)
+            shape.largest_domain = std::max(shape.largest_domain, ++per_domain[g.nvlink_domain_index]);
+    return shape;
+}
+
+}  // namespace
+
+PresetInfo System::node_shape() const {
+    return PresetInfo{!preset.empty() ? preset : catalog_gpu->name + " node", gpus_per_node, gpus_per_nvlink_domain,
+                      gpu->scaleup_bandwidth_per_direction};
+}
+
+std::string System::fabric_description() const {
+    if (topology_file) return "topology " + *topology_file;
+    std::string text = fabric.nic.description() + " NICs";
+    if (fabric.oversubscription != 1.0)
+        text += ", " + units::format_number(fabric.oversubscription) + ":1 oversubscribed";
+    if (fabric.routing != FabricOptions{}.routing) text += ", " + routing_note(fabric.routing);
+    return text;
+}
+
+std::vector<std::string> system_names() {
+    std::vector<std::string> names;
+    for (const PresetSystem& s : kPresetSystems) names.push_back(s.name);
+    for (const std::string& g : gpu_names()) names.push_back(g);
+    return names;
+}
+
+System resolve_system(std::string_view name) {
+    const std::string key = lower(name);
+    for (const PresetSystem& s : kPresetSystems)
+        if (key == s.name) return preset_system(s);
+    const GpuSpec* gpu = nullptr;
+    try {
+        gpu = &find_gpu(name);
+    } catch (const InputError&) {
+        std::string list;
+        for (const std::string& n : system_names()) list += (list.empty() ? "" : ", ") + n;
+        throw InputError("unknown system '" + std::string(name) + "'; valid: " + list, {}, "system");
+    }
+    for (const PresetSystem& s : kPresetSystems)
+        if (gpu->name == s.gpu) return preset_system(s);
+    return generic_system(*gpu);
+}
+
+System with_fabric(System system, const FabricChoice& choice) {
+    if (choice.topology_file) {
+        // A YAML topology describes its own NICs, switches and routing.
+        if (choice.nic) throw InputError("a topology file describes its own NICs; drop one of the two", {}, "nic");
+        if (choice.oversubscription)
+            throw InputError("a topology file describes its own switches; drop one of the two", {}, "oversubscription");
+        if (choice.routing)
+            throw InputError("a topology file routes by its own rules (static ECMP); drop one of the two", {},
+                             "routing");
+        system.topology_file = choice.topology_file;
+        const FileShape shape = file_shape(*choice.topology_file);
+        system.gpus_per_nvlink_domain = shape.largest_domain;
+        system.gpus_per_node = std::min(system.gpus_per_node, shape.largest_domain);
+        return system;
+    }
+    if (choice.nic) system.fabric.nic = *choice.nic;
+    if (choice.oversubscription) system.fabric.oversubscription = *choice.oversubscription;
+    if (choice.routing) system.fabric.routing = *choice.routing;
+    return system;
+}
+
+System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string label) {
+    TTSIM_ASSERT(gpu != nullptr, "with_gpu: no GPU");
+    system.fabric.nic = NicSpeed{gpu->nic_bandwidth_per_direction * std::max(1, gpu->nics_per_gpu)};
+    system.gpu = std::move(gpu);
+    system.name = std::move(label);
+    return system;
+}
+
+void check_job_size(const System& system, int gpus) {
+    if (gpus < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(gpus) + ")", {}, "gpus");
+    if (system.topology_file) {
+        const FileShape shape = file_shape(*system.topology_file);
+        if (gpus != shape.gpus)
+            throw InputError(std::to_string(gpus) + " GPUs asked for, but topology " + *system.topology_file +
+                                 " has " + std::to_string(shape.gpus),
+                             {}, "gpus");
+        return;
+    }
+    if (gpus > kMaxPresetGpus)
+        throw InputError(system.name + " holds at most " + std::to_string(kMaxPresetGpus) + " GPUs (got " +
+                             std::to_string(gpus) + ")",
+                         {}, "gpus");
+    if (gpus > system.gpus_per_node && gpus % system.gpus_per_node != 0)
+        throw InputError(std::to_string(gpus) + " GPUs is not a whole number of " + system.name + " nodes (" +
+                             std::to_string(system.gpus_per_node) + " GPUs each)",
+                         {}, "gpus");
+    if (system.fabric.oversubscription != 1.0 && !system.spans_domains(gpus))
+        throw InputError(std::to_string(gpus) + " GPUs fit in one " + system.name + " NVLink domain (up to " +
+                             std::to_string(system.gpus_per_nvlink_domain) +
+                             " GPUs), which uses no network switch: oversubscription cannot apply",
+                         {}, "oversubscription");
+    try {
+        validate_cluster(system.node_shape(), gpus, system.fabric);
+    } catch (const InputError& e) {
+        throw InputError(e.message(), {}, "gpus");
+    }
+}
+
+Topology build_topology(const System& system, int gpus) {
+    check_job_size(system, gpus);
+    if (system.topology_file) {
+        Topology topology = load_topology_file(*system.topology_file);
+        check_resources({.gpus = topology.gpu_count()}, "topology " + *system.topology_file);
+        return topology;
+    }
+    FabricOptions fabric = system.fabric;
+    fabric.nvlink_bandwidth = system.gpu->scaleup_bandwidth_per_direction;
+    return build_cluster(system.node_shape(), gpus, fabric);
+}
+
+std::string sharp_unavailable_reason(const System& system, int gpus) {
+    if (system.spans_domains(gpus)) return {};
+    const int domain = system.gpus_per_nvlink_domain;
+    return std::to_string(gpus) + (gpus == 1 ? " GPU fits" : " GPUs fit") + " in one " + system.name +
+           " NVLink domain (up to " + std::to_string(domain) +
+           " GPUs): SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "
+           "fabric";
+}
+
+bool sharp_by_default(const System& system, int gpus) {
+    return !system.topology_file && system.gpu->vendor == "NVIDIA" && system.spans_domains(gpus);
+}
+
+}  // namespace ttsim

@@ -1,0 +1,91 @@
+// A system: the machines a job runs on, in one place. Everything a prediction needs to know about the hardware
+// beyond the workload comes from here: the GPU (a catalog entry or a what-if copy), GPUs per node and per NVLink
+// domain, the NICs and their rate, the fabric (the DGX SuperPOD fat tree with its oversubscription and routing,
+// or a YAML topology), the unit a user rents, and the defaults that depend on the hardware (SHARP).
+//
+//   System s = resolve_system("dgx-h100");            // preset: DGX H100 nodes on the SuperPOD fabric
+//   s = with_fabric(s, {.nic = NicSpeed::Xdr800});    // what-if: XDR NICs
+//   Topology t = build_topology(s, 1024);             // what the collectives are simulated on
+//
+// Every training prediction simulates its collectives on build_topology(): preset systems on their own node
+// shape; GPUs without a preset (A100, MI300X) on a generic node built from the GPU's own figures (its NVLink
+// domain size and rate, one NIC per GPU at its rate) on the same SuperPOD fabric; what-if GPUs on their base
+// system's node shape at their own NVLink and NIC rates. There is no second, analytic communication model.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/hardware/gpu_catalog.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/topology.hpp"
+
+namespace ttsim {
+
+struct System {
+    std::string name;                          // label: "dgx-h100", a what-if variant's name, a GPU's name, or
+                                               // (calibration) the MLPerf system a result ran on
+    std::shared_ptr<const GpuSpec> gpu;        // the GPU modelled: a catalog entry, or a what-if copy of one
+    const GpuSpec* catalog_gpu = nullptr;      // the catalog GPU it is or derives from (calibration, v4.1 layouts)
+    int gpus_per_node = 8;                     // per DGX, per GB200 compute tray
+    int gpus_per_nvlink_domain = 8;            // 8 on a DGX, 72 on a GB200 NVL72 rack
+    // What a user rents and pays for as one piece: a DGX node (8 GPUs), a GB200 NVL72 rack (72 GPUs).
+    int allocation_unit_gpus = 8;
+    // The preset whose node shape this is (topologies/presets.hpp: "dgx-h100", ...); "" for a generic node of
+    // the GPU's own figures.
+    std::string preset;
+    // NIC line rate, oversubscription and routing of the SuperPOD fabric. fabric.nvlink_bandwidth stays unset:
+    // build_topology() always passes the GPU's own NVLink rate.
+    FabricOptions fabric;
+    std::optional<std::string> topology_file;  // a YAML topology in place of node shape + SuperPOD fabric
+
+    // The node shape the topology is built from (GPUs per node and domain, the GPU's NVLink rate).
+    PresetInfo node_shape() const;
+    // GPUs of one NVLink domain are inside one scale-up fabric: no NIC, switch or SHARP between them.
+    bool spans_domains(int gpus) const { return gpus > gpus_per_nvlink_domain; }
+    // "NDR 400G NICs, 2:1 oversubscribed, static ECMP routing" or "topology FILE": for headers and notes.
+    std::string fabric_description() const;
+};
+
+// A preset system by name ("dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", case-insensitive), or a GPU by
+// catalog name or alias: its preset when one holds it (H100 -> dgx-h100), else a generic node of it. InputError
+// (key "system") listing the valid names otherwise.
+System resolve_system(std::string_view name);
+// Preset system names, then the catalog GPU names.
+std::vector<std::string> system_names();
+
+// The fabric a request asks for, on top of a system's defaults (each unset field keeps the system's).
+struct FabricChoice {
+    std::optional<NicSpeed> nic = std::nullopt;
+    std::optional<double> oversubscription = std::nullopt;
+    std::optional<FabricRouting> routing = std::nullopt;
+    std::optional<std::string> topology_file = std::nullopt;
+};
+// `system` with the choice applied. InputError keyed by the choice's field ("nic", "oversubscription",
+// "routing", "topology") where it cannot apply: fabric options together with a topology file, which describes
+// its own fabric.
+System with_fabric(System system, const FabricChoice& choice);
+
+// `system` with a what-if GPU (a modified copy of its catalog GPU, same node shape and fabric), labelled
+// `label`. The NIC follows the GPU's nic_bandwidth_per_direction (one NIC per GPU).
+System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string label);
+
+// Checks that `gpus` GPUs fit the system (one partial node or whole nodes; the topology file's own GPU count),
+// and that the fabric options apply (oversubscription only on a job that spans NVLink domains). InputError keyed
+// "gpus" or by the option.
+void check_job_size(const System& system, int gpus);
+
+// The topology the job's collectives are simulated on. The same checks as check_job_size.
+Topology build_topology(const System& system, int gpus);
+
+// Why SHARP cannot reduce the gradients of a job of `gpus` GPUs, or "" when it can: SHARP reduces between NVLink
+// domains in the InfiniBand switches, so a job inside one domain has nothing for it to do.
+std::string sharp_unavailable_reason(const System& system, int gpus);
+// SHARP on by default: where NVIDIA's multi-node v4.1 runs used it (NVIDIA GPUs, a job across NVLink domains on
+// the InfiniBand SuperPOD fabric). A YAML topology has no default SHARP (its switches say nothing of it): off.
+bool sharp_by_default(const System& system, int gpus);
+
+}  // namespace ttsim

@@ -1,0 +1,168 @@
+#include "models/training/step_collectives.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "models/collectives/collective_simulator.hpp"
+#include "models/collectives/lower_bound.hpp"
+#include "models/collectives/tuner.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+namespace {
+
+// The simulator's `auto` decision (the fastest applicable algorithm, NCCL-like protocol choice; ties to the
+// earlier candidate), without simulating candidates that cannot win: each candidate's duration is at least its
+// NCCL latency plus the protocol-scaled physical lower bound (lower_bound.hpp; duration is monotone in the
+// bandwidth time), so candidates are simulated in ascending order of that bound and the search stops when the next
+// bound is no better than the best simulated duration. Same answer as CollectiveAlgorithm::Auto; at 16,384 GPUs it
+// skips e.g. ring and tree over 2,048 rail peers (seconds of flow simulation) when SHARP wins by far.
+CollectiveResult auto_collective(CollectiveSimulator& simulator, const Topology& topology, const NcclParams& params,
+                                 CollectiveOp op, double bytes, const std::vector<int>& group) {
+    const std::uint64_t size = static_cast<std::uint64_t>(std::llround(bytes));
+    const GroupLayout layout(topology, group);
+    const std::vector<CollectiveAlgorithm> candidates =
+        candidate_algorithms(op, layout, simulator.options().sharp_enabled);
+    TTSIM_ASSERT(!candidates.empty(), "no collective algorithm applies");
+    const LatencyShape shape{op, layout.size(), layout.island_count(), layout.max_per_island(),
+                             simulator.options().net_overhead_us};
+    // Margin: the bound includes one path latency (microseconds) that the bandwidth part need not contain.
+    const double bound =
+        std::max(0.0, 0.9 * collective_lower_bound(layout, op, static_cast<double>(size)).seconds() - 5e-6);
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+        order.emplace_back(choose_protocol(params, candidates[i], NcclProtocol::Auto, shape, static_cast<double>(size),
+                                           bound, simulator.options().nccl_channels)
+                               .total_seconds(),
+                           i);
+    std::sort(order.begin(), order.end());
+    CollectiveResult best;
+    std::size_t best_index = candidates.size();
+    for (const auto& [lower, i] : order) {
+        if (best_index < candidates.size() && lower > best.duration.seconds()) break;
+        CollectiveRequest request;
+        request.op = op;
+        request.bytes = size;
+        request.group = group;
+        request.algorithm = candidates[i];
+        CollectiveResult result = simulator.run(request);
+        const double seconds = result.duration.seconds();
+        if (best_index == candidates.size() || seconds < best.duration.seconds() ||
+            (seconds == best.duration.seconds() && i < best_index)) {
+            best = std::move(result);
+            best_index = i;
+        }
+    }
+    return best;
+}
+
+// Global rank of the GPU at (tp, cp, pp, dp) coordinates: Megatron order, TP fastest, then CP, PP, DP.
+int rank_of(const ParallelismConfig& c, int tp, int cp, int pp, int dp) {
+    return tp + c.tensor_parallel * (cp + c.context_parallel * (pp + c.pipeline_parallel * dp));
+}
+
+// Simulates collectives on one topology with one simulator, recording what it measured.
+class StepPricer {
+public:
+    StepPricer(const System& system, int gpus, bool sharp)
+        : topology_(build_topology(system, gpus)), simulator_(topology_, CollectiveOptions{.sharp_enabled = sharp}),
+          params_(nccl_params(gpu_generation_of(topology_))) {}
+
+    // Seconds of one collective over `group` (global ranks); 0 for a group of one or nothing to move.
+    double seconds(CollectiveOp op, double bytes, const std::vector<int>& group, MeasuredCollective* measured = nullptr) {
+        if (group.size() < 2 || bytes <= 0) return 0.0;
+        const CollectiveResult r = auto_collective(simulator_, topology_, params_, op, bytes, group);
+        if (measured)
+            *measured = MeasuredCollective{std::string(to_string(op)), bytes, static_cast<int>(group.size()),
+                                           r.algorithm, r.protocol, r.duration.seconds(), r.busbw_bytes_per_s,
+                                           r.max_link_utilisation, r.busiest_link};
+        return r.duration.seconds();
+    }
+    const Topology& topology() const { return topology_; }
+    std::uint64_t simulations() const { return simulator_.simulations(); }
+
+private:
+    Topology topology_;
+    CollectiveSimulator simulator_;
+    NcclParams params_;
+};
+
+// The GPU's NVLink domain index, as the topology groups them (presets and YAML topologies alike).
+int domain_of(const Topology& topology, int rank) {
+    const int index = topology.gpus()[static_cast<std::size_t>(rank)].nvlink_domain_index;
+    return index >= 0 ? index : -1 - rank;   // a GPU without NVLink is a domain of its own
+}
+
+// Tensor / context parallel collectives per micro step of the rank class at TP = CP = PP = 0 (workload data:
+// ModelParallelComm).
+double model_parallel_seconds(StepPricer& pricer, const ModelParallelComm& m, const ParallelismConfig& c) {
+    double total = 0;
+    const double tokens_per_rank = m.tokens_per_sample * c.samples_per_micro_batch / c.context_parallel;
+    if (c.tensor_parallel > 1) {
+        std::vector<int> tp_group;
+        for (int t = 0; t < c.tensor_parallel; ++t) tp_group.push_back(rank_of(c, t, 0, 0, 0));
+        const double activation = tokens_per_rank * m.hidden * m.activation_bytes;
+        if (m.tensor_style == ModelParallelComm::TensorStyle::allreduce)
+            total += m.layers * 4 * pricer.seconds(CollectiveOp::AllReduce, activation, tp_group);
+        else
+            total += m.layers * 4 *
+                     (pricer.seconds(CollectiveOp::AllGather, activation, tp_group) +
+                      pricer.seconds(CollectiveOp::ReduceScatter, activation, tp_group));
+    }
+    if (c.context_parallel > 1 && m.context_kv_width > 0) {
+        std::vector<int> cp_group;
+        for (int k = 0; k < c.context_parallel; ++k) cp_group.push_back(rank_of(c, 0, k, 0, 0));
+        const double kv = tokens_per_rank * 2 * m.context_kv_width * m.activation_bytes * c.context_parallel;
+        total += m.layers * 3 * pricer.seconds(CollectiveOp::AllGather, kv, cp_group);
+    }
+    return total;
+}
+
+}  // namespace
+
+StepCollectives step_collectives(const Workload& workload, const System& system, int gpus,
+                                 const ParallelismConfig& c) {
+    StepPricer pricer(system, gpus, c.sharp);
+    StepCollectives out;
+    out.topology = pricer.topology().name();
+
+    // Data-parallel groups, and the part of each inside the first rank's NVLink domain.
+    std::vector<int> dp_group;
+    for (int d = 0; d < c.data_parallel; ++d) dp_group.push_back(rank_of(c, 0, 0, 0, d));
+    const int first_domain = domain_of(pricer.topology(), dp_group.front());
+    std::vector<int> dp_in_domain, dp_across_domains;
+    for (int r : dp_group)
+        if (domain_of(pricer.topology(), r) == first_domain) dp_in_domain.push_back(r);
+    const int dp_per_domain = static_cast<int>(dp_in_domain.size());
+    for (std::size_t i = 0; i < dp_group.size(); i += dp_per_domain) dp_across_domains.push_back(dp_group[i]);
+
+    // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
+    const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
+    const int buckets = std::max(1, static_cast<int>(std::ceil(gradient_bytes / kGradientBucketBytes)));
+    const double bucket_bytes = gradient_bytes / buckets;
+    if (c.data_parallel > 1) {
+        if (!c.distributed_optimizer) {
+            MeasuredCollective ar;
+            out.bucket_seconds.assign(buckets, pricer.seconds(CollectiveOp::AllReduce, bucket_bytes, dp_group, &ar));
+            out.bucket_collectives.push_back(std::move(ar));
+        } else {
+            MeasuredCollective rs, ar;
+            const double rs_seconds = pricer.seconds(CollectiveOp::ReduceScatter, bucket_bytes, dp_in_domain, &rs);
+            const double ar_seconds =
+                pricer.seconds(CollectiveOp::AllReduce, bucket_bytes / dp_per_domain, dp_across_domains, &ar);
+            out.bucket_seconds.assign(buckets, rs_seconds + ar_seconds);
+            if (rs.ranks > 0) out.bucket_collectives.push_back(std::move(rs));
+            if (ar.ranks > 0) out.bucket_collectives.push_back(std::move(ar));
+            out.bucket_name = dp_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
+            out.param_all_gather_seconds = pricer.seconds(CollectiveOp::AllGather, gradient_bytes, dp_in_domain);
+            out.optimizer_shards = dp_per_domain;
+        }
+    }
+    if (workload.model_parallel && (c.tensor_parallel > 1 || c.context_parallel > 1))
+        out.tp_cp_seconds_per_micro_step = model_parallel_seconds(pricer, *workload.model_parallel, c);
+    out.simulations = pricer.simulations();
+    return out;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,58 @@
+// The collectives of one optimizer step, simulated on the system's topology: the only communication model of a
+// training prediction (predict.hpp). The topology (models/hardware/system.hpp build_topology) and the
+// CollectiveSimulator are local to the call, so predictions stay thread-safe; the simulator caches per (op,
+// algorithm, bytes, group), so every gradient bucket after the first is a lookup.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/collectives/collective.hpp"
+#include "models/hardware/system.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace ttsim {
+
+// What the simulation measured for one collective of a gradient bucket (for traces and reports).
+struct MeasuredCollective {
+    std::string op;                      // "allreduce", "reducescatter", "allgather"
+    double bytes = 0;                    // nccl-tests size of the collective
+    int ranks = 0;
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;   // what `auto` chose
+    NcclProtocol protocol = NcclProtocol::Simple;
+    double seconds = 0;
+    double busbw_bytes_per_s = 0;
+    double max_link_utilisation = 0;     // busiest link's carried bytes / (achievable capacity x window)
+    std::string busiest_link;
+};
+
+struct StepCollectives {
+    std::vector<double> bucket_seconds;  // per gradient bucket, in backward's order
+    std::string bucket_name = "allreduce";   // "allreduce", "reducescatter", "reducescatter+allreduce"
+    std::vector<MeasuredCollective> bucket_collectives;   // one bucket's collectives as simulated (all alike)
+    double param_all_gather_seconds = 0;  // distributed optimizer: updated parameters, inside the NVLink domain
+    double tp_cp_seconds_per_micro_step = 0;
+    int optimizer_shards = 1;
+    std::string topology;                 // name of the topology simulated
+    std::uint64_t simulations = 0;        // flow simulations run (cache misses)
+};
+
+// Gradient bucket size, bytes: PyTorch DDP's default is 25 MB; NVIDIA's MLPerf code uses larger fused buckets.
+// 64 MB is our middle estimate.
+inline constexpr double kGradientBucketBytes = 64e6;
+
+// Groups (all other rank classes run the same collectives at the same time on their own rails; with one NIC per
+// GPU on a rail-optimised fabric they do not share NICs, so one group is simulated):
+//  - data parallel: the ranks that share TP/CP/PP coordinates (Megatron order: TP fastest, then CP, PP, DP);
+//  - plain data parallel: one all-reduce per gradient bucket over the DP group;
+//  - distributed optimizer (apex DistributedFusedLAMB/Adam, dwu group = the NVLink domain): reduce-scatter of the
+//    bucket over the DP ranks inside the NVLink domain, all-reduce of this rank's shard over the DP ranks with the
+//    same position in every other domain (SHARP when on), optimizer on the shard, all-gather of the updated
+//    parameters inside the domain;
+//  - tensor / context parallel: as the workload's ModelParallelComm says, over the TP and CP groups.
+// Algorithm and protocol are NCCL-like `auto`; SHARP is available where the layout enables it.
+StepCollectives step_collectives(const Workload& workload, const System& system, int gpus,
+                                 const ParallelismConfig& layout);
+
+}  // namespace ttsim
