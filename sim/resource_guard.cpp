@@ -1,9 +1,10 @@
 #include "sim/resource_guard.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
+
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -94,9 +95,8 @@ std::string describe_bytes(std::uint64_t bytes) {
         value /= 1024.0;
         ++index;
     }
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, value < 10 && index > 0 ? "%.1f%s" : "%.0f%s", value, names[index]);
-    return buffer;
+    return value < 10 && index > 0 ? fmt::format("{:.1f}{}", value, names[index])
+                                   : fmt::format("{:.0f}{}", value, names[index]);
 }
 
 void check_resources(const SimulationSize& size, const ResourceLimits& limits, std::string_view what) {
@@ -108,8 +108,6 @@ void check_resources(const SimulationSize& size, const ResourceLimits& limits, s
                          {}, std::string(what));
     const CostEstimate cost = estimate_simulation_cost(size);
     if (cost.bytes > limits.max_memory_bytes) {
-        char seconds[64];
-        std::snprintf(seconds, sizeof seconds, "%.3g", cost.seconds);
         std::string what_is_held;
         if (size.gpus > 0) {
             what_is_held = std::to_string(size.gpus) + " GPUs";
@@ -118,7 +116,7 @@ void check_resources(const SimulationSize& size, const ResourceLimits& limits, s
         }
         if (size.points > 0)
             what_is_held += (what_is_held.empty() ? "" : ", ") + std::to_string(size.points) + " sweep points";
-        if (size.gpus > 0) what_is_held += "; ~" + std::string(seconds) + " s per phase";
+        if (size.gpus > 0) what_is_held += fmt::format("; ~{:.3g} s per phase", cost.seconds);
         throw InputError("the simulation would need about " + describe_bytes(cost.bytes) + " of memory (" +
                              what_is_held + "), above the limit of " +
                              describe_bytes(limits.max_memory_bytes) +

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlopt.hpp>
 
 #include "models/data_dir.hpp"
@@ -581,21 +583,15 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
 
 }  // namespace ttsim
 
-#include <cstdio>
-
 namespace ttsim {
 std::string format_point_table(const std::vector<PointError>& points) {
-    std::string out;
-    char line[256];
-    std::snprintf(line, sizeof line, "%-17s %-9s %6s %6s %-24s %10s %10s %8s\n", "workload", "gpu", "gpus", "batch",
-                  "submitter/system", "published", "predicted", "error%");
-    out += line;
+    std::string out = fmt::format("{:<17} {:<9} {:>6} {:>6} {:<24} {:>10} {:>10} {:>8}\n", "workload", "gpu", "gpus",
+                                  "batch", "submitter/system", "published", "predicted", "error%");
     for (const auto& p : points) {
         const std::string who = (p.submitter + "/" + p.system).substr(0, 24);
-        std::snprintf(line, sizeof line, "%-17s %-9s %6d %6d %-24s %10.4f %10.4f %+8.2f\n", p.workload.c_str(),
-                      p.gpu.c_str(), p.gpus, p.global_batch, who.c_str(), p.published_minutes, p.predicted_minutes,
-                      100.0 * p.error);
-        out += line;
+        fmt::format_to(std::back_inserter(out), "{:<17} {:<9} {:>6} {:>6} {:<24} {:>10.4f} {:>10.4f} {:>+8.2f}\n",
+                       p.workload, p.gpu, p.gpus, p.global_batch, who, p.published_minutes, p.predicted_minutes,
+                       100.0 * p.error);
     }
     return out;
 }

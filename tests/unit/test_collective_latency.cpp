@@ -23,12 +23,7 @@ CollectiveResult run_on(int gpus, CollectiveOp op, CollectiveAlgorithm algorithm
                         NcclProtocol protocol = NcclProtocol::Auto) {
     const Topology topo = build_preset("dgx-h100", gpus);
     CollectiveSimulator sim(topo, CollectiveOptions{.sharp_enabled = true});
-    CollectiveRequest request;
-    request.op = op;
-    request.algorithm = algorithm;
-    request.bytes = bytes;
-    request.protocol = protocol;
-    return sim.run(request);
+    return sim.run(CollectiveRequest{.op = op, .bytes = bytes, .algorithm = algorithm, .protocol = protocol});
 }
 
 }  // namespace
