@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlopt.hpp>
 
 #include "models/data_dir.hpp"
@@ -430,9 +430,9 @@ SharedFit SharedFit::parse(const std::string& list) {
 }
 
 std::string SharedFit::describe() const {
-    std::string out;
-    auto add = [&](bool on, const char* name) {
-        if (on) out += (out.empty() ? "" : ",") + std::string(name);
+    std::vector<std::string_view> on_names;
+    auto add = [&](bool on, std::string_view name) {
+        if (on) on_names.push_back(name);
     };
     add(multi_node, "multi-node");
     add(run_overhead, "run-overhead");
@@ -445,7 +445,7 @@ std::string SharedFit::describe() const {
     add(run_logs, "run-logs");
     add(jitter_nodes, "jitter-nodes");
     add(robust, "robust");
-    return out.empty() ? "none" : out;
+    return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
@@ -501,8 +501,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     std::vector<CalibrationPoint> used;
     for (auto& p : all)
         if (!options.max_gpus || p.scenario.gpus <= *options.max_gpus) used.push_back(std::move(p));
-    std::string families;
-    for (const auto& f : options.families) families += (families.empty() ? "" : ", ") + f;
+    const std::string families = fmt::format("{}", fmt::join(options.families, ", "));
     // Paths under the source tree are written relative to it, so the committed header does not name this machine.
     std::string data_name = results_path(options).string();
     const std::string root = std::string(TTSIM_SOURCE_DIR) + "/";

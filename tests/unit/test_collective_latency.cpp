@@ -23,7 +23,7 @@ CollectiveResult run_on(int gpus, CollectiveOp op, CollectiveAlgorithm algorithm
                         NcclProtocol protocol = NcclProtocol::Auto) {
     const Topology topo = build_preset("dgx-h100", gpus);
     CollectiveSimulator sim(topo, CollectiveOptions{.sharp_enabled = true});
-    return sim.run(CollectiveRequest{.op = op, .bytes = bytes, .algorithm = algorithm, .protocol = protocol});
+    return sim.run(CollectiveRequest{.op = op, .bytes = bytes, .group = {}, .algorithm = algorithm, .protocol = protocol});
 }
 
 }  // namespace
