@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "sim/units.hpp"
 
 namespace ttsim {
@@ -254,9 +256,8 @@ double ConfigNode::as_double(double min, double max) const {
         fail(e.message());
     }
     if (value < min || value > max) {
-        std::ostringstream range;
-        range << "value " << text << " is out of range [" << min << ", " << max << "]";
-        fail(range.str());
+        // {:g}: the default stream format of a double (6 significant digits), as the message always had.
+        fail(fmt::format("value {} is out of range [{:g}, {:g}]", text, min, max));
     }
     return value;
 }

@@ -1,9 +1,12 @@
 #include "sim/resource_guard.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <string>
+#include <vector>
+
+#include <fmt/ranges.h>
 
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -94,9 +97,8 @@ std::string describe_bytes(std::uint64_t bytes) {
         value /= 1024.0;
         ++index;
     }
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, value < 10 && index > 0 ? "%.1f%s" : "%.0f%s", value, names[index]);
-    return buffer;
+    return value < 10 && index > 0 ? fmt::format("{:.1f}{}", value, names[index])
+                                   : fmt::format("{:.0f}{}", value, names[index]);
 }
 
 void check_resources(const SimulationSize& size, const ResourceLimits& limits, std::string_view what) {
@@ -108,21 +110,18 @@ void check_resources(const SimulationSize& size, const ResourceLimits& limits, s
                          {}, std::string(what));
     const CostEstimate cost = estimate_simulation_cost(size);
     if (cost.bytes > limits.max_memory_bytes) {
-        char seconds[64];
-        std::snprintf(seconds, sizeof seconds, "%.3g", cost.seconds);
-        std::string what_is_held;
+        std::vector<std::string> held;
         if (size.gpus > 0) {
-            what_is_held = std::to_string(size.gpus) + " GPUs";
-            if (size.links > 0) what_is_held += ", " + std::to_string(size.links) + " links";
-            what_is_held += ", " + std::to_string(size.flows > 0 ? size.flows : size.gpus) + " concurrent flows";
+            held.push_back(fmt::format("{} GPUs", size.gpus));
+            if (size.links > 0) held.push_back(fmt::format("{} links", size.links));
+            held.push_back(fmt::format("{} concurrent flows", size.flows > 0 ? size.flows : size.gpus));
         }
-        if (size.points > 0)
-            what_is_held += (what_is_held.empty() ? "" : ", ") + std::to_string(size.points) + " sweep points";
-        if (size.gpus > 0) what_is_held += "; ~" + std::string(seconds) + " s per phase";
-        throw InputError("the simulation would need about " + describe_bytes(cost.bytes) + " of memory (" +
-                             what_is_held + "), above the limit of " +
-                             describe_bytes(limits.max_memory_bytes) +
-                             "; raise it with TTSIM_MAX_MEMORY (e.g. TTSIM_MAX_MEMORY=64GiB) if you mean it",
+        if (size.points > 0) held.push_back(fmt::format("{} sweep points", size.points));
+        const std::string per_phase = size.gpus > 0 ? fmt::format("; ~{:.3g} s per phase", cost.seconds) : "";
+        throw InputError(fmt::format("the simulation would need about {} of memory ({}{}), above the limit of {}; "
+                                     "raise it with TTSIM_MAX_MEMORY (e.g. TTSIM_MAX_MEMORY=64GiB) if you mean it",
+                                     describe_bytes(cost.bytes), fmt::join(held, ", "), per_phase,
+                                     describe_bytes(limits.max_memory_bytes)),
                          {}, std::string(what));
     }
 }

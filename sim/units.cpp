@@ -1,9 +1,10 @@
 #include "sim/units.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <cmath>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 
@@ -155,9 +156,7 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 std::string format_number(double value, int significant) {
-    char text[48];
-    std::snprintf(text, sizeof text, "%.*g", significant, value);
-    return text;
+    return fmt::format("{:.{}g}", value, significant);
 }
 
 }  // namespace ttsim::units

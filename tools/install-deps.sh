@@ -8,6 +8,7 @@ packages=(
   libtbb-dev                                 # parallel sweeps
   libnlopt-cxx-dev libnlopt-dev              # calibration (derivative-free optimisation)
   nlohmann-json3-dev                         # JSON output
+  libfmt-dev                                 # text formatting (fmt::format)
   catch2                                     # unit tests (Catch2 v2)
   libbenchmark-dev                           # benchmark programs
   clang libclang-rt-14-dev                   # libFuzzer targets and sanitizers

@@ -3,6 +3,10 @@
 
 #include <cctype>
 #include <cmath>
+#include <string>
+#include <vector>
+
+#include <fmt/ranges.h>
 
 #include "sim/errors.hpp"
 #include "sim/resource_guard.hpp"
@@ -74,9 +78,9 @@ const std::vector<NodeType>& node_types() {
 }
 
 std::string known_systems() {
-    std::string out;
-    for (const NodeType& t : node_types()) out += (out.empty() ? "" : ", ") + t.info.name;
-    return out;
+    std::vector<std::string> names;
+    for (const NodeType& t : node_types()) names.push_back(t.info.name);
+    return fmt::format("{}", fmt::join(names, ", "));
 }
 
 void check_gpu_count(const PresetInfo& info, int gpus) {

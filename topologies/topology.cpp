@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <set>
-#include <sstream>
 
 #include <boost/graph/graph_traits.hpp>
+#include <boost/pending/disjoint_sets.hpp>
+#include <boost/property_map/property_map.hpp>
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 
@@ -168,21 +170,24 @@ void Topology::finalize() {
     f.attachment_begin[gpus_.size()] = static_cast<std::uint32_t>(f.attachments.size());
 
     // Components of the switch fabric; links are full duplex, so the directed graph's components are the
-    // undirected ones. A small union-find avoids building an undirected copy for Boost.
-    std::vector<int> parent(switches);
-    for (std::size_t s = 0; s < switches; ++s) parent[s] = static_cast<int>(s);
-    auto find = [&](int x) {
-        while (parent[static_cast<std::size_t>(x)] != x) {
-            parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
-            x = parent[static_cast<std::size_t>(x)];
-        }
-        return x;
-    };
+    // undirected ones: Boost's disjoint sets over the switch-to-switch hops, without an undirected copy of the
+    // graph. A component's id is its smallest switch index, whatever the order of the unions.
+    // Rank and parent as iterator property maps, not disjoint_sets_with_storage: its raw-pointer get() is hidden
+    // by the CSR graph's boost::detail::get (Boost 1.74) in this file.
+    using SwitchMap = boost::iterator_property_map<std::vector<std::size_t>::iterator, boost::identity_property_map>;
+    std::vector<std::size_t> rank(switches), parent(switches);
+    boost::disjoint_sets<SwitchMap, SwitchMap> sets(SwitchMap(rank.begin()), SwitchMap(parent.begin()));
+    for (std::size_t s = 0; s < switches; ++s) sets.make_set(s);
     for (std::size_t s = 0; s < switches; ++s)
         for (std::uint32_t h = f.hop_begin[s]; h < f.hop_begin[s + 1]; ++h)
-            parent[static_cast<std::size_t>(find(static_cast<int>(s)))] = find(static_cast<int>(f.hop_neighbor[h]));
+            sets.union_set(s, static_cast<std::size_t>(f.hop_neighbor[h]));
+    std::vector<int> id_of_representative(switches, -1);
     f.component.resize(switches);
-    for (std::size_t s = 0; s < switches; ++s) f.component[s] = find(static_cast<int>(s));
+    for (std::size_t s = 0; s < switches; ++s) {
+        int& id = id_of_representative[sets.find_set(s)];
+        if (id < 0) id = static_cast<int>(s);
+        f.component[s] = id;
+    }
     finalized_ = true;
 }
 
@@ -256,15 +261,12 @@ TopologySummary Topology::summary() const {
 }
 
 std::string TopologySummary::to_string() const {
-    std::ostringstream out;
-    out << "topology " << name << ": " << gpus << " GPUs on " << nodes << " nodes, " << nvlink_domains
-        << " NVLink domains, " << nics << " NICs\n";
-    out << "  switches: " << leaf_switches << " leaf, " << spine_switches << " spine, " << core_switches
-        << " core";
-    if (untiered_switches > 0) out << ", " << untiered_switches << " untiered";
-    out << " (" << fabric_tiers << " tier" << (fabric_tiers == 1 ? "" : "s") << ")\n";
-    out << "  links: " << physical_links << " full-duplex = " << directed_links << " directed\n";
-    return out.str();
+    return fmt::format("topology {}: {} GPUs on {} nodes, {} NVLink domains, {} NICs\n"
+                       "  switches: {} leaf, {} spine, {} core{} ({} tier{})\n"
+                       "  links: {} full-duplex = {} directed\n",
+                       name, gpus, nodes, nvlink_domains, nics, leaf_switches, spine_switches, core_switches,
+                       untiered_switches > 0 ? fmt::format(", {} untiered", untiered_switches) : "", fabric_tiers,
+                       fabric_tiers == 1 ? "" : "s", physical_links, directed_links);
 }
 
 std::vector<NetworkLink> Topology::network_links() const {

@@ -4,6 +4,10 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/ranges.h>
 
 #include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
@@ -56,9 +60,9 @@ Endpoint parse_endpoint(const ConfigNode& node, const std::map<std::string, Swit
     } else {
         const auto it = groups.find(name);
         if (it == groups.end()) {
-            std::string known = "nic";
-            for (const auto& [group_name, group] : groups) known += ", " + group_name;
-            node.fail("unknown endpoint '" + name + "'; known: " + known);
+            std::vector<std::string> known{"nic"};
+            for (const auto& [group_name, group] : groups) known.push_back(group_name);
+            node.fail(fmt::format("unknown endpoint '{}'; known: {}", name, fmt::join(known, ", ")));
         }
         e.group = &it->second;
         size = static_cast<std::int64_t>(it->second.members.size());

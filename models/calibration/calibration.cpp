@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
+#include <fmt/ranges.h>
 #include <nlopt.hpp>
 
 #include "models/data_dir.hpp"
@@ -429,9 +431,9 @@ SharedFit SharedFit::parse(const std::string& list) {
 }
 
 std::string SharedFit::describe() const {
-    std::string out;
-    auto add = [&](bool on, const char* name) {
-        if (on) out += (out.empty() ? "" : ",") + std::string(name);
+    std::vector<std::string_view> on_names;
+    auto add = [&](bool on, std::string_view name) {
+        if (on) on_names.push_back(name);
     };
     add(multi_node, "multi-node");
     add(run_overhead, "run-overhead");
@@ -444,7 +446,7 @@ std::string SharedFit::describe() const {
     add(run_logs, "run-logs");
     add(jitter_nodes, "jitter-nodes");
     add(robust, "robust");
-    return out.empty() ? "none" : out;
+    return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
@@ -500,8 +502,7 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     std::vector<CalibrationPoint> used;
     for (auto& p : all)
         if (!options.max_gpus || p.scenario.gpus <= *options.max_gpus) used.push_back(std::move(p));
-    std::string families;
-    for (const auto& f : options.families) families += (families.empty() ? "" : ", ") + f;
+    const std::string families = fmt::format("{}", fmt::join(options.families, ", "));
     // Paths under the source tree are written relative to it, so the committed header does not name this machine.
     std::string data_name = results_path(options).string();
     const std::string root = std::string(TTSIM_SOURCE_DIR) + "/";
@@ -582,21 +583,15 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
 
 }  // namespace ttsim
 
-#include <cstdio>
-
 namespace ttsim {
 std::string format_point_table(const std::vector<PointError>& points) {
-    std::string out;
-    char line[256];
-    std::snprintf(line, sizeof line, "%-17s %-9s %6s %6s %-24s %10s %10s %8s\n", "workload", "gpu", "gpus", "batch",
-                  "submitter/system", "published", "predicted", "error%");
-    out += line;
+    std::string out = fmt::format("{:<17} {:<9} {:>6} {:>6} {:<24} {:>10} {:>10} {:>8}\n", "workload", "gpu", "gpus",
+                                  "batch", "submitter/system", "published", "predicted", "error%");
     for (const auto& p : points) {
         const std::string who = (p.submitter + "/" + p.system).substr(0, 24);
-        std::snprintf(line, sizeof line, "%-17s %-9s %6d %6d %-24s %10.4f %10.4f %+8.2f\n", p.workload.c_str(),
-                      p.gpu.c_str(), p.gpus, p.global_batch, who.c_str(), p.published_minutes, p.predicted_minutes,
-                      100.0 * p.error);
-        out += line;
+        fmt::format_to(std::back_inserter(out), "{:<17} {:<9} {:>6} {:>6} {:<24} {:>10.4f} {:>10.4f} {:>+8.2f}\n",
+                       p.workload, p.gpu, p.gpus, p.global_batch, who, p.published_minutes, p.predicted_minutes,
+                       100.0 * p.error);
     }
     return out;
 }

@@ -1,9 +1,11 @@
 #include "models/calibration/run_lines.hpp"
 
 #include <cmath>
-#include <cstdio>
+#include <iterator>
 #include <set>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 
@@ -66,31 +68,26 @@ std::vector<StepTimeCheck> step_time_checks(const std::vector<const CalibrationP
 }
 
 std::string format_step_time_checks(const std::vector<StepTimeCheck>& checks) {
-    std::string out;
-    char line[320];
-    std::snprintf(line, sizeof line, "%-17s %-9s %6s %6s %-24s %15s %9s %7s %13s %9s %9s\n", "workload", "gpu", "gpus",
-                  "batch", "submitter/system", "step ms (runs)", "model ms", "step%", "intercept s", "model s",
-                  "RCP/runs");
-    out += line;
+    std::string out = fmt::format("{:<17} {:<9} {:>6} {:>6} {:<24} {:>15} {:>9} {:>7} {:>13} {:>9} {:>9}\n",
+                                  "workload", "gpu", "gpus", "batch", "submitter/system", "step ms (runs)", "model ms",
+                                  "step%", "intercept s", "model s", "RCP/runs");
     for (const StepTimeCheck& c : checks) {
         const PointError& p = c.point;
         const std::string who = (p.submitter + "/" + p.system).substr(0, 24);
-        char measured_step[32], measured_run[32];
-        std::snprintf(measured_step, sizeof measured_step, "%.1f+-%.1f", 1e3 * c.measured_step_seconds(),
-                      1e3 * c.measured.slope_error * p.global_batch);
-        std::snprintf(measured_run, sizeof measured_run, "%.1f+-%.1f", c.measured.intercept, c.measured.intercept_error);
-        std::snprintf(line, sizeof line, "%-17s %-9s %6d %6d %-24s %15s %9.1f %+7.1f %13s %9.1f %9.3f\n",
-                      p.workload.c_str(), p.gpu.c_str(), p.gpus, p.global_batch, who.c_str(), measured_step,
-                      1e3 * c.model_step_seconds(), 100.0 * (c.model.slope / c.measured.slope - 1.0), measured_run,
-                      c.model.intercept, c.rcp_samples / c.runs_samples_mean);
-        out += line;
+        const std::string measured_step = fmt::format("{:.1f}+-{:.1f}", 1e3 * c.measured_step_seconds(),
+                                                      1e3 * c.measured.slope_error * p.global_batch);
+        const std::string measured_run = fmt::format("{:.1f}+-{:.1f}", c.measured.intercept, c.measured.intercept_error);
+        fmt::format_to(std::back_inserter(out),
+                       "{:<17} {:<9} {:>6} {:>6} {:<24} {:>15} {:>9.1f} {:>+7.1f} {:>13} {:>9.1f} {:>9.3f}\n", p.workload,
+                       p.gpu, p.gpus, p.global_batch, who, measured_step, 1e3 * c.model_step_seconds(),
+                       100.0 * (c.model.slope / c.measured.slope - 1.0), measured_run, c.model.intercept,
+                       c.rcp_samples / c.runs_samples_mean);
     }
     if (!checks.empty()) {
         double sum = 0;
         for (const StepTimeCheck& c : checks) sum += std::abs(c.model.slope / c.measured.slope - 1.0);
-        std::snprintf(line, sizeof line, "step-time MAPE (model against the runs' line): %.2f%% over %zu results\n",
-                      100.0 * sum / static_cast<double>(checks.size()), checks.size());
-        out += line;
+        fmt::format_to(std::back_inserter(out), "step-time MAPE (model against the runs' line): {:.2f}% over {} results\n",
+                       100.0 * sum / static_cast<double>(checks.size()), checks.size());
     }
     return out;
 }

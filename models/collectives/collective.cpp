@@ -3,7 +3,10 @@
 
 #include <array>
 #include <cctype>
+#include <ranges>
 #include <utility>
+
+#include <fmt/ranges.h>
 
 #include "sim/errors.hpp"
 
@@ -26,9 +29,7 @@ Enum parse_name(std::string_view text, const std::array<std::pair<const char*, E
     const std::string key = normalise(text);
     for (const auto& [name, value] : names)
         if (key == normalise(name)) return value;
-    std::string valid;
-    for (const auto& [name, value] : names) valid += (valid.empty() ? "" : ", ") + std::string(name);
-    throw InputError("unknown " + std::string(what) + " '" + std::string(text) + "'; valid: " + valid);
+    throw InputError(fmt::format("unknown {} '{}'; valid: {}", what, text, fmt::join(std::views::keys(names), ", ")));
 }
 
 constexpr std::array<std::pair<const char*, CollectiveOp>, 5> kOps{{

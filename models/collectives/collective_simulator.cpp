@@ -7,6 +7,7 @@
 
 #include "models/collectives/lower_bound.hpp"
 #include "models/collectives/plan.hpp"
+#include "models/collectives/sharp_latency.hpp"
 #include "models/collectives/tuner.hpp"
 #include "sim/errors.hpp"
 
@@ -23,7 +24,7 @@ void check_fraction(double value, const char* key, bool zero_means_default) {
 
 CollectiveSimulator::CollectiveSimulator(const Topology& topology, CollectiveOptions options)
     : topology_(topology), options_(options), generation_(gpu_generation_of(topology)),
-      params_(nccl_params(generation_)), router_(topology) {
+      params_(nccl_params(generation_)), sharp_tree_climb_us_(sharp_tree_climb_us(topology)), router_(topology) {
     check_fraction(options_.efficiency.nvlink, "nvlink_efficiency", true);
     check_fraction(options_.efficiency.infiniband, "infiniband_efficiency", false);
     check_fraction(options_.efficiency.pcie, "pcie_efficiency", false);
@@ -96,7 +97,7 @@ CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const 
     const SimulatedPlan& sp = entry.plan;
     const double bytes = static_cast<double>(request.bytes);
     const LatencyShape shape{request.op, layout.size(), layout.island_count(), layout.max_per_island(),
-                             options_.net_overhead_us};
+                             options_.net_overhead_us, sharp_tree_climb_us_};
     const double simple_seconds = sp.bandwidth_time.seconds() * (1.0 + entry.fill_fraction);
     const ProtocolChoice choice = choose_protocol(params_, algorithm, request.protocol, shape, bytes, simple_seconds,
                                                   options_.nccl_channels);
@@ -140,10 +141,13 @@ CollectiveResult CollectiveSimulator::run(const CollectiveRequest& request) {
     }
     std::vector<CollectiveAlgorithm> candidates;
     if (request.algorithm == CollectiveAlgorithm::Auto) {
-        // A forced LL / LL128 protocol narrows `auto` to the algorithms that run it (ring, tree).
-        const bool low_latency = request.protocol == NcclProtocol::LL || request.protocol == NcclProtocol::LL128;
+        // A forced protocol narrows `auto` to the algorithms that run it (those the model gives a bandwidth:
+        // ring and tree for LL and LL128, direct for LL too; choose_protocol's test).
+        const LatencyShape shape{request.op, layout.size(), layout.island_count(), layout.max_per_island(),
+                                 options_.net_overhead_us};
         for (const CollectiveAlgorithm a : candidate_algorithms(request.op, layout, options_.sharp_enabled))
-            if (!low_latency || a == CollectiveAlgorithm::Ring || a == CollectiveAlgorithm::Tree)
+            if (request.protocol == NcclProtocol::Auto ||
+                protocol_busbw(params_, a, request.protocol, shape, 1.0, options_.nccl_channels) > 0.0)
                 candidates.push_back(a);
         if (candidates.empty())
             throw InputError("no algorithm runs " + std::string(to_string(request.op)) + " with protocol " +

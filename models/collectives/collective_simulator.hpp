@@ -93,6 +93,7 @@ private:
     CollectiveOptions options_;
     GpuGeneration generation_;
     NcclParams params_;
+    double sharp_tree_climb_us_ = 0.0;  // sharp_latency.hpp; a property of the topology, computed once
     FlowResources resources_;  // links (and spray groups under adaptive routing) with their capacities
     Router router_;
     std::map<CacheKey, CacheEntry> cache_;

@@ -155,12 +155,23 @@ double nccl_latency_us(const NcclParams& p, CollectiveAlgorithm algorithm, NcclP
             return p.nvls_nvlink_us + (s.nodes > 1 ? p.nvls_net_us : 0.0);
         case CollectiveAlgorithm::Sharp:
             // CollNetDirect = base + 2(min(1, ppn-1) intraLat + 0.4 (ppn-1)) + interLat   (NCCL_2223; base 0)
+            // NCCL's constant does not depend on the fabric; the tiers above the leaf add their own traversals
+            // (sharp_latency.hpp).
             return 2.0 * (std::min(1, s.per_node - 1) * p.collnet_direct_nvlink_us + 0.4 * (s.per_node - 1)) +
-                   p.collnet_direct_net_us;
-        case CollectiveAlgorithm::Direct:
-            // Point-to-point: one Simple ring-step start-up plus one hop (estimate: NCCL's tuning model has
-            // no all-to-all entry; p2p operations of a group run concurrently).
-            return p.ring_base_us[2] + (s.nodes > 1 ? p.ring_net_us[2] : p.ring_nvlink_us[2]);
+                   p.collnet_direct_net_us + s.sharp_tree_climb_us;
+        case CollectiveAlgorithm::Direct: {
+            // All-to-all is grouped send/recv: every rank posts one send and one receive per peer, n - 1 pairs,
+            // and NCCL's tuning model has no all-to-all entry. Each pair is costed as one ring step over the link
+            // kind it crosses (hwLat above, NCCL_2223): NVLINK for the ppn - 1 peers in the rank's NVLink domain,
+            // NET for the n - ppn others, after one baseLat start-up, pairs counted one after another:
+            // LL 0.6 us per NVLink peer and 2.7 us per network peer, Simple 3.4 and 14.0. NCCL spreads peers
+            // over its p2p channels, which could overlap some pairs; params.md has no figure for that overlap,
+            // so none is assumed. ppn is the largest island's, so ranks of smaller islands (more network peers)
+            // may take longer than this.
+            const int nvlink_peers = std::min(s.ranks, std::max(1, s.per_node)) - 1;
+            const int net_peers = s.ranks - 1 - nvlink_peers;
+            return p.ring_base_us[i] + nvlink_peers * p.ring_nvlink_us[i] + net_peers * p.ring_net_us[i];
+        }
         case CollectiveAlgorithm::Auto: break;
     }
     TTSIM_ASSERT(false, "latency of an unresolved algorithm");
@@ -187,10 +198,14 @@ double protocol_busbw(const NcclParams& p, CollectiveAlgorithm algorithm, NcclPr
             if (protocol == NcclProtocol::LL) return std::min(tree / 3.8, p.ll_max_bw[k] * G);
             return std::min(tree * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * p.per_channel_tree_ll128[k] * G);
         }
+        case CollectiveAlgorithm::Direct:
+            // Send/recv runs LL or Simple (NCCL enqueue.cc addP2pToPlan; never LL128). LL's 16-byte lines carry
+            // 8 bytes of data and 8 of flags: half the Simple rate, as for rings above.
+            if (protocol == NcclProtocol::Simple) return simple_busbw;
+            return protocol == NcclProtocol::LL ? 0.5 * simple_busbw : 0.0;
         case CollectiveAlgorithm::Hierarchical:
         case CollectiveAlgorithm::Nvls:
         case CollectiveAlgorithm::Sharp:
-        case CollectiveAlgorithm::Direct:
             return protocol == NcclProtocol::Simple ? simple_busbw : 0.0;
         case CollectiveAlgorithm::Auto: break;
     }

@@ -76,7 +76,16 @@ struct LatencyShape {
     int nodes = 0;    // NCCL's nNodes: NVLink domains spanned
     int per_node = 0; // NCCL's ppn: group GPUs per NVLink domain (largest)
     double net_overhead_us = 1.0;  // per inter-node ring step: 1 us Intel hosts, 2 us AMD (NCCL_2223)
+    // Latency (us) the switch tiers above the leaf add to one SHARP aggregation: sharp_tree_climb_us
+    // (sharp_latency.hpp). 0 = a tree rooted at the leaf, NCCL's own constant alone; being the smallest value,
+    // it keeps a latency computed without the topology a lower bound.
+    double sharp_tree_climb_us = 0.0;
 };
+
+// NCCL's largest per-peer message sent with the LL protocol by grouped send/recv (all-to-all): 16 KiB,
+// NCCL_P2P_LL_THRESHOLD's default (NCCL src/enqueue.cc, addP2pToPlan; params.md does not list it). Larger
+// per-peer messages go Simple.
+inline constexpr double kP2pLlThresholdBytes = 16384.0;
 
 // NCCL latency term (microseconds) of an algorithm/protocol. `protocol` must be concrete; `nccl_channels` is
 // the communicator's channel count (CollectiveOptions::nccl_channels), which sets where the multi-node ring

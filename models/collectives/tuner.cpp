@@ -66,10 +66,15 @@ ProtocolChoice choose_protocol(const NcclParams& params, CollectiveAlgorithm alg
         return true;
     };
     ProtocolChoice best;
+    // Send/recv protocol is NCCL's size rule, not a time comparison: LL up to kP2pLlThresholdBytes per peer
+    // (each rank sends S / n to each peer, direct.cpp), Simple above.
+    if (requested == NcclProtocol::Auto && algorithm == CollectiveAlgorithm::Direct && shape.ranks > 0)
+        requested = bytes / shape.ranks <= kP2pLlThresholdBytes ? NcclProtocol::LL : NcclProtocol::Simple;
     if (requested != NcclProtocol::Auto) {
         if (!evaluate(requested, best))
             throw InputError("protocol " + std::string(to_string(requested)) + " does not run on algorithm '" +
-                             std::string(to_string(algorithm)) + "' (it runs Simple only)");
+                             std::string(to_string(algorithm)) + "' (it runs " +
+                             (algorithm == CollectiveAlgorithm::Direct ? "LL and Simple" : "Simple") + " only)");
         return best;
     }
     bool have = false;

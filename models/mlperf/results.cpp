@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <sstream>
+
+#include <boost/pending/disjoint_sets.hpp>
 
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
@@ -80,12 +83,6 @@ const std::vector<std::string> kRequiredColumns{
     "accel_per_node", "interconnect", "global_batch_size", "local_batch_size", "n_runs", "ttt_minutes_olympic",
     "ttt_minutes_official_scaled", "samples_to_converge_mean", "epochs_to_converge_mean", "eval_interval",
     "eval_interval_unit", "rcp_check", "log_predates_round", "same_run_times_as", "hparams_json"};
-
-// Union-find over row indices, for rows that share run times.
-std::size_t find_root(std::vector<std::size_t>& parent, std::size_t i) {
-    while (parent[i] != i) i = parent[i] = parent[parent[i]];
-    return i;
-}
 
 }  // namespace
 
@@ -287,24 +284,24 @@ std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult
     constexpr std::string_view kThisRound = "v4.1:";
     std::map<std::string, std::size_t> index_of_key;
     for (std::size_t i = 0; i < scored.size(); ++i) index_of_key.emplace(scored[i]->key(), i);
-    std::vector<std::size_t> parent(scored.size());
-    for (std::size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    boost::disjoint_sets_with_storage<> groups(scored.size());  // rows that share run times
     for (std::size_t i = 0; i < scored.size(); ++i) {
         const std::string& link = scored[i]->same_run_times_as;
         if (link.rfind(kThisRound, 0) != 0) continue;   // empty, or another round's result
         const auto other = index_of_key.find(link.substr(kThisRound.size()));
         if (other == index_of_key.end()) continue;      // the twin is absent or unscored
-        const std::size_t a = find_root(parent, i);
-        const std::size_t b = find_root(parent, other->second);
-        parent[std::max(a, b)] = std::min(a, b);        // the earliest row is the group's root
+        groups.union_set(i, other->second);
     }
 
     // Step 3: the caller's filter.
     std::optional<std::string> benchmark;
     if (filter.benchmark) benchmark = lower(*filter.benchmark) == "retinanet" ? "ssd" : lower(*filter.benchmark);
     std::vector<MlperfResult> out;
+    std::vector<std::uint8_t> group_seen(scored.size(), 0);  // by the group's representative
     for (std::size_t i = 0; i < scored.size(); ++i) {
-        if (find_root(parent, i) != i) continue;
+        std::uint8_t& seen = group_seen[groups.find_set(i)];
+        if (seen) continue;  // the group's earliest row stands for it
+        seen = 1;
         const MlperfResult& m = *scored[i];
         if (benchmark && m.benchmark != *benchmark) continue;
         if (filter.accelerator_family && lower(m.accelerator_family) != lower(*filter.accelerator_family)) continue;

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <ostream>
 
+#include <fmt/format.h>
+
 #include "models/calibration/calibration.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/atomic_file.hpp"
@@ -45,9 +47,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char date[32];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    char residual[128];
-    std::snprintf(residual, sizeof residual, "residual: RMS log error %.4f, MAPE %.2f%% over %zu results",
-                  report.rms_log_error, mean_absolute_percentage_error(report.fitted), report.fitted.size());
+    const std::string residual = fmt::format("residual: RMS log error {:.4f}, MAPE {:.2f}% over {} results",
+                                             report.rms_log_error, mean_absolute_percentage_error(report.fitted),
+                                             report.fitted.size());
     report.profiles.header_comment = "ttsim compute profiles, fitted by 'ttsim calibrate' (NLopt LN_BOBYQA / "
                                      "LN_NELDERMEAD on log-parameters, squared log error)\n" +
                                      report.data_description + "\ndate: " + date + "\n" + residual;

@@ -1,9 +1,10 @@
 // `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
 // predicts the large-scale H100/H200 results it never saw.
-#include <cstdio>
 #include <filesystem>
 #include <ostream>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/run_lines.hpp"
@@ -19,11 +20,7 @@ constexpr const char* kRunLinesLegend =
     "the evaluation schedule's offset); the same line through the model's predictions at each run's convergence "
     "point gives the model's; RCP/runs = the samples the prediction uses over the runs' mean";
 // Percentages with two decimals: the data do not support more (3.61%, not 3.61315%).
-std::string percent(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f%%", value);
-    return text;
-}
+std::string percent(double value) { return fmt::format("{:.2f}%", value); }
 }  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
