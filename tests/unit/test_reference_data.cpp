@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -182,66 +183,45 @@ TEST_CASE("default prices and power come from prices.yaml", "[reference-data]") 
 }
 
 TEST_CASE("malformed data files are input errors naming file, line and key", "[reference-data]") {
-    SECTION("unknown key in gpus.yaml") {
-        const std::string text = shipped_with("gpus.yaml", "    tdp: {value: 700W", "    tdpp: {value: 700W");
-        const TempFile file("gpus-unknown-key.yaml", text);
-        const std::string message = error_of([&] { load_gpu_catalog(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(text, "tdpp:"))));
-        CHECK_THAT(message, Catch::Contains("gpus[1].tdpp"));
-        CHECK_THAT(message, Catch::Contains("unknown key; did you mean 'tdp'?"));
-    }
-    SECTION("bad unit in gpus.yaml") {
-        const std::string text = shipped_with("gpus.yaml", "{value: 3.35TB/s", "{value: 3.35TB");
-        const TempFile file("gpus-bad-unit.yaml", text);
-        const std::string message = error_of([&] { load_gpu_catalog(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(text, "3.35TB,"))));
-        CHECK_THAT(message, Catch::Contains("gpus[1].hbm_bandwidth.value"));
-        CHECK_THAT(message, Catch::Contains("unknown bandwidth unit 'TB'"));
-    }
-    SECTION("a value without its source") {
-        const std::string text = shipped_with("gpus.yaml", "tdp: {value: 400W, source: \"NV_DS (conf medium)\"}", "tdp: {value: 400W}");
-        const TempFile file("gpus-no-source.yaml", text);
-        const std::string message = error_of([&] { load_gpu_catalog(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(text, "tdp: {value: 400W}"))));
-        CHECK_THAT(message, Catch::Contains("missing required key 'source'"));
-    }
-    SECTION("an alias claimed by two GPUs") {
-        const std::string text = shipped_with("gpus.yaml", "aliases: [mi300, amd-mi300x]", "aliases: [mi300, h100]");
-        const TempFile file("gpus-alias.yaml", text);
-        CHECK_THAT(error_of([&] { load_gpu_catalog(file.path); }), Catch::Contains("already used by another GPU"));
-    }
-    SECTION("NCCL latency in the wrong unit") {
-        const std::string text = shipped_with("nccl.yaml", "nvls_nvlink: {value: 25us", "nvls_nvlink: {value: 25ms");
-        const TempFile file("nccl-bad-unit.yaml", text);
-        const std::string message = error_of([&] { load_nccl_reference(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(text, "25ms"))));
-        CHECK_THAT(message, Catch::Contains("generations.hopper.nvls_nvlink.value"));
-        CHECK_THAT(message, Catch::Contains("unit 'ms' where this table is written in 'us'"));
-    }
-    SECTION("NCCL table missing a column") {
-        const std::string text = shipped_with("nccl.yaml", "LL: 6.6us, LL128: 14.0us, Simple: 8.4us", "LL: 6.6us, LL128: 14.0us");
-        const TempFile file("nccl-missing-column.yaml", text);
-        const std::string message = error_of([&] { load_nccl_reference(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(text, "ring_base:"))));
-        CHECK_THAT(message, Catch::Contains("missing required key 'Simple'"));
-    }
-    SECTION("unknown system and wrong currency in prices.yaml") {
-        const std::string misspelt = shipped_with("prices.yaml", "  dgx-h200: {", "  dgx-h2000: {");
-        const TempFile file("prices-system.yaml", misspelt);
-        const std::string message = error_of([&] { planning::load_reference_prices(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(misspelt, "dgx-h2000"))));
-        CHECK_THAT(message, Catch::Contains("price_per_gpu_hour.dgx-h2000"));
-        const std::string euros = shipped_with("prices.yaml", "{value: 5.0USD/GPU-hour", "{value: 5.0EUR/GPU-hour");
-        const TempFile file2("prices-currency.yaml", euros);
-        CHECK_THAT(error_of([&] { planning::load_reference_prices(file2.path); }),
-                   Catch::Contains(file2.path.string() + ":" + std::to_string(line_of(euros, "5.0EUR"))));
-    }
-    SECTION("power without a unit") {
-        const std::string text = shipped_with("prices.yaml", "node: {value: 2500W", "node: {value: 2500");
-        const TempFile file("prices-power.yaml", text);
-        const std::string message = error_of([&] { planning::load_reference_prices(file.path); });
-        CHECK_THAT(message, Catch::Contains(file.path.string() + ":" + std::to_string(line_of(text, "node: {value: 2500,"))));
-        CHECK_THAT(message, Catch::Contains("power.node.value"));
-        CHECK_THAT(message, Catch::Contains("has no unit"));
+    // Each case edits one spot of a shipped file; the error must name the temporary file, the line of the edit
+    // (the line holding `at`), and say what is wrong and where in the key path.
+    struct Case {
+        const char* file;
+        const char* from;
+        const char* to;
+        const char* at;
+        std::vector<std::string> says;
+    };
+    const Case cases[] = {
+        {"gpus.yaml", "    tdp: {value: 700W", "    tdpp: {value: 700W", "tdpp:",
+         {"'gpus[1].tdpp'", "unknown key; did you mean 'tdp'?"}},
+        {"gpus.yaml", "{value: 3.35TB/s", "{value: 3.35TB", "3.35TB,",
+         {"'gpus[1].hbm_bandwidth.value'", "unknown bandwidth unit 'TB'"}},
+        {"gpus.yaml", "tdp: {value: 400W, source: \"NV_DS (conf medium)\"}", "tdp: {value: 400W}",
+         "tdp: {value: 400W}", {"'gpus[0].tdp'", "missing required key 'source'"}},
+        {"gpus.yaml", "aliases: [mi300, amd-mi300x]", "aliases: [mi300, h100]", "aliases: [mi300, h100]",
+         {"'gpus[5].aliases[1]'", "already used by another GPU"}},
+        {"nccl.yaml", "nvls_nvlink: {value: 25us", "nvls_nvlink: {value: 25ms", "25ms",
+         {"'generations.hopper.nvls_nvlink.value'", "unit 'ms' where this table is written in 'us'"}},
+        {"nccl.yaml", "LL: 6.6us, LL128: 14.0us, Simple: 8.4us", "LL: 6.6us, LL128: 14.0us", "ring_base:",
+         {"'generations.hopper.ring_base'", "missing required key 'Simple'"}},
+        {"prices.yaml", "  dgx-h200: {", "  dgx-h2000: {", "dgx-h2000", {"'price_per_gpu_hour.dgx-h2000'", "unknown system"}},
+        {"prices.yaml", "{value: 5.0USD/GPU-hour", "{value: 5.0EUR/GPU-hour", "5.0EUR",
+         {"'price_per_gpu_hour.dgx-b200.value'", "where this table is written in 'USD/GPU-hour'"}},
+        {"prices.yaml", "node: {value: 2500W", "node: {value: 2500", "node: {value: 2500,",
+         {"'power.node.value'", "has no unit"}},
+    };
+    for (const Case& c : cases) {
+        INFO(c.file << ": " << c.to);
+        const std::string text = shipped_with(c.file, c.from, c.to);
+        const TempFile file(std::string("malformed-") + c.file, text);
+        const std::string message = error_of([&] {
+            const std::string name = c.file;
+            if (name == "gpus.yaml") load_gpu_catalog(file.path);
+            else if (name == "nccl.yaml") load_nccl_reference(file.path);
+            else planning::load_reference_prices(file.path);
+        });
+        CHECK_THAT(message, Catch::StartsWith(file.path.string() + ":" + std::to_string(line_of(text, c.at)) + ":"));
+        for (const std::string& part : c.says) CHECK_THAT(message, Catch::Contains(part));
     }
 }
