@@ -3,7 +3,7 @@
 // models/data/hardware/params.yaml) once per process, thread-safely, into an immutable catalog. Units are SI base
 // units throughout: FLOP/s, bytes, bytes/s, watts.
 //
-// Lookup is by name, case-insensitive, ignoring '-', '_' and spaces, with aliases ("h100", "H100-SXM",
+// Lookup is by name, case-insensitive, ignoring '-', '_' and spaces, with the aliases of gpus.yaml ("h100", "H100-SXM",
 // "h100-sxm5", "H100_SXM5_80GB" all find H100-SXM). What-if studies start from a catalog entry and override
 // fields on a copy: make_variant(find_gpu("h100"), "H100-2xHBM") then edit, then validate_gpu_spec().
 #pragma once
