@@ -1,6 +1,6 @@
 #include "models/data_dir.hpp"
 
-#include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "sim/errors.hpp"
@@ -10,11 +10,32 @@
 #endif
 
 namespace ttsim {
+namespace {
+
+struct DataDirOverride {
+    std::mutex mutex;
+    std::filesystem::path dir;   // empty: the default
+};
+
+DataDirOverride& data_dir_override() {
+    static DataDirOverride state;
+    return state;
+}
+
+}  // namespace
+
+void set_data_dir(std::filesystem::path dir) {
+    DataDirOverride& state = data_dir_override();
+    const std::lock_guard<std::mutex> lock(state.mutex);
+    state.dir = std::move(dir);
+}
 
 std::filesystem::path data_dir() {
-    // Read on every call (no cached global): tests and tools may set the variable at run time.
-    if (const char* override_dir = std::getenv("TTSIM_DATA_DIR"); override_dir != nullptr && *override_dir != '\0')
-        return std::filesystem::path(override_dir);
+    DataDirOverride& state = data_dir_override();
+    {
+        const std::lock_guard<std::mutex> lock(state.mutex);
+        if (!state.dir.empty()) return state.dir;
+    }
     return std::filesystem::path(TTSIM_SOURCE_DIR) / "models" / "data";
 }
 

@@ -1,12 +1,18 @@
-// Where ttsim's shipped data (MLPerf results, RCP tables, hardware parameters) lives.
-// Order: the environment variable TTSIM_DATA_DIR if set and non-empty (for installed binaries or alternative
-// data), otherwise <source root>/models/data, where the source root is baked in at build time (TTSIM_SOURCE_DIR).
+// Where ttsim's shipped data (MLPerf results, RCP tables, hardware, NCCL and price files) lives.
+// Order: the directory given to set_data_dir() if any (the ttsim program passes $TTSIM_DATA_DIR there at
+// start-up, for installed binaries or alternative data), otherwise <source root>/models/data, where the source
+// root is baked in at build time (TTSIM_SOURCE_DIR). The library itself reads no environment variable.
 #pragma once
 
 #include <filesystem>
 #include <string_view>
 
 namespace ttsim {
+
+// Points ttsim at another data directory; an empty path restores the default. Call it at start-up, before
+// anything reads data: files already loaded once per process (the GPU catalog, NCCL constants, prices) are not
+// read again. Thread-safe.
+void set_data_dir(std::filesystem::path dir);
 
 // The data directory; it is not checked for existence here (see data_file).
 std::filesystem::path data_dir();

@@ -275,6 +275,10 @@ double ConfigNode::as_bandwidth() const { TTSIM_WITH_LOCATION(units::parse_bandw
 SimTime ConfigNode::as_time() const { TTSIM_WITH_LOCATION(units::parse_time(scalar_text())) }
 double ConfigNode::as_time_seconds() const { TTSIM_WITH_LOCATION(units::parse_time_seconds(scalar_text())) }
 double ConfigNode::as_power() const { TTSIM_WITH_LOCATION(units::parse_power(scalar_text())) }
+double ConfigNode::as_flop_rate() const { TTSIM_WITH_LOCATION(units::parse_flop_rate(scalar_text())) }
+double ConfigNode::as_number_in_unit(std::string_view unit) const {
+    TTSIM_WITH_LOCATION(units::parse_number_in_unit(scalar_text(), unit))
+}
 
 #undef TTSIM_WITH_LOCATION
 

@@ -57,6 +57,8 @@ public:
     SimTime as_time() const;                                // "1.5us"
     double as_time_seconds() const;                         // "90min" -> seconds
     double as_power() const;                                // "700W" -> watts
+    double as_flop_rate() const;                            // "989.4TFLOP/s" -> FLOP/s
+    double as_number_in_unit(std::string_view unit) const;  // "6.6us" with unit "us" -> 6.6 (no conversion)
 
     // Throws InputError pointing at this node.
     [[noreturn]] void fail(const std::string& message) const;

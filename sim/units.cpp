@@ -144,6 +144,30 @@ double parse_power(std::string_view text) {
     return watts;
 }
 
+double parse_flop_rate(std::string_view text) {
+    constexpr std::string_view examples = "'989.4TFLOP/s', '2.5PFLOP/s'";
+    auto [number, unit] = split(text, "compute rate", examples);
+    constexpr std::string_view base = "FLOP/s";
+    double scale = 0;
+    if (unit == base) scale = 1;
+    else if (unit.size() == base.size() + 1 && unit.substr(1) == base) scale = si_prefix(unit[0]);
+    if (scale == 0)
+        throw InputError("unknown compute-rate unit '" + std::string(unit) + "'; expected e.g. " + std::string(examples));
+    const double flops = number * scale;
+    if (!(flops > 0)) throw InputError("compute rate " + quoted(text) + " must be positive");
+    if (!std::isfinite(flops) || flops > 1e21) throw InputError("compute rate " + quoted(text) + " is implausibly large");
+    return flops;
+}
+
+double parse_number_in_unit(std::string_view text, std::string_view unit) {
+    const std::string example = "'1.5" + std::string(unit) + "'";
+    auto [number, written] = split(text, "quantity", example);
+    if (written != unit)
+        throw InputError("unit '" + std::string(written) + "' where this table is written in '" + std::string(unit) +
+                         "'; expected e.g. " + example);
+    return number;
+}
+
 std::string format_bytes(std::uint64_t bytes) {
     const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int index = 0;

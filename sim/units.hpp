@@ -3,6 +3,7 @@
 //   bandwidth  "400Gb/s", "50GB/s", "900Mb/s", "1.2TB/s" (bits b or bytes B per second, SI prefixes)
 //   time       "250ps", "1.5ns", "2us", "10ms", "3s", "5min", "2h"
 //   power      "700W", "1.2kW"
+//   compute    "989.4TFLOP/s", "2.5PFLOP/s" (floating-point operations per second, SI prefixes)
 // A bare number without unit is rejected: an ambiguous unit is the classic configuration bug.
 // Failures throw InputError (without location; the caller adds file, line and key).
 #pragma once
@@ -19,7 +20,12 @@ double parse_bandwidth(std::string_view text);        // bytes per second, > 0
 SimTime parse_time(std::string_view text);            // >= 0
 double parse_time_seconds(std::string_view text);     // >= 0, as double seconds (for long durations)
 double parse_power(std::string_view text);            // watts, >= 0
+double parse_flop_rate(std::string_view text);        // FLOP/s, > 0
 double parse_number(std::string_view text);           // a plain finite number (no unit)
+// The number of a quantity that must be written in exactly `unit` ("6.6us" with unit "us" -> 6.6), not
+// converted: for reference tables kept in their source's own unit, where a round trip through SI could change
+// the last bit of a value. Any other unit is an InputError naming the expected one.
+double parse_number_in_unit(std::string_view text, std::string_view unit);
 
 // Formatting for reports: "8GiB", "1MiB", "3000B".
 std::string format_bytes(std::uint64_t bytes);

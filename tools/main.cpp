@@ -1,16 +1,21 @@
 // The `ttsim` program. The only place where errors become exit codes:
 //   2 = the user's input is wrong (InputError: message names file:line:column and key, or the flag),
 //   3 = a bug in ttsim (InternalError or anything unexpected).
+#include <cstdlib>
 #include <iostream>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "models/data_dir.hpp"
 #include "sim/errors.hpp"
 #include "tools/cli/commands.hpp"
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
+    // The one place the environment chooses the data directory: the library reads no environment variable.
+    if (const char* data_dir = std::getenv("TTSIM_DATA_DIR"); data_dir != nullptr && *data_dir != '\0')
+        ttsim::set_data_dir(data_dir);
     try {
         const int code = ttsim::cli::dispatch(args, std::cout);
         std::cout.flush();

@@ -1,10 +1,11 @@
-// NCCL cost-model constants and formulas (nccl_params.hpp). Values: params.md section 3.2, which transcribes
-// NVIDIA/nccl v2.22.3 src/graph/tuning.cc (NCCL_2223) and master (NCCL_HEAD) for Blackwell.
+// NCCL cost-model formulas (nccl_params.hpp). Constants: models/data/nccl.yaml via nccl_data.hpp (params.md
+// section 3.2, which transcribes NVIDIA/nccl v2.22.3 src/graph/tuning.cc (NCCL_2223) and master (NCCL_HEAD)).
 #include "models/collectives/nccl_params.hpp"
 
 #include <algorithm>
 #include <cmath>
 
+#include "models/collectives/nccl_data.hpp"
 #include "sim/errors.hpp"
 
 namespace ttsim {
@@ -33,10 +34,6 @@ int log2_floor(int x) {
     return out;
 }
 
-// NVLink line rates per GPU and direction the generations are defined against (params.md section 1).
-constexpr double kNvLink4LineGBps = 450.0;
-constexpr double kNvLink5LineGBps = 900.0;
-
 double ring_latency_us(const NcclParams& p, NcclProtocol protocol, CollectiveOp op, int ranks, int nodes,
                        double net_overhead_us, double bytes, int channels) {
     if (ranks < 2) return 0.0;
@@ -48,59 +45,42 @@ double ring_latency_us(const NcclParams& p, NcclProtocol protocol, CollectiveOp 
     double intra = p.ring_nvlink_us[i];
     const double inter = p.ring_net_us[i];
     // Multi-node rings pay the host's network overhead on every step (x3 for Simple): NCCL_2223.
-    if (nodes > 1) intra = std::max(intra, net_overhead_us * (protocol == NcclProtocol::Simple ? 3.0 : 1.0));
+    if (nodes > 1)
+        intra = std::max(intra, net_overhead_us * (protocol == NcclProtocol::Simple
+                                                       ? p.formula.ring_simple_net_overhead_factor : 1.0));
     double lat = p.ring_base_us[i] + (steps - inter_steps) * intra + inter_steps * inter;
     // Multi-node Ring/Simple all-reduce latency x1.4 on SM >= 80 ("plateau effect of ring") once every rank
     // of every channel moves at least 64 bytes: nBytes / (nChannels x nRanks) >= 64 in NCCL_2223
     // ncclTopoGetAlgoTime (at 1,024 ranks and 16 channels, from 1 MiB).
     if (op == CollectiveOp::AllReduce && nodes > 1 && protocol == NcclProtocol::Simple &&
-        bytes / (static_cast<double>(channels) * ranks) >= 64.0)
-        lat *= 1.4;
+        bytes / (static_cast<double>(channels) * ranks) >= p.formula.ring_plateau_min_bytes)
+        lat *= p.formula.ring_plateau_factor;
     return lat;
 }
 
 }  // namespace
 
 GpuGeneration gpu_generation_of(const Topology& topology) {
+    const double blackwell_from = nccl_reference().blackwell_from_nvlink_bytes_per_s;
     for (const GpuInfo& gpu : topology.gpus()) {
         if (gpu.nvlink_up == kNoLink) continue;
-        return topology.link(gpu.nvlink_up).bandwidth_bytes_per_s >= 800e9 ? GpuGeneration::Blackwell
-                                                                             : GpuGeneration::Hopper;
+        return topology.link(gpu.nvlink_up).bandwidth_bytes_per_s >= blackwell_from ? GpuGeneration::Blackwell
+                                                                                     : GpuGeneration::Hopper;
     }
     return GpuGeneration::Hopper;
 }
 
-NcclParams nccl_params(GpuGeneration generation) {
-    NcclParams p;
-    // NCCL_2223 tuning.cc baseLat and hwLat, [LL, LL128, Simple], microseconds.
-    p.ring_base_us = {6.6, 14.0, 8.4};
-    p.tree_base_us = {6.8, 14.0, 0.0};
-    p.ring_nvlink_us = {0.6, 1.9, 3.4};
-    p.tree_nvlink_us = {0.6, 1.25, 28.0};
-    p.ring_net_us = {2.7, 4.0, 14.0};
-    p.tree_net_us = {5.0, 8.5, 28.0};
-    p.nvls_nvlink_us = 25.0;
-    p.nvls_net_us = 18.0;
-    p.collnet_direct_nvlink_us = 3.7;
-    p.collnet_direct_net_us = 31.0;
-    if (generation == GpuGeneration::Hopper) {
-        p.ll_max_bw = {141.0, 45.0, 35.0};           // NCCL_2223 llMaxBws, Hopper row
-        p.per_channel_ring_ll128 = 36.7;              // perChMaxRingLL128Bws
-        p.per_channel_tree = {38.7, 41.4, 36.0};      // perChMaxTreeBws
-        p.per_channel_tree_ll128 = {36.7, 36.7, 29.0};  // perChMaxTreeLL128Bws
-        p.nvlink_effective_gbps = 20.6 * 18;          // SM90_NVLINK_BW x 18 links = 370.8 (matches NT_212)
-    } else {
-        // NCCL_HEAD (v2.30) Blackwell values; MLPerf v5.0 B200/GB200 runs used NCCL 2.26.
-        p.tree_base_us[2] = 8.4;
-        p.tree_nvlink_us[2] = 4.0;
-        p.tree_net_us[2] = 14.0;
-        p.ll_max_bw = {282.0, 90.0, 70.0};
-        p.per_channel_ring_ll128 = 40.0;
-        p.per_channel_tree = {70.0, 42.8, 24.0};
-        p.per_channel_tree_ll128 = {55.6, 31.67, 20.0};
-        p.nvlink_effective_gbps = 40.1 * 18;  // SM100_NVLINK_BW x 18 links = 721.8
+NcclParams nccl_params(GpuGeneration generation) { return nccl_reference().generation(generation).params; }
+
+double default_link_efficiency(LinkKind kind) {
+    const NcclReference& ref = nccl_reference();
+    switch (kind) {
+        case LinkKind::InfiniBand: return ref.infiniband_efficiency;
+        case LinkKind::Pcie: return ref.pcie_efficiency;
+        case LinkKind::Ethernet: return ref.ethernet_efficiency;
+        case LinkKind::NvLink: break;
     }
-    return p;
+    return 0.0;   // NVLink: from the generation (link_capacity)
 }
 
 double link_capacity(const LinkSpec& link, GpuGeneration generation, const LinkEfficiency& efficiency) {
@@ -112,9 +92,8 @@ double link_capacity(const LinkSpec& link, GpuGeneration generation, const LinkE
             } else {
                 // NCCL's per-link figure over the generation's line rate: 370.8 / 450 = 0.824 (Hopper),
                 // 721.8 / 900 = 0.802 (Blackwell).
-                const NcclParams p = nccl_params(generation);
-                eff = p.nvlink_effective_gbps /
-                      (generation == GpuGeneration::Blackwell ? kNvLink5LineGBps : kNvLink4LineGBps);
+                const NcclGenerationData& g = nccl_reference().generation(generation);
+                eff = g.params.nvlink_effective_gbps / g.nvlink_line_rate_gbps;
             }
             break;
         case LinkKind::InfiniBand: eff = efficiency.infiniband; break;
@@ -126,8 +105,7 @@ double link_capacity(const LinkSpec& link, GpuGeneration generation, const LinkE
 
 double nvls_efficiency(GpuGeneration generation) {
     // Derivation in nccl_params.hpp: B = (8 GiB + W) / (8 GiB x 1.75 / 480e9 - 25 us) = 275.04 GB/s (NT_347).
-    constexpr double kHopper = 0.7418;
-    return generation == GpuGeneration::Hopper ? kHopper : kHopper * 0.74 / 0.85;
+    return nccl_reference().generation(generation).nvls_efficiency;
 }
 
 double nccl_latency_us(const NcclParams& p, CollectiveAlgorithm algorithm, NcclProtocol protocol,
@@ -157,7 +135,7 @@ double nccl_latency_us(const NcclParams& p, CollectiveAlgorithm algorithm, NcclP
             // CollNetDirect = base + 2(min(1, ppn-1) intraLat + 0.4 (ppn-1)) + interLat   (NCCL_2223; base 0)
             // NCCL's constant does not depend on the fabric; the tiers above the leaf add their own traversals
             // (sharp_latency.hpp).
-            return 2.0 * (std::min(1, s.per_node - 1) * p.collnet_direct_nvlink_us + 0.4 * (s.per_node - 1)) +
+            return 2.0 * (std::min(1, s.per_node - 1) * p.collnet_direct_nvlink_us + p.formula.collnet_direct_per_peer_us * (s.per_node - 1)) +
                    p.collnet_direct_net_us + s.sharp_tree_climb_us;
         case CollectiveAlgorithm::Direct: {
             // All-to-all is grouped send/recv: every rank posts one send and one receive per peer, n - 1 pairs,
@@ -182,21 +160,25 @@ double protocol_busbw(const NcclParams& p, CollectiveAlgorithm algorithm, NcclPr
                       const LatencyShape& s, double simple_busbw, int nccl_channels) {
     const std::size_t k = node_count_index(s.nodes);
     const double ch = static_cast<double>(nccl_channels);
-    constexpr double G = 1e9;
+    const NcclFormulaFactors& f = p.formula;
+    constexpr double G = 1e9;   // the tables are in GB/s
     switch (algorithm) {
         case CollectiveAlgorithm::Ring:
             // Ring LL: min(llMaxBw, busBw/2); LL128: busBw x 0.92 (x0.7 with one GPU per node), capped at
             // nCh x perChMaxRingLL128Bw   (NCCL_2223)
             if (protocol == NcclProtocol::Simple) return simple_busbw;
-            if (protocol == NcclProtocol::LL) return std::min(p.ll_max_bw[k] * G, 0.5 * simple_busbw);
-            return std::min(simple_busbw * (s.per_node < 2 ? 0.7 : 0.92), ch * p.per_channel_ring_ll128 * G);
+            if (protocol == NcclProtocol::LL) return std::min(p.ll_max_bw[k] * G, f.ring_ll_of_simple * simple_busbw);
+            return std::min(simple_busbw * (s.per_node < 2 ? f.ring_ll128_of_simple_one_gpu_per_node
+                                                           : f.ring_ll128_of_simple),
+                            ch * p.per_channel_ring_ll128 * G);
         case CollectiveAlgorithm::Tree: {
             // Tree: min(busBw x 0.92, nCh x perChMaxTreeBw); then LL: min(busBw/3.8, llMaxBw);
             // LL128: min(busBw x (1 node ? 7/9 : 120/128), nCh x perChMaxTreeLL128Bw)   (NCCL_2223)
-            const double tree = std::min(simple_busbw * 0.92, ch * p.per_channel_tree[k] * G);
+            const double tree = std::min(simple_busbw * f.tree_simple_of_busbw, ch * p.per_channel_tree[k] * G);
             if (protocol == NcclProtocol::Simple) return tree;
-            if (protocol == NcclProtocol::LL) return std::min(tree / 3.8, p.ll_max_bw[k] * G);
-            return std::min(tree * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * p.per_channel_tree_ll128[k] * G);
+            if (protocol == NcclProtocol::LL) return std::min(tree / f.tree_ll_divisor, p.ll_max_bw[k] * G);
+            return std::min(tree * (s.nodes == 1 ? f.tree_ll128_one_node : f.tree_ll128_multi_node),
+                            ch * p.per_channel_tree_ll128[k] * G);
         }
         case CollectiveAlgorithm::Direct:
             // Send/recv runs LL or Simple (NCCL enqueue.cc addP2pToPlan; never LL128). LL's 16-byte lines carry

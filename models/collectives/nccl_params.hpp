@@ -1,7 +1,8 @@
 // NCCL's cost-model constants and the formulas that use them: per-step latencies, protocol bandwidth
 // factors and caps, and the link efficiencies NCCL achieves on each kind of link.
-// Everything comes from params.md section 3 (NVIDIA/nccl v2.22.3 src/graph/tuning.cc, topo.h, search.cc:
-// source key NCCL_2223; v2.30 HEAD changes for Blackwell: NCCL_HEAD) unless a comment says otherwise.
+// The constants are data: models/data/nccl.yaml, each value with its source (params.md section 3: NVIDIA/nccl
+// v2.22.3 src/graph/tuning.cc, topo.h, search.cc = NCCL_2223; v2.30 HEAD changes for Blackwell = NCCL_HEAD), read
+// once per process (nccl_data.hpp). This header keeps the formulas and the API the collectives use.
 #pragma once
 
 #include <array>
@@ -23,6 +24,20 @@ using ProtocolTable = std::array<double, 3>;
 // [nNodes == 1, nNodes == 2, nNodes > 2]
 using NodeCountTable = std::array<double, 3>;
 
+// Factors of NCCL's time formulas (NCCL_2223 tuning.cc; nccl.yaml `formula:`), shared by both generations.
+struct NcclFormulaFactors {
+    double ring_ll_of_simple = 0;                      // Ring LL busBw = min(llMaxBw, busBw x this)
+    double ring_ll128_of_simple = 0;                   // Ring LL128 busBw x this ...
+    double ring_ll128_of_simple_one_gpu_per_node = 0;  // ... or x this with one GPU per node
+    double tree_simple_of_busbw = 0;                   // Tree Simple busBw x this
+    double tree_ll_divisor = 0;                        // Tree LL busBw / this
+    double tree_ll128_one_node = 0, tree_ll128_multi_node = 0;   // Tree LL128 busBw x this
+    double ring_simple_net_overhead_factor = 0;        // multi-node ring step pays net overhead x this (Simple)
+    double ring_plateau_factor = 0;                    // multi-node Ring/Simple all-reduce latency x this ...
+    double ring_plateau_min_bytes = 0;                 // ... once bytes / (channels x ranks) >= this
+    double collnet_direct_per_peer_us = 0;             // CollNetDirect latency per extra GPU of the node, us
+};
+
 struct NcclParams {
     // Latencies in microseconds (NCCL_2223 tuning.cc baseLat / hwLat; Blackwell Tree Simple from NCCL_HEAD).
     ProtocolTable ring_base_us, tree_base_us;
@@ -37,17 +52,23 @@ struct NcclParams {
     NodeCountTable per_channel_tree_ll128;  // per channel
     // NCCL's achievable NVLink bandwidth per GPU and direction (GB/s): per-link figure x 18 links.
     double nvlink_effective_gbps = 0;
+    NcclFormulaFactors formula;
 };
 
+// The generation's constants from models/data/nccl.yaml (loaded on first use; InputError if malformed).
 NcclParams nccl_params(GpuGeneration generation);
+
+// The default NCCL-achievable fraction of a link kind's line rate (nccl.yaml link_efficiency; sources there).
+// NvLink has none: its efficiency comes from the generation (link_capacity).
+double default_link_efficiency(LinkKind kind);
 
 // Link efficiencies: the fraction of a link's line rate that NCCL's Simple protocol sustains. The flow
 // network runs every link at line rate x efficiency, so the simulated bandwidth is the achievable one.
 struct LinkEfficiency {
     double nvlink = 0.0;      // 0 = from the GPU generation (see link_capacity)
-    double infiniband = 0.96;  // 48 of 50 GB/s per NDR NIC: NCCL_2223 search.cc sm90SpeedArrayInter max 48.0; NT_267 (48-49), NT_290 (46-48)
-    double pcie = 0.83;        // 52 of 63 GB/s: H2D measured over PCIe Gen5 x16 (AZ_H200 nvbandwidth, params.md section 2)
-    double ethernet = 0.90;    // estimate (RoCE framing and congestion control; no source in params.md)
+    double infiniband = default_link_efficiency(LinkKind::InfiniBand);  // 48 of 50 GB/s per NDR NIC (nccl.yaml)
+    double pcie = default_link_efficiency(LinkKind::Pcie);              // 52 of 63 GB/s, PCIe Gen5 x16 H2D (nccl.yaml)
+    double ethernet = default_link_efficiency(LinkKind::Ethernet);      // an estimate (nccl.yaml)
 };
 
 // Capacity (bytes/s) the flow network gives one directed link.
@@ -55,8 +76,8 @@ double link_capacity(const LinkSpec& link, GpuGeneration generation, const LinkE
 
 // ---- NVLS calibration ----
 // NVLS moves each GPU's data up into the NVSwitch once and the result down once; the rate NCCL reaches doing
-// that, relative to NCCL's effective NVLink rate (370.8 GB/s on Hopper), is this efficiency. Calibrated to
-// ONE published figure: 8x H100, 8 GiB all-reduce, busbw 480 GB/s = algbw 274.3 GB/s (NT_212, NT_347).
+// that, relative to NCCL's effective NVLink rate (370.8 GB/s on Hopper), is this efficiency (nccl.yaml
+// nvls_efficiency). Calibrated to ONE published figure: 8x H100, 8 GiB all-reduce, busbw 480 GB/s = algbw 274.3 GB/s (NT_212, NT_347).
 // With the pipeline-window term below, t(8 GiB) = 25 us + (S + W) / B must equal 8 GiB x 1.75 / 480 GB/s,
 // which gives B = 275.04 GB/s, i.e. 275.04 / 370.8 = 0.7418. Blackwell: scaled by NCCL_HEAD's own ratio of
 // NVLS efficiencies, 0.74 / 0.85 (no published B200 NVLS curve in params.md).

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -81,9 +85,9 @@ std::vector<RcpRecord> RcpTable::kept() const {
     return out;
 }
 
-RcpTable load_rcp_table(const Workload& workload, const std::optional<std::filesystem::path>& path) {
-    const std::filesystem::path file =
-        path ? *path : data_file("mlperf/rcps/rcps_" + workload.mlperf_benchmark + ".json");
+namespace {
+
+RcpTable parse_rcp_file(const Workload& workload, const std::filesystem::path& file) {
     std::ifstream in(file);
     if (!in) throw InputError("cannot open RCP file " + file.string());
     nlohmann::json root;
@@ -131,11 +135,42 @@ RcpTable load_rcp_table(const Workload& workload, const std::optional<std::files
     return table;
 }
 
-double olympic_mean_standard_quantile(int runs, double q, int trials, std::uint64_t seed) {
-    if (runs < 3) throw InputError("an olympic mean needs at least 3 runs (got " + std::to_string(runs) + ")");
-    if (trials < 2) throw InputError("Monte Carlo needs at least 2 trials");
-    if (!(q >= 0 && q <= 1)) throw InputError("quantile must be in [0, 1]");
+// Shipped RCP tables, parsed once per process: every prediction needs its workload's table, and parsing the
+// JSON costs far more than the rest of the convergence model. Keyed by file and by what the parse depends on
+// (benchmark id, unit), so a different data directory or workload never sees another's table. Entries are
+// immutable once inserted; the mutex guards only the map.
+struct RcpCache {
+    std::mutex mutex;
+    std::map<std::tuple<std::string, std::string, ConvergenceUnit>, std::shared_ptr<const RcpTable>> tables;
+};
 
+RcpCache& rcp_cache() {
+    static RcpCache cache;
+    return cache;
+}
+
+}  // namespace
+
+RcpTable load_rcp_table(const Workload& workload, const std::optional<std::filesystem::path>& path) {
+    // An explicit path is read every time: callers pass one to read a file they may have just written.
+    if (path) return parse_rcp_file(workload, *path);
+    const std::filesystem::path file = data_file("mlperf/rcps/rcps_" + workload.mlperf_benchmark + ".json");
+    const auto key = std::make_tuple(file.string(), workload.mlperf_benchmark, workload.convergence_unit);
+    RcpCache& cache = rcp_cache();
+    {
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        if (const auto it = cache.tables.find(key); it != cache.tables.end()) return *it->second;
+    }
+    // Parsed outside the lock; two threads racing here parse the same file to the same table, the first one kept.
+    auto parsed = std::make_shared<const RcpTable>(parse_rcp_file(workload, file));
+    const std::lock_guard<std::mutex> lock(cache.mutex);
+    return *cache.tables.emplace(key, std::move(parsed)).first->second;
+}
+
+namespace {
+
+// The sorted olympic means of `trials` seeded Monte Carlo trials of `runs` standard normal draws.
+std::vector<double> sorted_olympic_means(int runs, int trials, std::uint64_t seed) {
     std::mt19937_64 engine(seed);   // mt19937_64's output sequence is fixed by the standard
     std::vector<double> draws(static_cast<std::size_t>(runs));
     std::vector<double> olympic(static_cast<std::size_t>(trials));
@@ -158,6 +193,49 @@ double olympic_mean_standard_quantile(int runs, double q, int trials, std::uint6
         trial = olympic_mean(draws);
     }
     std::sort(olympic.begin(), olympic.end());
+    return olympic;
+}
+
+// The Monte Carlo depends only on (runs, trials, seed), and every prediction of a workload asks for the same
+// one (20,000 trials, ~10 ms of CPU), so each distinct one is computed once per process and shared: the same
+// deterministic numbers, whichever thread asks first. Entries are immutable once computed; std::call_once
+// per entry lets other keys proceed while one is computed. Each entry holds `trials` doubles (160 KB at the
+// default); past kMaxEntries distinct keys (only reachable by sweeping options) results are computed uncached.
+struct MonteCarloCache {
+    struct Entry {
+        std::once_flag once;
+        std::vector<double> sorted;
+    };
+    static constexpr std::size_t kMaxEntries = 64;
+    std::mutex mutex;
+    std::map<std::tuple<int, int, std::uint64_t>, std::shared_ptr<Entry>> entries;
+};
+
+std::shared_ptr<const std::vector<double>> cached_olympic_means(int runs, int trials, std::uint64_t seed) {
+    static MonteCarloCache cache;
+    std::shared_ptr<MonteCarloCache::Entry> entry;
+    {
+        const std::lock_guard<std::mutex> lock(cache.mutex);
+        const auto key = std::make_tuple(runs, trials, seed);
+        if (const auto it = cache.entries.find(key); it != cache.entries.end())
+            entry = it->second;
+        else if (cache.entries.size() < MonteCarloCache::kMaxEntries)
+            entry = cache.entries.emplace(key, std::make_shared<MonteCarloCache::Entry>()).first->second;
+    }
+    if (!entry) return std::make_shared<const std::vector<double>>(sorted_olympic_means(runs, trials, seed));
+    std::call_once(entry->once, [&] { entry->sorted = sorted_olympic_means(runs, trials, seed); });
+    return {entry, &entry->sorted};   // aliasing: keeps the entry alive while the caller reads it
+}
+
+}  // namespace
+
+double olympic_mean_standard_quantile(int runs, double q, int trials, std::uint64_t seed) {
+    if (runs < 3) throw InputError("an olympic mean needs at least 3 runs (got " + std::to_string(runs) + ")");
+    if (trials < 2) throw InputError("Monte Carlo needs at least 2 trials");
+    if (!(q >= 0 && q <= 1)) throw InputError("quantile must be in [0, 1]");
+
+    const std::shared_ptr<const std::vector<double>> sorted = cached_olympic_means(runs, trials, seed);
+    const std::vector<double>& olympic = *sorted;
     // Linear interpolation between order statistics (the "type 7" quantile of R and numpy's default).
     const double position = q * static_cast<double>(trials - 1);
     const auto below = static_cast<std::size_t>(std::floor(position));

@@ -25,6 +25,9 @@
 // the olympic mean of N standard normals, so we estimate Z_N's quantiles once (std::mt19937_64 with a fixed seed,
 // our own Box-Muller transform - the standard library's distributions differ between implementations - and
 // 20,000 trials by default). p10/p90 = mean + stdev * quantile(Z_N, 0.1 / 0.9).
+// Both are computed once per process: the shipped RCP tables are parsed on first use per (file, workload), and
+// the Monte Carlo runs once per (runs, trials, seed); both caches are thread-safe and hand out the same numbers
+// a fresh computation gives, so results do not depend on call order or thread count.
 #pragma once
 
 #include <cstdint>

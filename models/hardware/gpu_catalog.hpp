@@ -1,15 +1,18 @@
 // Catalog of accelerators ttsim can model: peak compute, memory, scale-up (NVLink / Infinity Fabric) and scale-out
-// (NIC) figures, power. Values are compiled in from models/data/hardware/params.yaml; gpu_catalog.cpp cites the
-// `src` key of every value. Units are SI base units throughout: FLOP/s, bytes, bytes/s, watts.
+// (NIC) figures, power. Values are read from models/data/gpus.yaml (each with its source, taken from
+// models/data/hardware/params.yaml) once per process, thread-safely, into an immutable catalog. Units are SI base
+// units throughout: FLOP/s, bytes, bytes/s, watts.
 //
-// Lookup is by name, case-insensitive, ignoring '-', '_' and spaces, with aliases ("h100", "H100-SXM",
+// Lookup is by name, case-insensitive, ignoring '-', '_' and spaces, with the aliases of gpus.yaml ("h100", "H100-SXM",
 // "h100-sxm5", "H100_SXM5_80GB" all find H100-SXM). What-if studies start from a catalog entry and override
 // fields on a copy: make_variant(find_gpu("h100"), "H100-2xHBM") then edit, then validate_gpu_spec().
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ttsim {
@@ -45,11 +48,20 @@ struct GpuSpec {
 
     // Power.
     double tdp_watts = 0;
-    double idle_watts = 0;                         // an estimate, see gpu_catalog.cpp
+    double idle_watts = 0;                         // an estimate: gpus.yaml idle_power x TDP
 };
 
-// All catalog entries, in a fixed order (A100-SXM, H100-SXM, H200-SXM, B200, GB200, MI300X).
+// All catalog entries, in the order of models/data/gpus.yaml (A100-SXM, H100-SXM, H200-SXM, B200, GB200, MI300X).
+// Loaded on first use; a malformed data file is an InputError (file:line:column and key).
 const std::vector<GpuSpec>& gpu_catalog();
+
+// A parsed gpus.yaml: the entries, validated (validate_gpu_spec), and each alias (normalized: lower case, without
+// '-', '_', ' ', '.') with the canonical name it stands for. Names and aliases are unique.
+struct GpuCatalogData {
+    std::vector<GpuSpec> gpus;
+    std::vector<std::pair<std::string, std::string>> aliases;   // (normalized alias, canonical name)
+};
+GpuCatalogData load_gpu_catalog(const std::filesystem::path& path);
 
 // Canonical names of all catalog entries, in catalog order.
 std::vector<std::string> gpu_names();

@@ -19,28 +19,27 @@
 #include <string>
 #include <vector>
 
+#include "models/planning/reference_prices.hpp"
+
 namespace ttsim::planning {
 
+// Defaults come from models/data/prices.yaml (reference_prices.hpp), where each value sits with its source and
+// the reasoning behind the estimate; scenarios and flags override them.
 struct EnergyParameters {
-    // Non-GPU draw of one 8-GPU node, W. Estimate: DGX H100's maximum system power is 10.2 kW (NVIDIA DGX H100
-    // datasheet) of which 8 x 700 W = 5.6 kW is GPU TDP, leaving 4.6 kW at maximum for 2 CPUs (2 x 350 W),
-    // 2 TB DDR5, 4 NVSwitch chips, 10 ConnectX-7 NICs, storage, fans and conversion losses. Under training the
-    // CPUs and fans are far from maximum; we take 2.5 kW.
-    double node_watts = 2500;
+    // Non-GPU draw of one 8-GPU node, W (an estimate from the DGX H100 datasheet's 10.2 kW maximum).
+    double node_watts = reference_prices().node_watts;
     // One 64-port NDR InfiniBand switch (Quantum-2 QM9700) including the optical transceivers of its ports, W.
-    // Estimate: ~750 W for the switch with passive cables plus 32 twin-port OSFP optics at ~17 W.
-    double switch_watts = 1300;
+    double switch_watts = reference_prices().switch_watts;
     // Facility overhead. 1.0 reports IT energy only; typical modern AI data centres are 1.1-1.4.
-    double pue = 1.0;
+    double pue = reference_prices().pue;
 };
 
 struct CostParameters {
     // Price per GPU-hour by system name; `default_price` for systems not listed. Defaults are estimates of
-    // on-demand cloud list prices (2024-2025): H100 2.5, H200 3.5, B200 5.0 USD per GPU-hour.
-    std::map<std::string, double> price_per_gpu_hour{{"dgx-h100", 2.5}, {"dgx-h200", 3.5}, {"dgx-b200", 5.0},
-                                                     {"gb200-nvl72", 6.0}};
-    double default_price = 2.5;
-    std::string currency = "USD";
+    // on-demand cloud list prices (2024-2025), see prices.yaml.
+    std::map<std::string, double> price_per_gpu_hour = reference_prices().price_per_gpu_hour;
+    double default_price = reference_prices().default_price;
+    std::string currency = reference_prices().currency;
     // Which prices the user gave (scenario `cost:` or `--price`); the others are the estimates above, and
     // every report says so, because a silently assumed price makes every cost figure look measured.
     std::set<std::string> given_by_user;   // systems whose price was given

@@ -1,4 +1,4 @@
-// GPU catalog: values match params.md §1, lookup by alias, unknown names list the valid ones, variants.
+// GPU catalog: complete, consistent entries, lookup by alias, unknown names list the valid ones, variants.
 #include <catch2/catch.hpp>
 
 #include "models/hardware/gpu_catalog.hpp"
@@ -6,44 +6,26 @@
 
 using namespace ttsim;
 
-TEST_CASE("catalog holds the params.md accelerator figures", "[catalog]") {
-    const GpuSpec& h100 = find_gpu("H100-SXM");
-    CHECK(h100.bf16_dense_flops == Approx(989.4e12));
-    CHECK(*h100.fp8_dense_flops == Approx(1978.9e12));
-    CHECK(h100.scaleup_bandwidth_per_direction == Approx(450e9));
-    CHECK(h100.scaleup_bandwidth_bidirectional == Approx(900e9));
-    CHECK(*h100.collective_effective_link_bandwidth * h100.scaleup_links == Approx(370.8e9));
-    CHECK(h100.hbm_capacity_bytes == Approx(80e9));
-    CHECK(h100.hbm_bandwidth == Approx(3.35e12));
-    CHECK(h100.gpus_per_scaleup_domain == 8);
-    CHECK(h100.nics_per_gpu == 1);
-    CHECK(h100.nic_bandwidth_per_direction == Approx(50e9));
-    CHECK(h100.tdp_watts == 700);
-
-    const GpuSpec& b200 = find_gpu("B200");
-    CHECK(b200.bf16_dense_flops == Approx(2250e12));
-    CHECK(*b200.fp8_dense_flops == Approx(4500e12));
-    CHECK(b200.scaleup_bandwidth_per_direction == Approx(900e9));
-    CHECK(b200.scaleup_bandwidth_bidirectional == Approx(1800e9));
-    CHECK(*b200.collective_effective_link_bandwidth * b200.scaleup_links == Approx(721.8e9));
-
-    CHECK(find_gpu("H200-SXM").hbm_capacity_bytes == Approx(141e9));
-    CHECK(find_gpu("GB200").gpus_per_scaleup_domain == 72);
-    CHECK(find_gpu("A100-SXM").fp8_dense_flops == std::nullopt);
-    const GpuSpec& mi300x = find_gpu("MI300X");
-    CHECK(mi300x.bf16_dense_flops == Approx(1307.4e12));
-    CHECK_FALSE(mi300x.scaleup_switched);
-    CHECK(mi300x.scaleup_links == 7);
-    CHECK(mi300x.scaleup_bandwidth_per_direction == Approx(448e9));
-
-    REQUIRE(gpu_catalog().size() == 6);
+// The values themselves are checked against hardware/params.yaml and measured figures in
+// test_reference_data.cpp; here, the catalog's shape and the relations between its fields.
+TEST_CASE("catalog entries are complete and consistent", "[catalog]") {
+    REQUIRE(gpu_names() == std::vector<std::string>{"A100-SXM", "H100-SXM", "H200-SXM", "B200", "GB200", "MI300X"});
     for (const GpuSpec& g : gpu_catalog()) {
         INFO(g.name);
         CHECK(g.idle_watts >= 0.10 * g.tdp_watts);   // idle is an estimate of 10-15% of TDP
         CHECK(g.idle_watts <= 0.15 * g.tdp_watts);
         CHECK_NOTHROW(validate_gpu_spec(g));
         CHECK_FALSE(g.hypothetical);
+        // Bidirectional is both directions of the same links; FP8 runs at twice BF16's dense rate where present.
+        CHECK(g.scaleup_bandwidth_bidirectional == Approx(2 * g.scaleup_bandwidth_per_direction));
+        if (g.fp8_dense_flops) CHECK(*g.fp8_dense_flops == Approx(2 * g.bf16_dense_flops).epsilon(1e-3));
+        // What the collective library assumes a link delivers is below its share of the line rate.
+        if (g.collective_effective_link_bandwidth)
+            CHECK(*g.collective_effective_link_bandwidth * g.scaleup_links < g.scaleup_bandwidth_per_direction);
     }
+    CHECK(find_gpu("A100-SXM").fp8_dense_flops == std::nullopt);   // no FP8 tensor cores on Ampere
+    CHECK_FALSE(find_gpu("MI300X").scaleup_switched);               // Infinity Fabric is point to point
+    CHECK(find_gpu("GB200").gpus_per_scaleup_domain == 72);         // NVL72
 }
 
 TEST_CASE("catalog lookup accepts aliases and any case", "[catalog]") {

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "models/convergence/convergence.hpp"
 #include "models/data_dir.hpp"
@@ -139,4 +141,31 @@ TEST_CASE("the spread of a score shrinks with more runs and is reproducible", "[
     CHECK(olympic_mean_standard_quantile(10, 0.1, 20'000, 20'241'011) == Approx(-q90).margin(0.02));
     CHECK(q90 == olympic_mean_standard_quantile(10, 0.9, 20'000, 20'241'011));   // same seed, same answer
     CHECK_THROWS_AS(olympic_mean_standard_quantile(2, 0.5, 100, 1), InputError);
+}
+
+TEST_CASE("cached RCP tables and Monte Carlo give a fresh computation's numbers on any thread", "[convergence]") {
+    for (const Workload& w : workload_catalog()) {
+        INFO(w.name);
+        const RcpTable cached = load_rcp_table(w);
+        // An explicit path is parsed afresh on every call.
+        const RcpTable fresh = load_rcp_table(w, data_file("mlperf/rcps/rcps_" + w.mlperf_benchmark + ".json"));
+        REQUIRE(cached.records.size() == fresh.records.size());
+        for (std::size_t i = 0; i < fresh.records.size(); ++i) {
+            CHECK(cached.records[i].name == fresh.records[i].name);
+            CHECK(cached.records[i].olympic_mean == fresh.records[i].olympic_mean);
+            CHECK(cached.records[i].stdev == fresh.records[i].stdev);
+            CHECK(cached.records[i].kept_after_pruning == fresh.records[i].kept_after_pruning);
+        }
+    }
+    // A (runs, trials, seed) no other test uses, asked for by 8 threads at once: every thread gets the same bits.
+    std::vector<double> quantiles(8);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < quantiles.size(); ++i)
+        threads.emplace_back([&quantiles, i] {
+            quantiles[i] = olympic_mean_standard_quantile(7, i % 2 == 0 ? 0.1 : 0.9, 3'000, 777);
+        });
+    for (std::thread& t : threads) t.join();
+    for (std::size_t i = 2; i < quantiles.size(); ++i) CHECK(quantiles[i] == quantiles[i % 2]);
+    CHECK(quantiles[0] < 0);
+    CHECK(quantiles[1] > 0);
 }
