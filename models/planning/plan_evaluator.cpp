@@ -51,7 +51,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         if (!outcome.ok) return e;
         e.ttt_minutes = outcome.prediction.ttt_minutes;
         e.gpu_hours = outcome.prediction.gpu_hours;
-        e.cost = e.gpu_hours * cost.price_for(candidate.system);
+        e.cost = e.gpu_hours * cost.price_for(point.base_system);   // a variant is priced as its base system
         e.energy_kwh = energy_of(run_profile_of(point, outcome), energy).facility_kwh;
         e.warnings = outcome.prediction.warnings;
         return e;

@@ -6,6 +6,9 @@
 #include <cctype>
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
@@ -380,19 +383,55 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 }
 
 PlanScenario read_plan_scenario(const ConfigNode& root) {
-    root.check_keys({"scenario", "name", "description", "workload", "systems", "routing", "sharp", "deadline",
-                     "budget_gpu_hours", "budget", "minimise", "gpus", "cost", "energy", "output"});
+    root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
+                     "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "minimise", "gpus", "cost",
+                     "energy", "output"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
     s.workload = canonical_workload(root.required("workload"));
     if (auto cost = root.optional("cost")) read_cost_section(*cost, s.cost);
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy);
+    // Hypothetical GPUs, searched where `systems` names them (as in a sweep).
+    if (auto variants = root.optional("gpu_variants")) {
+        std::set<std::string> names;
+        for (const ConfigNode& item : variants->items()) {
+            HardwareVariant v = read_variant(item);
+            if (!names.insert(v.name).second) item.required("name").fail("duplicate variant name '" + v.name + "'");
+            s.query.variants.push_back(std::move(v));
+        }
+    }
     if (auto systems = root.optional("systems")) {
         for (const ConfigNode& item : systems->is_scalar() ? std::vector<ConfigNode>{*systems} : systems->items())
-            s.query.systems.push_back(canonical_system(item, item.as_string(), {}));
+            s.query.systems.push_back(canonical_system(item, item.as_string(), s.query.variants));
     } else {
         s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
+    }
+    std::vector<std::string> bases;
+    for (const std::string& label : s.query.systems) bases.push_back(base_system_of(label, s.query.variants));
+    // A price is for a system the plan searches (a variant is priced as its base system); any other is a typo
+    // or a leftover that would silently price nothing.
+    if (auto cost = root.optional("cost"))
+        if (auto prices = cost->optional("price_per_gpu_hour"); prices && prices->is_map())
+            for (const std::string& key : prices->keys()) {
+                const std::string system = resolve_system(key).name;
+                if (std::find(bases.begin(), bases.end(), system) == bases.end())
+                    prices->required(key).fail("a price for " + system + ", which this plan does not search (systems: " +
+                                               fmt::format("{}", fmt::join(s.query.systems, ", ")) + ")");
+            }
+    // One fabric and one batch rule for every candidate (a sweep compares several).
+    if (auto network = root.optional("network")) {
+        if (network->is_sequence()) network->fail("a plan runs on one network option; compare several with a sweep");
+        s.query.network = read_network(*network);
+        if (s.query.network.sharp) {
+            if (root.has("sharp")) network->fail("set SHARP in one place: 'sharp' or the network option's 'sharp'");
+            s.query.sharp = s.query.network.sharp;
+            s.query.network.sharp.reset();
+        }
+    }
+    if (auto batch = root.optional("batch")) {
+        if (batch->is_sequence()) batch->fail("a plan uses one batch rule; compare several with a sweep");
+        s.query.batch = read_batch(*batch);
     }
     if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing);
     if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool();
@@ -426,11 +465,24 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         if (max_gpus < min_gpus) gpus->fail("'to' is below 'from'");
     }
     s.query.gpu_counts = plan_gpu_grid(min_gpus, max_gpus);
+    if (auto cluster = root.optional("cluster")) {
+        // A YAML topology: every candidate runs its GPU count on it, so the search is over systems only.
+        if (auto gpus = root.optional("gpus")) gpus->fail("a plan on cluster.topology_file runs the file's GPU count only");
+        SweepSpec on_file;
+        on_file.networks = {s.query.network};
+        read_sweep_cluster(*cluster, root, on_file);
+        s.query.topology_file = on_file.topology_file;
+        s.query.gpu_counts = on_file.gpu_counts;
+        s.query.refine = false;
+        max_gpus = s.query.gpu_counts.back();
+    }
     if (s.query.sharp.value_or(false)) {
-        const std::string nowhere = sharp_unavailable_everywhere(s.query.systems, max_gpus);
+        const std::string nowhere = sharp_unavailable_everywhere(bases, max_gpus);
         if (!nowhere.empty()) root.required("sharp").fail(nowhere + "; no configuration searched spans two domains (raise gpus.to)");
     }
-    s.query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
+    s.query.gpus_per_node = [variants = s.query.variants](const std::string& system) {
+        return resolve_system(base_system_of(system, variants)).gpus_per_node;
+    };
     s.format = read_format(root);
     return s;
 }

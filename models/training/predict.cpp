@@ -96,10 +96,12 @@ PreparedScenario prepare(const PredictionRequest& request) {
         throw InputError(e.message(), {}, "workload");
     }
     const Workload& workload = *found;
-    System system = with_fabric(resolve_system(request.system), request.fabric);
+    // The what-if GPU first (it brings its own NIC rate), then the request's fabric, which overrides it.
+    System system = resolve_system(request.system);
     if (request.gpu_override)
         system = with_gpu(std::move(system), request.gpu_override,
                           request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
+    system = with_fabric(std::move(system), request.fabric);
     // Layouts, memory limits and calibrated profiles are the catalog GPU's: a what-if GPU is laid out as the GPU
     // it derives from.
     const GpuSpec& gpu = *system.catalog_gpu;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/planning/plan_evaluator.hpp"
 #include "models/planning/point_prediction.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/planning/sweep_runner.hpp"
@@ -182,4 +183,55 @@ TEST_CASE("a hypothetical GPU's NVLink and NIC rates reach the simulated fabric"
     const PreparedScenario c = prepare(wide), d = prepare(wide_slow);
     CHECK(d.system.fabric.nic == NicSpeed::Hdr200);
     CHECK(d.bucket_comm_seconds.front() > c.bucket_comm_seconds.front());
+}
+
+TEST_CASE("plans take the sweep's network, batch and gpu_variants keys, and refuse prices of unsearched systems",
+          "[fabric][planning]") {
+    const auto root = ConfigNode::load_string(
+        "scenario: plan\nworkload: retinanet\nsystems: [dgx-h100, h100-xdr]\n"
+        "gpu_variants: [{name: h100-xdr, base: dgx-h100, nic_bandwidth: 800Gb/s}]\n"
+        "network: {nic: hdr, oversubscription: 2, sharp: false}\nbatch: {per_rank: 2}\n"
+        "deadline: 10min\ngpus: {from: 512, to: 1024}\n",
+        "plan.yaml");
+    const planning::PlanScenario s = planning::read_plan_scenario(root);
+    CHECK(s.query.systems == std::vector<std::string>{"dgx-h100", "h100-xdr"});
+    CHECK(s.query.network.nic == NicSpeed::Hdr200);
+    CHECK(s.query.network.oversubscription == 2.0);
+    CHECK(s.query.sharp == std::optional<bool>(false));
+    CHECK(s.query.batch.rule == planning::BatchRule::per_rank);
+    CHECK(s.query.gpus_per_node("h100-xdr") == 8);
+    const planning::PlanEvaluator evaluate =
+        planning::make_prediction_evaluator(s.workload, test::shipped_profile_set(), s.energy, s.cost, s.query);
+    const planning::PlanEvaluation hdr = evaluate({"dgx-h100", 1024});
+    REQUIRE(hdr.ok);
+    // The network option's NIC applies to every candidate, the variant's included (its own 800 Gb/s is replaced
+    // by the option's HDR): both run the same fabric, so the same time.
+    const planning::PlanEvaluation variant = evaluate({"h100-xdr", 1024});
+    REQUIRE(variant.ok);
+    CHECK(variant.ttt_minutes == Approx(hdr.ttt_minutes));
+    // A plan on NDR is faster than on HDR with 2:1 oversubscription.
+    planning::PlanQuery ndr_query = s.query;
+    ndr_query.network = {};
+    const planning::PlanEvaluation ndr =
+        planning::make_prediction_evaluator(s.workload, test::shipped_profile_set(), s.energy, s.cost, ndr_query)(
+            {"dgx-h100", 1024});
+    REQUIRE(ndr.ok);
+    CHECK(ndr.ttt_minutes < hdr.ttt_minutes);
+
+    CHECK_THROWS_WITH(planning::read_plan_scenario(ConfigNode::load_string(
+                          "scenario: plan\nworkload: bert\nsystems: [dgx-h100]\ndeadline: 1min\n"
+                          "cost: {price_per_gpu_hour: {dgx-b200: 5}}\n",
+                          "price.yaml")),
+                      Catch::Contains("price.yaml:5") && Catch::Contains("does not search"));
+    CHECK_THROWS_WITH(planning::read_plan_scenario(ConfigNode::load_string(
+                          "scenario: plan\nworkload: bert\ndeadline: 1min\nnetwork: [{nic: xdr}, {nic: hdr}]\n",
+                          "two.yaml")),
+                      Catch::Contains("two.yaml:4") && Catch::Contains("one network option"));
+    // On a topology file, the grid is the file's GPU count.
+    const planning::PlanScenario on_file = planning::read_plan_scenario(ConfigNode::load_string(
+        "scenario: plan\nworkload: bert\nsystems: [dgx-h100, dgx-h200]\ndeadline: 10min\ncluster: {topology_file: " +
+            kTwoDgx + "}\n",
+        "file.yaml"));
+    CHECK(on_file.query.gpu_counts == std::vector<int>{16});
+    CHECK(on_file.query.topology_file == std::optional<std::string>(kTwoDgx));
 }

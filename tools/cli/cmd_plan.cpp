@@ -94,6 +94,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 const double value =
                     args.get_parsed("price", [&](const std::string&) { return units::parse_number(entry.substr(eq + 1)); });
                 if (value < 0) args.fail("price", "must not be negative");
+                if (std::find(query.systems.begin(), query.systems.end(), system) == query.systems.end())
+                    args.fail("price", "a price for " + system + ", which --system does not search");
                 cost.price_per_gpu_hour[system] = value;
                 cost.given_by_user.insert(system);
             }
