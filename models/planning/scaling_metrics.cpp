@@ -59,6 +59,12 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
         }
         const double marginal = time_by_gpus.at(static_cast<int>(n / 2)) / (2.0 * it->second);
         ++result.doublings_judged;
+        if (marginal < threshold) {
+            result.first_below = static_cast<int>(n);
+            result.first_below_efficiency = marginal;
+            break;
+        }
+        // A good ratio is not enough: a count some other count beats in time for fewer GPU-hours is no break-even.
         if (!pareto_by_gpus.at(it->first)) {
             result.off_front = it->first;
             // The fastest count that dominates it: at least as fast for no more GPU-hours (N x T within a series).
@@ -67,11 +73,6 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
                 if (gpus != it->first && ttt <= it->second && gpus * ttt <= hours &&
                     (!result.off_front_beaten_by || ttt < time_by_gpus.at(*result.off_front_beaten_by)))
                     result.off_front_beaten_by = gpus;
-            break;
-        }
-        if (marginal < threshold) {
-            result.first_below = static_cast<int>(n);
-            result.first_below_efficiency = marginal;
             break;
         }
         result.gpus = static_cast<int>(n);

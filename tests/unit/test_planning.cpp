@@ -189,7 +189,7 @@ TEST_CASE("plan report: durations, budgets with their currency", "[planning]") {
     c.margin = 0.1;
     REQUIRE(describe_constraints(c, cost) ==
             "time-to-train <= 5.00 s at p50 less the 10% margin (<= 4.50 s) and GPU-hours <= 12345.5 at p50 less the "
-            "10% margin (<= 11110.9) and cost <= 5000 USD at p50 less the 10% margin (<= 4500 USD)");
+            "10% margin (<= 11111) and cost <= 5000 USD at p50 less the 10% margin (<= 4500 USD)");
 }
 
 TEST_CASE("plan report: nothing feasible names the closest candidates, the search range limit is flagged", "[planning]") {

@@ -54,13 +54,13 @@ TEST_CASE("sweep table: times in three significant figures, one footnote for a r
     const std::string note_a = "global batch 9000 exceeds the largest RCP batch 8192; convergence extrapolated";
     const std::string note_b = "global batch 12000 exceeds the largest RCP batch 8192; convergence extrapolated";
     const SweepResult result = derive_sweep_metrics(
-        {ok_point(0, 8, 12.34), ok_point(1, 16, 0.102, {note_a}), ok_point(2, 32, 0.0917, {note_b})}, SweepOptions{},
+        {ok_point(0, 8, 0.4), ok_point(1, 16, 0.204, {note_a}), ok_point(2, 32, 0.102, {note_b})}, SweepOptions{},
         nullptr);
     const std::string table = format_sweep_table("t", result);
     INFO(table);
-    CHECK(contains(table, " 12.3 min "));
+    CHECK(contains(table, " 24.0 s "));   // not "0.40" minutes
+    CHECK(contains(table, " 12.2 s "));
     CHECK(contains(table, " 6.12 s "));
-    CHECK(contains(table, " 5.50 s "));
     CHECK(contains(table, "[1] global batch 9000..12000 exceeds the largest RCP batch 8192; convergence extrapolated"));
     CHECK_FALSE(contains(table, "[2]"));
 }
