@@ -18,27 +18,14 @@
 #include "models/workloads/workload.hpp"
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "tests/unit/synthetic_plans.hpp"
 
 using namespace ttsim;
 using namespace ttsim::planning;
 
 namespace {
 // T = 1000/N + 1 minutes at p50, p10 = 0.8 x p50, p90 = 1.2 x p50, one GPU-hour costs 1; counts above 4096 fail.
-PlanEvaluation spread_model(const PlanCandidate& c) {
-    PlanEvaluation e;
-    if (c.gpus > 4096) {
-        e.error = "too big";
-        return e;
-    }
-    e.ok = true;
-    e.ttt_minutes = 1000.0 / c.gpus + 1.0;
-    e.ttt_p10_minutes = 0.8 * e.ttt_minutes;
-    e.ttt_p90_minutes = 1.2 * e.ttt_minutes;
-    e.gpu_hours = c.gpus * e.ttt_minutes / 60.0;
-    e.cost = e.gpu_hours;
-    e.energy_kwh = e.gpu_hours;
-    return e;
-}
+PlanEvaluation spread_model(const PlanCandidate& c) { return test::linear_plan_model(c, 1000, 1.0, 1.0, 0.8, 1.2); }
 PlanQuery query_of(double deadline_minutes, Confidence confidence, double margin) {
     PlanQuery q;
     q.systems = {"a"};

@@ -14,6 +14,7 @@
 #include "models/planning/sweep_runner.hpp"
 #include "models/planning/sweep_spec.hpp"
 #include "sim/errors.hpp"
+#include "tests/unit/synthetic_plans.hpp"
 
 using namespace ttsim;
 using namespace ttsim::planning;
@@ -118,29 +119,9 @@ TEST_CASE("network switch attribution and prices", "[planning]") {
 
 namespace {
 // Synthetic monotone model: system "a" takes T = 1000/N + 1 minutes at 1 per GPU-hour; system "b" is twice as fast
-// (T = 500/N + 0.5) at 3 per GPU-hour. Counts above 4096 "fail" like an unrunnable configuration. No spread:
-// p10 = p50 = p90 (synthetic_spread adds one).
+// (T = 500/N + 0.5) at 3 per GPU-hour; no spread (p10 = p50 = p90). Counts above 4096 fail.
 PlanEvaluation synthetic(const PlanCandidate& c) {
-    PlanEvaluation e;
-    if (c.gpus > 4096) {
-        e.error = "too big";
-        return e;
-    }
-    const bool fast = c.system == "b";
-    e.ok = true;
-    e.ttt_minutes = fast ? 500.0 / c.gpus + 0.5 : 1000.0 / c.gpus + 1.0;
-    e.ttt_p10_minutes = e.ttt_p90_minutes = e.ttt_minutes;
-    e.gpu_hours = c.gpus * e.ttt_minutes / 60.0;
-    e.cost = e.gpu_hours * (fast ? 3.0 : 1.0);
-    e.energy_kwh = e.gpu_hours;
-    return e;
-}
-// The same with a run-to-run spread: p10 = 0.9 x p50, p90 = 1.2 x p50.
-PlanEvaluation synthetic_spread(const PlanCandidate& c) {
-    PlanEvaluation e = synthetic(c);
-    e.ttt_p10_minutes = 0.9 * e.ttt_minutes;
-    e.ttt_p90_minutes = 1.2 * e.ttt_minutes;
-    return e;
+    return c.system == "b" ? test::linear_plan_model(c, 500, 0.5, 3.0) : test::linear_plan_model(c, 1000, 1.0, 1.0);
 }
 PlanQuery synthetic_query(std::vector<std::string> systems) {
     PlanQuery q;
