@@ -1,4 +1,4 @@
-// The `ttsim` program. The only place where errors become exit codes:
+// The `ttsim` program. The only place where errors become exit codes (all codes: tools/cli/exit_codes.hpp):
 //   2 = the user's input is wrong (InputError: message names file:line:column and key, or the flag),
 //   3 = a bug in ttsim (InternalError or anything unexpected).
 #include <cstdlib>
@@ -10,6 +10,7 @@
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/exit_codes.hpp"
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -23,15 +24,15 @@ int main(int argc, char** argv) {
     } catch (const ttsim::InputError& e) {
         std::cout.flush();
         std::cerr << "ttsim: error: " << e.what() << "\n";
-        return 2;
+        return ttsim::cli::kExitBadInput;
     } catch (const ttsim::InternalError& e) {
         std::cerr << "ttsim: " << e.what() << " (please report this bug)\n";
-        return 3;
+        return ttsim::cli::kExitInternalError;
     } catch (const std::bad_alloc&) {
         std::cerr << "ttsim: internal error: out of memory\n";
-        return 3;
+        return ttsim::cli::kExitInternalError;
     } catch (const std::exception& e) {
         std::cerr << "ttsim: internal error: " << e.what() << " (please report this bug)\n";
-        return 3;
+        return ttsim::cli::kExitInternalError;
     }
 }

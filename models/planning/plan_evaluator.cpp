@@ -50,6 +50,8 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.error = outcome.error;
         if (!outcome.ok) return e;
         e.ttt_minutes = outcome.prediction.ttt_minutes;
+        e.ttt_p10_minutes = outcome.prediction.ttt_p10_minutes;
+        e.ttt_p90_minutes = outcome.prediction.ttt_p90_minutes;
         e.gpu_hours = outcome.prediction.gpu_hours;
         e.cost = e.gpu_hours * cost.price_for(point.base_system);   // a variant is priced as its base system
         e.energy_kwh = energy_of(run_profile_of(point, outcome), energy).facility_kwh;

@@ -1,6 +1,7 @@
 #include "models/planning/plan_format.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -32,19 +33,34 @@ std::string objective_text(Objective objective) {
 
 }  // namespace
 
+std::string three_significant(double value) {
+    if (!(std::abs(value) > 0) || !std::isfinite(value)) return fixed(value, 2);
+    int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::abs(value)))));
+    // Rounding can carry into the next decade (9.996 -> "10.00"): one decimal fewer then.
+    if (decimals > 0 && std::abs(std::stod(fixed(value, decimals))) >= std::pow(10.0, 3 - decimals)) --decimals;
+    return fixed(value, decimals);
+}
+
 std::string format_duration(double minutes) {
-    if (minutes < 1.0) return units::format_number(minutes * 60.0, 4) + " s";
-    if (minutes < 120.0) return units::format_number(minutes, 4) + " min";
-    return units::format_number(minutes / 60.0, 4) + " h";
+    if (minutes < 1.0) return three_significant(minutes * 60.0) + " s";
+    if (minutes < 120.0) return three_significant(minutes) + " min";
+    return three_significant(minutes / 60.0) + " h";
 }
 
 namespace {
 
-std::string describe(const EvaluatedCandidate& c, const CostParameters& cost) {
+// "144 GPUs of dgx-h100: 3.05 min at p90 (p10 2.81 min, p50 2.92 min), 7.31 GPU-hours and 18.3 USD at p90,
+// 120 kWh": time, GPU-hours and cost at the percentile the constraints are judged at, the spread beside it.
+std::string describe(const EvaluatedCandidate& c, const CostParameters& cost, Confidence confidence) {
     const PlanEvaluation& e = c.evaluation;
-    return std::to_string(c.candidate.gpus) + " GPUs of " + c.candidate.system + ": " + format_duration(e.ttt_minutes) +
-           ", " + fixed(e.gpu_hours, 1) + " GPU-hours, " + fixed(e.cost, 2) + " " + cost.currency + ", " +
-           fixed(e.energy_kwh, 1) + " kWh";
+    const PercentileValues v = at_confidence(e, confidence);
+    const std::string at = std::string(" at ") + to_string(confidence);
+    const std::string others = confidence == Confidence::p90
+                                   ? "p10 " + format_duration(e.ttt_p10_minutes) + ", p50 " + format_duration(e.ttt_minutes)
+                                   : "p10 " + format_duration(e.ttt_p10_minutes) + ", p90 " + format_duration(e.ttt_p90_minutes);
+    return std::to_string(c.candidate.gpus) + " GPUs of " + c.candidate.system + ": " + format_duration(v.ttt_minutes) +
+           at + " (" + others + "), " + three_significant(v.gpu_hours) + " GPU-hours and " + three_significant(v.cost) +
+           " " + cost.currency + at + ", " + three_significant(e.energy_kwh) + " kWh";
 }
 
 // Best feasible candidate per system, in the query's system order.
@@ -54,8 +70,9 @@ std::vector<EvaluatedCandidate> best_per_system(const PlanQuery& query, const Pl
         std::optional<EvaluatedCandidate> b;
         for (const auto& e : answer.evaluated) {
             if (e.candidate.system != system || !e.feasible) continue;
-            if (!b || objective_value(e, query.objective) < objective_value(*b, query.objective) ||
-                (objective_value(e, query.objective) == objective_value(*b, query.objective) &&
+            const Confidence confidence = query.constraints.confidence;
+            if (!b || objective_value(e, query.objective, confidence) < objective_value(*b, query.objective, confidence) ||
+                (objective_value(e, query.objective, confidence) == objective_value(*b, query.objective, confidence) &&
                  e.candidate.gpus < b->candidate.gpus))
                 b = e;
         }
@@ -77,15 +94,30 @@ std::vector<EvaluatedCandidate> sorted_evaluated(const PlanQuery& query, const P
     return all;
 }
 
+const HoldoutErrors& holdout_of(const PlanReportContext& ctx) {
+    return ctx.holdout ? *ctx.holdout : shipped_holdout_errors();
+}
+
 }  // namespace
 
 std::string describe_constraints(const PlanConstraints& c, const CostParameters& cost) {
     std::string text;
     auto add = [&](const std::string& part) { text += (text.empty() ? "" : " and ") + part; };
-    if (c.deadline_minutes) add("time-to-train <= " + format_duration(*c.deadline_minutes));
-    // Budgets as given (up to 10 digits: 12345.5, not 1.235e+04).
-    if (c.budget_gpu_hours) add("GPU-hours <= " + units::format_number(*c.budget_gpu_hours, 10));
-    if (c.budget_money) add("cost <= " + units::format_number(*c.budget_money, 10) + " " + cost.currency);
+    const std::string at = std::string(" at ") + to_string(c.confidence);
+    const double keep = 1.0 - c.margin;
+    // Limits as given (budgets up to 10 digits: 12345.5, not 1.235e+04); with a margin, the limit it leaves.
+    auto margin_of = [&](const std::string& effective) {
+        return c.margin > 0 ? " less the " + units::format_number(100.0 * c.margin, 4) + "% margin (" + effective + ")" : "";
+    };
+    if (c.deadline_minutes)
+        add("time-to-train <= " + format_duration(*c.deadline_minutes) + at +
+            margin_of("<= " + format_duration(*c.deadline_minutes * keep)));
+    if (c.budget_gpu_hours)
+        add("GPU-hours <= " + units::format_number(*c.budget_gpu_hours, 10) + at +
+            margin_of("<= " + units::format_number(*c.budget_gpu_hours * keep, 6)));
+    if (c.budget_money)
+        add("cost <= " + units::format_number(*c.budget_money, 10) + " " + cost.currency + at +
+            margin_of("<= " + units::format_number(*c.budget_money * keep, 6) + " " + cost.currency));
     return text;
 }
 
@@ -98,12 +130,13 @@ std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const P
             if (e.evaluation.ok && (!best || value(e) < value(*best) ||
                                     (value(e) == value(*best) && e.candidate.gpus < best->candidate.gpus)))
                 best = &e;
-        if (best) closest.push_back({criterion, *best, value(*best) / *limit});
+        if (best) closest.push_back({criterion, *best, value(*best) / (*limit * (1.0 - query.constraints.margin))});
     };
     const PlanConstraints& c = query.constraints;
-    add("fastest", c.deadline_minutes, [](const EvaluatedCandidate& e) { return e.evaluation.ttt_minutes; });
-    add("fewest GPU-hours", c.budget_gpu_hours, [](const EvaluatedCandidate& e) { return e.evaluation.gpu_hours; });
-    add("cheapest", c.budget_money, [](const EvaluatedCandidate& e) { return e.evaluation.cost; });
+    auto at = [&](const EvaluatedCandidate& e) { return at_confidence(e.evaluation, c.confidence); };
+    add("fastest", c.deadline_minutes, [&](const EvaluatedCandidate& e) { return at(e).ttt_minutes; });
+    add("fewest GPU-hours", c.budget_gpu_hours, [&](const EvaluatedCandidate& e) { return at(e).gpu_hours; });
+    add("cheapest", c.budget_money, [&](const EvaluatedCandidate& e) { return at(e).cost; });
     return closest;
 }
 
@@ -131,13 +164,13 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (!answer.best) {
         out << "  answer: none of the searched configurations meets the constraint; closest:\n";
         for (const ClosestCandidate& c : closest_candidates(q, answer)) {
-            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost) << " = " << fixed(c.ratio, 2)
+            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = " << fixed(c.ratio, 2)
                 << " x the limit";
             if (at_search_limit(q, c.candidate)) out << "; " << c.candidate.candidate.gpus << " GPUs" << limit_note;
             out << "\n";
         }
     } else {
-        out << "  answer: " << describe(*answer.best, *ctx.cost) << "\n";
+        out << "  answer: " << describe(*answer.best, *ctx.cost, q.constraints.confidence) << "\n";
         if (at_search_limit(q, *answer.best))
             out << "    note: " << answer.best->candidate.gpus << " GPUs" << limit_note << "\n";
         for (const auto& w : answer.best->evaluation.warnings) out << "    warning: " << w << "\n";
@@ -145,8 +178,12 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     const auto per_system = best_per_system(q, answer);
     if (per_system.size() > 1) {
         out << "  best per system:\n";
-        for (const auto& b : per_system) out << "    " << describe(b, *ctx.cost) << "\n";
+        for (const auto& b : per_system) out << "    " << describe(b, *ctx.cost, q.constraints.confidence) << "\n";
     }
+    out << "  p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence (the RCPs' runs, "
+           "averaged as an MLPerf score); constraints judged at "
+        << to_string(q.constraints.confidence) << " (--confidence, --margin)\n";
+    out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
     out << "  price per GPU-hour: " << ctx.cost->describe_prices(q.systems) << "\n";
     out << "  " << describe_energy_model(*ctx.energy) << "\n";
     return out.str();
@@ -154,18 +191,22 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
 
 std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answer) {
     std::ostringstream out;
-    out << "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error\n";
+    // Numbers are at p50 (the percentiles' columns at the end); a failed configuration has none, so its numeric
+    // fields are empty rather than 0 (which would sort first by time or cost).
+    out << "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,ttt_p10_minutes,"
+           "ttt_p90_minutes\n";
     for (const auto& e : sorted_evaluated(*ctx.query, answer)) {
         const bool is_answer = answer.best && answer.best->candidate.system == e.candidate.system &&
                                answer.best->candidate.gpus == e.candidate.gpus;
-        char line[256];
-        std::snprintf(line, sizeof line, "%s,%d,%s,%s,%s,%.8g,%.8g,%.8g,%s,%.8g,", e.candidate.system.c_str(),
-                      e.candidate.gpus, e.evaluation.ok ? "ok" : "error", e.feasible ? "true" : "false",
-                      is_answer ? "true" : "false", e.evaluation.ttt_minutes, e.evaluation.gpu_hours,
-                      e.evaluation.cost, ctx.cost->currency.c_str(), e.evaluation.energy_kwh);
-        std::string error = e.evaluation.error;
+        const PlanEvaluation& v = e.evaluation;
+        auto num = [&](double x) { return v.ok ? units::format_number(x, 8) : std::string(); };
+        std::string error = v.error;
         std::replace(error.begin(), error.end(), '"', '\'');
-        out << line << (error.empty() ? "" : "\"" + error + "\"") << "\n";
+        out << e.candidate.system << "," << e.candidate.gpus << "," << (v.ok ? "ok" : "error") << ","
+            << (e.feasible ? "true" : "false") << "," << (is_answer ? "true" : "false") << "," << num(v.ttt_minutes)
+            << "," << num(v.gpu_hours) << "," << num(v.cost) << "," << ctx.cost->currency << "," << num(v.energy_kwh)
+            << "," << (error.empty() ? "" : "\"" + error + "\"") << "," << num(v.ttt_p10_minutes) << ","
+            << num(v.ttt_p90_minutes) << "\n";
     }
     return out.str();
 }
@@ -176,15 +217,21 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     auto candidate_json = [&](const EvaluatedCandidate& e) {
         json j = {{"system", e.candidate.system}, {"gpus", e.candidate.gpus}, {"status", e.evaluation.ok ? "ok" : "error"},
                   {"feasible", e.feasible}};
-        if (e.evaluation.ok) {
-            j["ttt_minutes"] = e.evaluation.ttt_minutes;
-            j["gpu_hours"] = e.evaluation.gpu_hours;
-            j["cost"] = e.evaluation.cost;
-            j["energy_kwh"] = e.evaluation.energy_kwh;
+        // A failed configuration keeps every numeric key, as null (never 0), so consumers need no key checks.
+        const bool ok = e.evaluation.ok;
+        auto num = [&](double x) { return ok ? json(x) : json(nullptr); };
+        const PercentileValues at = at_confidence(e.evaluation, q.constraints.confidence);
+        j["ttt_minutes"] = num(e.evaluation.ttt_minutes);
+        j["ttt_p10_minutes"] = num(e.evaluation.ttt_p10_minutes);
+        j["ttt_p90_minutes"] = num(e.evaluation.ttt_p90_minutes);
+        j["gpu_hours"] = num(e.evaluation.gpu_hours);
+        j["cost"] = num(e.evaluation.cost);
+        j["energy_kwh"] = num(e.evaluation.energy_kwh);
+        j["at_confidence"] = {{"ttt_minutes", num(at.ttt_minutes)}, {"gpu_hours", num(at.gpu_hours)}, {"cost", num(at.cost)}};
+        if (ok)
             j["warnings"] = e.evaluation.warnings;
-        } else {
+        else
             j["error"] = e.evaluation.error;
-        }
         return j;
     };
     json j;
@@ -199,10 +246,21 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
         {"deadline_minutes", q.constraints.deadline_minutes ? json(*q.constraints.deadline_minutes) : json(nullptr)},
         {"budget_gpu_hours", q.constraints.budget_gpu_hours ? json(*q.constraints.budget_gpu_hours) : json(nullptr)},
         {"budget", q.constraints.budget_money ? json(*q.constraints.budget_money) : json(nullptr)},
-        {"currency", ctx.cost->currency}};
+        {"currency", ctx.cost->currency},
+        {"confidence", to_string(q.constraints.confidence)},
+        {"margin", q.constraints.margin}};
     j["systems"] = q.systems;
     if (q.routing != FabricRouting::Adaptive) j["routing"] = to_string(q.routing);   // only when not the default
     if (q.sharp) j["sharp"] = *q.sharp ? "on" : "off";                                 // only when asked for
+    {
+        const HoldoutErrors& holdout = holdout_of(ctx);
+        const WorkloadHoldoutError* w = holdout.find(ctx.workload);
+        j["holdout_error"] = {{"mape_percent", w && w->results > 0 ? json(w->mape_percent) : json(nullptr)},
+                              {"results", w ? w->results : 0},
+                              {"fit_max_gpus", holdout.fit_max_gpus},
+                              {"predict_min_gpus", holdout.predict_min_gpus},
+                              {"command", holdout.command}};
+    }
     j["energy_model"] = describe_energy_model(*ctx.energy);
     j["prices"] = ctx.cost->describe_prices(q.systems);
     j["search_range"] = {{"from", q.gpu_counts.empty() ? 0 : q.gpu_counts.front()},

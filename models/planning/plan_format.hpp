@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/planning/cost_energy.hpp"
+#include "models/planning/holdout_error.hpp"
 #include "models/planning/plan_query.hpp"
 
 namespace ttsim::planning {
@@ -15,15 +16,20 @@ struct PlanReportContext {
     const PlanQuery* query = nullptr;
     const CostParameters* cost = nullptr;
     const EnergyParameters* energy = nullptr;
+    const HoldoutErrors* holdout = nullptr;   // the model's measured error; nullptr: the shipped file's
 };
 
 std::string format_plan_table(const PlanReportContext& context, const PlanAnswer& answer);
 std::string format_plan_json(const std::string& name, const PlanReportContext& context, const PlanAnswer& answer);
 std::string format_plan_csv(const PlanReportContext& context, const PlanAnswer& answer);
 
-// A duration for people: "5 s", "1.5 min", "2 h" (the unit that keeps the number between 1 and 120).
+// Three significant figures, trailing zeros kept so that a column's precision is visible: 6.12, 12.3, 123,
+// 0.105 (4 digits only from 1000 up: 1234).
+std::string three_significant(double value);
+// A duration for people and tables, one rule everywhere: seconds under a minute ("6.12 s"), minutes under two
+// hours ("12.3 min", "105 min"), else hours ("3.50 h"); three significant figures.
 std::string format_duration(double minutes);
-// "time-to-train <= 5 s and cost <= 5000 USD".
+// "time-to-train <= 5.00 s at p90 and cost <= 5000 USD at p90", with the margin's effective limits when set.
 std::string describe_constraints(const PlanConstraints& constraints, const CostParameters& cost);
 
 // When nothing is feasible: per constraint, the evaluated candidate that comes closest (deadline: the fastest;
@@ -31,7 +37,7 @@ std::string describe_constraints(const PlanConstraints& constraints, const CostP
 struct ClosestCandidate {
     std::string criterion;               // "fastest", "fewest GPU-hours", "cheapest"
     EvaluatedCandidate candidate;
-    double ratio = 0;                    // its value / the limit (> 1: over the limit)
+    double ratio = 0;                    // its value at the confidence / the limit less the margin (> 1: over it)
 };
 std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const PlanAnswer& answer);
 

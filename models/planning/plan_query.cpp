@@ -9,6 +9,7 @@
 #include <tbb/task_arena.h>
 
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim::planning {
 
@@ -32,20 +33,52 @@ const char* to_string(Objective objective) {
     return "?";
 }
 
+Confidence parse_confidence(const std::string& text) {
+    if (text == "p50") return Confidence::p50;
+    if (text == "p90") return Confidence::p90;
+    throw InputError("unknown confidence '" + text + "'; valid: p50, p90", {}, "confidence");
+}
+
+const char* to_string(Confidence confidence) { return confidence == Confidence::p50 ? "p50" : "p90"; }
+
+double parse_margin(const std::string& text) {
+    std::string number = text;
+    if (!number.empty() && number.back() == '%') number.pop_back();
+    double percent = 0;
+    try {
+        percent = units::parse_number(number);
+    } catch (const InputError&) {
+        throw InputError("expected a percentage such as 10%, got '" + text + "'", {}, "margin");
+    }
+    // 100% would leave no time at all; a margin is a safety factor, not the whole limit.
+    if (!(percent >= 0 && percent < 100))
+        throw InputError("must be in [0%, 100%), got '" + text + "'", {}, "margin");
+    return percent / 100.0;
+}
+
+PercentileValues at_confidence(const PlanEvaluation& e, Confidence confidence) {
+    const double ttt = confidence == Confidence::p50 ? e.ttt_minutes : e.ttt_p90_minutes;
+    const double scale = e.ttt_minutes > 0 ? ttt / e.ttt_minutes : 1.0;
+    return {ttt, e.gpu_hours * scale, e.cost * scale};
+}
+
 bool is_feasible(const PlanEvaluation& e, const PlanConstraints& c) {
     if (!e.ok) return false;
-    if (c.deadline_minutes && e.ttt_minutes > *c.deadline_minutes) return false;
-    if (c.budget_gpu_hours && e.gpu_hours > *c.budget_gpu_hours) return false;
-    if (c.budget_money && e.cost > *c.budget_money) return false;
+    const PercentileValues v = at_confidence(e, c.confidence);
+    const double keep = 1.0 - c.margin;
+    if (c.deadline_minutes && v.ttt_minutes > *c.deadline_minutes * keep) return false;
+    if (c.budget_gpu_hours && v.gpu_hours > *c.budget_gpu_hours * keep) return false;
+    if (c.budget_money && v.cost > *c.budget_money * keep) return false;
     return true;
 }
 
-double objective_value(const EvaluatedCandidate& c, Objective objective) {
+double objective_value(const EvaluatedCandidate& c, Objective objective, Confidence confidence) {
+    const PercentileValues v = at_confidence(c.evaluation, confidence);
     switch (objective) {
         case Objective::gpus: return c.candidate.gpus;
-        case Objective::time: return c.evaluation.ttt_minutes;
-        case Objective::cost: return c.evaluation.cost;
-        case Objective::gpu_hours: return c.evaluation.gpu_hours;
+        case Objective::time: return v.ttt_minutes;
+        case Objective::cost: return v.cost;
+        case Objective::gpu_hours: return v.gpu_hours;
         case Objective::energy: return c.evaluation.energy_kwh;
     }
     return 0;
@@ -137,7 +170,8 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
     for (const auto& e : answer.evaluated) {
         if (!e.feasible) continue;
         if (!answer.best) { answer.best = e; continue; }
-        const double a = objective_value(e, query.objective), b = objective_value(*answer.best, query.objective);
+        const double a = objective_value(e, query.objective, c.confidence),
+                     b = objective_value(*answer.best, query.objective, c.confidence);
         const bool better =
             a < b || (a == b && (e.candidate.gpus < answer.best->candidate.gpus ||
                                  (e.candidate.gpus == answer.best->candidate.gpus &&

@@ -27,10 +27,22 @@ enum class Objective { gpus, time, cost, gpu_hours, energy };
 Objective parse_objective(const std::string& text);   // "gpus", "time", "cost", "gpu-hours", "energy"
 const char* to_string(Objective objective);
 
+// Which percentile of the predicted time-to-train a constraint is judged at. A score's convergence varies run to
+// run (convergence.hpp), so "meets 3 min" at the median fails about half the time; p90 fails one time in ten.
+enum class Confidence { p50, p90 };
+Confidence parse_confidence(const std::string& text);   // "p50", "p90"; InputError keyed "confidence"
+const char* to_string(Confidence confidence);
+// A safety margin "10%" or "10" (percent) -> 0.10; in [0, 100) %, else InputError keyed "margin".
+double parse_margin(const std::string& text);
+
 struct PlanConstraints {
     std::optional<double> deadline_minutes;
     std::optional<double> budget_gpu_hours;
     std::optional<double> budget_money;
+    // Every limit is checked against the `confidence` percentile and must be beaten by `margin` (a fraction):
+    // time(p) <= deadline x (1 - margin), and likewise GPU-hours and cost at that percentile for budgets.
+    Confidence confidence = Confidence::p90;
+    double margin = 0;
 };
 
 struct PlanCandidate {
@@ -38,12 +50,21 @@ struct PlanCandidate {
     int gpus = 0;
 };
 
+// One evaluated configuration. ttt_minutes, gpu_hours, cost and energy are at the median convergence (p50);
+// the p10/p90 times bracket the run-to-run spread. GPU-hours and cost scale with time, so their percentiles are
+// the p50 values x time(p) / time(p50) (at_confidence).
 struct PlanEvaluation {
     bool ok = false;
     std::string error;
-    double ttt_minutes = 0, gpu_hours = 0, cost = 0, energy_kwh = 0;
+    double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0, gpu_hours = 0, cost = 0, energy_kwh = 0;
     std::vector<std::string> warnings;
 };
+
+// Time-to-train at a percentile, and GPU-hours and cost scaled to it.
+struct PercentileValues {
+    double ttt_minutes = 0, gpu_hours = 0, cost = 0;
+};
+PercentileValues at_confidence(const PlanEvaluation& evaluation, Confidence confidence);
 
 using PlanEvaluator = std::function<PlanEvaluation(const PlanCandidate&)>;
 
@@ -87,7 +108,8 @@ struct PlanAnswer {
 };
 
 bool is_feasible(const PlanEvaluation& evaluation, const PlanConstraints& constraints);
-double objective_value(const EvaluatedCandidate& c, Objective objective);
+// Time, GPU-hours and cost at `confidence` (the percentile the constraints are judged at); GPUs and energy as is.
+double objective_value(const EvaluatedCandidate& c, Objective objective, Confidence confidence);
 
 // InputError when no constraint is given.
 PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate);

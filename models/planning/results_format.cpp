@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "models/planning/footnotes.hpp"
+#include "models/planning/plan_format.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim::planning {
@@ -80,7 +81,9 @@ std::string decision_value(double value, double threshold) {
 std::string describe_break_even(const SweepOptions& options) {
     return "break-even: the largest N reached by doubling from the reference with every doubling's marginal "
            "efficiency T(N/2)/(2 T(N)) >= " + fixed(options.break_even_threshold, 2) +
-           " (0.50: the doubling was not slower; 0.75: it still gave 1.5x; set metrics.break_even_threshold)";
+           " (0.50: the doubling was not slower; 0.75: it still gave 1.5x; set metrics.break_even_threshold), every "
+           "one landing on the series' Pareto front of time and GPU-hours; where the sweep ends first, the largest "
+           "count reached is only a lower bound (plotted with its own marker)";
 }
 
 std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options) {
@@ -93,10 +96,15 @@ std::string describe_series_break_even(const SeriesSummary& series, const SweepO
     const std::string doublings =
         std::to_string(b.doublings_judged) + " doubling" + (b.doublings_judged == 1 ? "" : "s") + " from " +
         std::to_string(reference) + " GPUs";
+    if (b.off_front)
+        return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.off_front) +
+               " GPUs leaves the Pareto front" +
+               (b.off_front_beaten_by ? " (" + std::to_string(*b.off_front_beaten_by) +
+                                         " GPUs are as fast for fewer GPU-hours)" : "");
     if (b.first_below)
         return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.first_below) +
                " gives T(N/2)/(2 T(N)) = " + decision_value(*b.first_below_efficiency, options.break_even_threshold);
-    return "break-even " + std::to_string(b.gpus) + " GPUs, limited by the sweep: all " + doublings +
+    return "break-even beyond the sweep (at least " + std::to_string(b.gpus) + " GPUs): all " + doublings +
            " stayed >= " + fixed(options.break_even_threshold, 2) + ", and " + std::to_string(2 * b.gpus) +
            " GPUs is not in this series to judge the next";
 }
@@ -123,12 +131,11 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
         out << "\n  " << describe_series_break_even(series, o) << "\n";
         char header[320];
         std::snprintf(header, sizeof header, "  %6s %7s %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n", "GPUs",
-                      "batch", "TTT min", "speedup", "TTT eff.", "GPU-hours", "energy kWh",
-                      ("cost " + o.cost.currency).c_str(), "v4.1 min (n)", "v4.1 batch", "ttsim@v4.1", "error", "notes");
+                      "batch", "TTT", "speedup", "TTT eff.", "GPU-hours", "energy kWh",
+                      ("cost " + o.cost.currency).c_str(), "v4.1 TTT (n)", "v4.1 batch", "ttsim@v4.1", "error", "notes");
         out << header;
-        // Warnings become numbered footnotes, each text once per series.
-        std::vector<std::string> footnotes;
-        std::map<std::string, int> footnote_number;
+        // Warnings become numbered footnotes, one per shape of message per series (footnotes.hpp).
+        Footnotes footnotes;
         for (std::size_t i : series.points) {
             const PointResult& r = result.points[i];
             char line[400];
@@ -141,33 +148,33 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
             std::string published = "-", batch = "-", model = "-", error = "-";
             if (r.published) {
                 any_published = true;
-                published = fixed(r.published->median_minutes, 2) + " (" + std::to_string(r.published->results) + ")";
+                published = format_duration(r.published->median_minutes) + " (" + std::to_string(r.published->results) + ")";
                 batch = join_numbers(r.published->global_batches(), "/");
                 if (r.comparison) {
-                    model = fixed(r.comparison->predicted_minutes, 2);
+                    model = format_duration(r.comparison->predicted_minutes);
                     error = signed_percent(r.comparison->error_percent);
                 }
             }
             std::vector<std::string> marks;
             for (const std::string& message : point_messages(r)) {
-                auto [it, inserted] = footnote_number.emplace(message, static_cast<int>(footnotes.size()) + 1);
-                if (inserted) footnotes.push_back(message);
-                marks.push_back("[" + std::to_string(it->second) + "]");
+                const std::string mark = "[" + std::to_string(footnotes.add(message)) + "]";
+                if (std::find(marks.begin(), marks.end(), mark) == marks.end()) marks.push_back(mark);
             }
             if (r.pareto_cost && !r.pareto) marks.insert(marks.begin(), "pareto($)");
             if (r.pareto) marks.insert(marks.begin(), "pareto");
             std::snprintf(line, sizeof line, "  %6d %7d %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n",
-                          r.point.gpus, p.global_batch, fixed(p.ttt_minutes, 2).c_str(),
+                          r.point.gpus, p.global_batch, format_duration(p.ttt_minutes).c_str(),
                           fixed(r.metrics.speedup, 2).c_str(), fixed(r.metrics.efficiency, 2).c_str(),
                           fixed(p.gpu_hours, 1).c_str(), fixed(r.energy.facility_kwh, 1).c_str(),
                           fixed(r.cost, 2).c_str(), published.c_str(), batch.c_str(), model.c_str(), error.c_str(),
                           join(marks, " ").c_str());
             out << line;
         }
-        for (std::size_t k = 0; k < footnotes.size(); ++k) out << "  [" << k + 1 << "] " << footnotes[k] << "\n";
+        for (const std::string& line : footnotes.lines()) out << "  " << line << "\n";
     }
     // What the columns mean, once, after the tables.
-    out << "\nspeedup = T(N_ref) / T(N) in time-to-train; TTT eff. = time-to-train efficiency = speedup / (N / N_ref), "
+    out << "\nTTT: time-to-train, three significant figures, in s under a minute, min under two hours, else h\n";
+    out << "speedup = T(N_ref) / T(N) in time-to-train; TTT eff. = time-to-train efficiency = speedup / (N / N_ref), "
            "which includes convergence (larger batches need more samples); not the throughput efficiency of "
            "`ttsim predict` (per-GPU samples/s relative to 8 GPUs)\n";
     out << describe_break_even(o) << "\n";
@@ -176,9 +183,9 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
     out << "cost = GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "\n";
     out << describe_energy_model(o.energy) << "\n";
     if (any_published)
-        out << "v4.1 min (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "
+        out << "v4.1 TTT (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "
                "v4.1 batch: their global batch; ttsim@v4.1: ttsim's prediction at each result's own batch and layout "
-               "(as `ttsim validate`), median; error = (ttsim@v4.1 - v4.1 min) / v4.1 min: like with like, "
+               "(as `ttsim validate`), median; error = (ttsim@v4.1 - v4.1 TTT) / v4.1 TTT: like with like, "
                "independent of this row's batch\n";
     return out.str();
 }
@@ -266,7 +273,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
                                {"limited_by_sweep", s.break_even->limited_by_sweep},
                                {"first_below_gpus", s.break_even->first_below ? json(*s.break_even->first_below) : json(nullptr)},
                                {"first_below_efficiency",
-                                s.break_even->first_below_efficiency ? json(*s.break_even->first_below_efficiency) : json(nullptr)}};
+                                s.break_even->first_below_efficiency ? json(*s.break_even->first_below_efficiency) : json(nullptr)},
+                               {"off_front_gpus", s.break_even->off_front ? json(*s.break_even->off_front) : json(nullptr)}};
         } else {
             e["break_even"] = nullptr;
         }
@@ -293,6 +301,10 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["status"] = r.outcome.ok ? "ok" : "error";
         if (!r.outcome.ok) {
             e["error"] = r.outcome.error;
+            // The numbers a consumer sorts or sums by are present as null, never 0 (CSV: empty).
+            for (const char* key : {"global_batch", "ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours",
+                                    "cost", "energy_kwh"})
+                e[key] = nullptr;
             points.push_back(e);
             continue;
         }

@@ -41,7 +41,8 @@ std::vector<ScalingMetrics> scaling_metrics(const std::vector<ScalingSample>& se
 
 std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, int reference, double threshold) {
     std::map<int, double> time_by_gpus;
-    for (const auto& s : series) time_by_gpus[s.gpus] = s.ttt_minutes;
+    std::map<int, bool> pareto_by_gpus;
+    for (const auto& s : series) time_by_gpus[s.gpus] = s.ttt_minutes, pareto_by_gpus[s.gpus] = s.pareto;
     if (!time_by_gpus.count(reference)) return std::nullopt;
     BreakEven result;
     char definition[200];
@@ -61,6 +62,17 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
         if (marginal < threshold) {
             result.first_below = static_cast<int>(n);
             result.first_below_efficiency = marginal;
+            break;
+        }
+        // A good ratio is not enough: a count some other count beats in time for fewer GPU-hours is no break-even.
+        if (!pareto_by_gpus.at(it->first)) {
+            result.off_front = it->first;
+            // The fastest count that dominates it: at least as fast for no more GPU-hours (N x T within a series).
+            const double hours = static_cast<double>(it->first) * it->second;
+            for (const auto& [gpus, ttt] : time_by_gpus)
+                if (gpus != it->first && ttt <= it->second && gpus * ttt <= hours &&
+                    (!result.off_front_beaten_by || ttt < time_by_gpus.at(*result.off_front_beaten_by)))
+                    result.off_front_beaten_by = gpus;
             break;
         }
         result.gpus = static_cast<int>(n);

@@ -6,7 +6,9 @@
 //   marginal efficiency of doubling to N = T(N/2) / (2 T(N)) (1 = doubling halves the time; 0.5 = no gain)
 //   break-even N  = the largest N reached from N_ref by successive doublings, every one of which has a
 //                   marginal efficiency >= threshold (default 0.5: past it, a doubling buys less than half of
-//                   the ideal speed-up, i.e. the extra GPUs cost more GPU-hours than they save in time).
+//                   the ideal speed-up, i.e. the extra GPUs cost more GPU-hours than they save in time), and
+//                   every one of which lands on the series' Pareto front of (time, GPU-hours): a count that some
+//                   smaller count beats in time is never a break-even, whatever its doubling ratio.
 #pragma once
 
 #include <optional>
@@ -18,6 +20,7 @@ namespace ttsim::planning {
 struct ScalingSample {
     int gpus = 0;
     double ttt_minutes = 0;
+    bool pareto = true;                  // on the series' Pareto front of (time-to-train, GPU-hours)
 };
 
 struct ScalingMetrics {
@@ -38,6 +41,8 @@ struct BreakEven {
     bool limited_by_sweep = false;       // every doubling judged stayed at or above the threshold
     std::optional<int> first_below;      // the doubling target whose marginal efficiency fell below it
     std::optional<double> first_below_efficiency;
+    std::optional<int> off_front;        // the doubling target that is not on the Pareto front (ends the walk)
+    std::optional<int> off_front_beaten_by;   // the fastest count dominating it (as fast, no more GPU-hours)
     std::string definition;              // one line, for reports
 };
 

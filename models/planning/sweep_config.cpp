@@ -384,8 +384,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 
 PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
-                     "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "minimise", "gpus", "cost",
-                     "energy", "output"});
+                     "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
+                     "minimise", "gpus", "cost", "energy", "output"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -453,6 +453,15 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     }
     if (!s.query.constraints.deadline_minutes && !s.query.constraints.budget_gpu_hours && !s.query.constraints.budget_money)
         root.fail("a plan needs 'deadline', 'budget_gpu_hours' or 'budget'");
+    if (auto x = root.optional("confidence"))
+        s.query.constraints.confidence = parse_confidence(x->as_choice({"p50", "p90"}));
+    if (auto x = root.optional("margin")) {
+        try {
+            s.query.constraints.margin = parse_margin(x->as_string());
+        } catch (const InputError& e) {
+            x->fail(e.message());
+        }
+    }
     s.query.objective = s.query.constraints.deadline_minutes ? Objective::gpus : Objective::time;
     if (auto x = root.optional("minimise")) {
         s.query.objective = parse_objective(x->as_choice({"gpus", "time", "cost", "gpu-hours", "energy"}));

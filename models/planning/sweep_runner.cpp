@@ -148,6 +148,12 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
                 r.notes.push_back(superlinear_note("marginal doubling efficiency", *r.metrics.marginal_doubling_efficiency,
                                                    result.points[point_of_gpus.at(r.point.gpus / 2)], r));
         }
+        // Break-even is judged among the series' Pareto points of (time, GPU-hours) only (scaling_metrics.hpp).
+        std::vector<ParetoCandidate> front_input;
+        for (std::size_t i : ok_points)
+            front_input.push_back({result.points[i].outcome.prediction.ttt_minutes, result.points[i].outcome.prediction.gpu_hours});
+        for (ScalingSample& sample : samples) sample.pareto = false;
+        for (std::size_t k : pareto_front(front_input)) samples[k].pareto = true;
         series.break_even = break_even(samples, *series.reference_gpus, options.break_even_threshold);
     }
 

@@ -176,12 +176,15 @@ PreparedScenario prepare(const PredictionRequest& request) {
         c.samples_per_micro_batch = share / accumulation;
         c.global_batch = b;
     } else {
-        // The default batch: v4.1's at the nearest published scale, rounded to the data-parallel size and kept
-        // within the RCPs (convergence is measured there; beyond, it is extrapolated).
-        const auto kept = load_rcp_table(workload).kept();
+        // The default batch: v4.1's at the nearest published scale, kept within the RCPs (convergence is measured
+        // there), never below v4.1's at fewer GPUs, rounded up to the data-parallel size (workload.hpp).
+        const RcpTable rcps = load_rcp_table(workload);
+        const auto kept = rcps.kept();
         const int largest_rcp = kept.empty() ? 0 : kept.back().global_batch;
-        const BatchChoice batch = default_global_batch(choice.batch_target, largest_published_micro_batch(workload),
-                                                       c.data_parallel, largest_rcp, choice.batch_source);
+        const int smallest_rcp = rcps.records.empty() ? 0 : rcps.records.front().global_batch;
+        const BatchChoice batch = scaled_default_batch({&workload, gpu.name, system.gpus_per_node, n, c.data_parallel,
+                                                        choice.batch_target, choice.batch_source, smallest_rcp,
+                                                        largest_rcp});
         // Even one sample per data-parallel rank may be beyond what the convergence data covers.
         const double max_factor = ConvergenceOptions{}.max_extrapolation_factor;
         if (largest_rcp > 0 && batch.global_batch > max_factor * largest_rcp) {

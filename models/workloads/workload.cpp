@@ -381,7 +381,7 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
     }
     if (!choice.exact_match) {
         const BatchChoice batch = default_global_batch(choice.batch_target, largest_published_micro_batch(workload),
-                                                       c.data_parallel, 0, choice.batch_source);
+                                                       c.data_parallel, BatchBounds{}, choice.batch_source);
         c.global_batch = batch.global_batch;
         c.samples_per_micro_batch = batch.samples_per_micro_batch;
         c.gradient_accumulation = batch.gradient_accumulation;
@@ -400,30 +400,34 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
     return choice;
 }
 
-BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel, int cap,
-                                 const std::string& source) {
+BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel,
+                                 const BatchBounds& bounds, const std::string& source) {
     TTSIM_ASSERT(published_batch > 0 && published_micro > 0 && data_parallel > 0, "batch rule needs positive sizes");
     BatchChoice b;
     const long long dp = data_parallel;
-    long long batch = published_batch;
-    if (batch % dp == 0) {
-        b.note = "global batch " + std::to_string(batch) + " (" + source + ")";
-    } else {
-        batch = std::max(dp, (batch + dp / 2) / dp * dp);
-        b.note = "global batch " + std::to_string(batch) + " (" + std::to_string(published_batch) + ", " +
-                 source + ", rounded to a multiple of " + std::to_string(data_parallel) +
-                 " data-parallel ranks)";
+    long long target = published_batch;
+    std::vector<std::string> why;
+    if (bounds.largest_rcp > 0 && target > bounds.largest_rcp) {
+        target = bounds.largest_rcp;
+        why.push_back("capped at the largest RCP batch " + std::to_string(bounds.largest_rcp));
     }
-    if (cap > 0 && batch > cap) {
-        if (dp <= cap) {
-            batch = cap / dp * dp;
-            b.note += "; capped at " + std::to_string(batch) + " (the largest RCP batch is " + std::to_string(cap) + ")";
-        } else {
-            batch = dp;
-            b.note += "; one sample per rank is already beyond the largest RCP batch (" + std::to_string(cap) +
-                      "): convergence extrapolated";
-        }
+    if (bounds.smallest_rcp > 0 && target < bounds.smallest_rcp) {
+        target = bounds.smallest_rcp;
+        why.push_back("raised to the smallest RCP batch " + std::to_string(bounds.smallest_rcp));
     }
+    if (bounds.at_fewer_gpus > target) {
+        target = bounds.at_fewer_gpus;
+        why.push_back("raised to " + std::to_string(target) + ", v4.1's batch at fewer GPUs (a default never falls below it)");
+    }
+    const long long batch = std::max(dp, (target + dp - 1) / dp * dp);
+    if (batch != target)
+        why.push_back("rounded up to a multiple of " + std::to_string(data_parallel) + " data-parallel ranks");
+    if (bounds.largest_rcp > 0 && batch > bounds.largest_rcp)
+        why.push_back("beyond the largest RCP batch " + std::to_string(bounds.largest_rcp) + ": convergence extrapolated");
+    b.note = "global batch " + std::to_string(batch) + " (" +
+             (batch == published_batch ? source : std::to_string(published_batch) + ", " + source);
+    for (const std::string& reason : why) b.note += "; " + reason;
+    b.note += ")";
     TTSIM_ASSERT(batch <= std::numeric_limits<int>::max(), "global batch overflows");
     const long long share = batch / dp;
     const int accumulation = fewest_micro_steps(share, published_micro);

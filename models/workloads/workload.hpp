@@ -156,19 +156,62 @@ struct ParallelismChoice {
 };
 ParallelismChoice default_parallelism(const Workload& workload, std::string_view system_family, int gpus);
 
-// The default global batch for `data_parallel` ranks, derived from a published one: `published_batch` itself when
-// it splits evenly over the ranks, else the nearest multiple of data_parallel (at least one sample per rank); then
-// no more than `cap` (rounded down to a multiple of data_parallel, but never below one sample per rank) when
-// cap > 0. `source` says where `published_batch` came from (for the note). Each rank's share is split into the fewest micro steps whose micro batch is no larger than
-// `published_micro`. `note` says which rule applied, in words for the output.
+// The default global batch for `data_parallel` ranks, derived from a published (or interpolated) one, so that
+// defaults behave as a planner expects when the GPU count grows:
+//  1. the target is kept within the RCPs, where convergence is measured: no more than `largest_rcp` and no less
+//     than `smallest_rcp` (each when > 0); below the smallest the RCPs only clamp, above the largest they
+//     extrapolate;
+//  2. it is at least `at_fewer_gpus`, the largest target at fewer GPUs (0: none; scaled_default_batch below), so
+//     a default never falls below what v4.1 suggests for a smaller job;
+//  3. it is rounded UP to a multiple of data_parallel: rounding to the nearest (or down, to stay under a cap)
+//     lets the batch drop when one more node changes the ranks (SD: 2040 at 680 GPUs, 1376 at 688).
+// Each rank's share is split into the fewest micro steps whose micro batch is no larger than `published_micro`.
+// `source` says where `published_batch` came from; `note` says which rules applied, in words for the output.
 struct BatchChoice {
     int global_batch = 0;
     int samples_per_micro_batch = 0;
     int gradient_accumulation = 1;
     std::string note;
 };
-BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel, int cap,
-                                 const std::string& source);
+struct BatchBounds {
+    int smallest_rcp = 0, largest_rcp = 0;   // 0: no bound
+    int at_fewer_gpus = 0;                   // the largest target at fewer GPUs; 0: none
+};
+BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel,
+                                 const BatchBounds& bounds, const std::string& source);
+
+// The default global batch at a GPU count, as the sequence over GPU counts a capacity planner walks
+// (default_global_batch above has the rules for one count; implemented in default_batch.cpp). The target is the
+// largest of v4.1's batches (within the RCPs) at this and every smaller whole-node count, so a default never
+// falls below what v4.1 suggests with fewer GPUs, and is then rounded up to the data-parallel size.
+// Why not strictly non-decreasing batches: with the data-parallel size growing by a node's worth of ranks per
+// step, a non-decreasing sequence of multiples can never lower its per-rank share once the ranks outnumber a
+// node's (k x dp(n) <= j x (dp(n) + d) forces j >= k when dp(n) > d (k - 1)), so every default would scale
+// weakly, its batch growing linearly with GPUs past the RCPs (SD would be refused beyond 336 GPUs instead of
+// 4096). What may fall, then, is only a rounding overshoot: the batch at n is below target(n) + dp(n), and a
+// count that splits the target evenly runs it exactly (SD: 3048 at 1016 GPUs, 2048 at 1024).
+struct DefaultBatchRequest {
+    const Workload* workload = nullptr;
+    std::string_view system_family;    // GPU name, as default_parallelism takes it
+    int gpus_per_node = 8;             // allowed counts below `gpus`: multiples of this
+    int gpus = 0;
+    int data_parallel = 0;             // of the layout actually used at `gpus` (TP/CP may be the user's)
+    int target = 0;                    // v4.1's batch at `gpus` (ParallelismChoice::batch_target)
+    std::string source;                // where `target` came from, for the note
+    int smallest_rcp = 0, largest_rcp = 0;   // the RCP table's smallest record and largest kept record
+};
+
+// The default at `gpus` (note included), from the default layouts at the smaller whole-node counts.
+BatchChoice scaled_default_batch(const DefaultBatchRequest& request);
+
+// The walk: at every whole-node count below `gpus` that the default layout holds, ascending, its data-parallel
+// size, target (the running largest v4.1 batch within the RCPs) and default batch; and the last target (0 when
+// there is none): BatchBounds::at_fewer_gpus.
+struct CountBatch {
+    int gpus = 0, data_parallel = 0, target = 0, global_batch = 0;
+};
+std::vector<CountBatch> default_batches_below(const DefaultBatchRequest& request);
+int default_target_below(const DefaultBatchRequest& request);
 
 // The fewest micro steps (gradient accumulation) that split `share` samples per rank evenly into micro batches
 // of at most `micro_limit` samples.

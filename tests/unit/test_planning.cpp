@@ -14,6 +14,7 @@
 #include "models/planning/sweep_runner.hpp"
 #include "models/planning/sweep_spec.hpp"
 #include "sim/errors.hpp"
+#include "tests/unit/synthetic_plans.hpp"
 
 using namespace ttsim;
 using namespace ttsim::planning;
@@ -118,20 +119,9 @@ TEST_CASE("network switch attribution and prices", "[planning]") {
 
 namespace {
 // Synthetic monotone model: system "a" takes T = 1000/N + 1 minutes at 1 per GPU-hour; system "b" is twice as fast
-// (T = 500/N + 0.5) at 3 per GPU-hour. Counts above 4096 "fail" like an unrunnable configuration.
+// (T = 500/N + 0.5) at 3 per GPU-hour; no spread (p10 = p50 = p90). Counts above 4096 fail.
 PlanEvaluation synthetic(const PlanCandidate& c) {
-    PlanEvaluation e;
-    if (c.gpus > 4096) {
-        e.error = "too big";
-        return e;
-    }
-    const bool fast = c.system == "b";
-    e.ok = true;
-    e.ttt_minutes = fast ? 500.0 / c.gpus + 0.5 : 1000.0 / c.gpus + 1.0;
-    e.gpu_hours = c.gpus * e.ttt_minutes / 60.0;
-    e.cost = e.gpu_hours * (fast ? 3.0 : 1.0);
-    e.energy_kwh = e.gpu_hours;
-    return e;
+    return c.system == "b" ? test::linear_plan_model(c, 500, 0.5, 3.0) : test::linear_plan_model(c, 1000, 1.0, 1.0);
 }
 PlanQuery synthetic_query(std::vector<std::string> systems) {
     PlanQuery q;
@@ -152,22 +142,35 @@ TEST_CASE("plan: fewest GPUs within a deadline bisects to whole nodes", "[planni
     REQUIRE(a.best->candidate.gpus == 112);
     REQUIRE(a.best->evaluation.ttt_minutes <= 10);
     CostParameters cost;
-    REQUIRE(describe_constraints(q.constraints, cost) == "time-to-train <= 10 min");
+    REQUIRE(describe_constraints(q.constraints, cost) == "time-to-train <= 10.0 min at p90");
     // Not at the top of the grid (8..1024): the answer is not limited by the search range.
     REQUIRE_FALSE(at_search_limit(q, *a.best));
 }
 
 TEST_CASE("plan report: durations, budgets with their currency", "[planning]") {
-    REQUIRE(format_duration(5.0 / 60.0) == "5 s");       // not "0.0833333 min"
-    REQUIRE(format_duration(1.5) == "1.5 min");
-    REQUIRE(format_duration(10) == "10 min");
-    REQUIRE(format_duration(180) == "3 h");
+    // Three significant figures, zeros kept; s under a minute, min under two hours, else h.
+    REQUIRE(format_duration(5.0 / 60.0) == "5.00 s");    // not "0.0833333 min"
+    REQUIRE(format_duration(0.102) == "6.12 s");
+    REQUIRE(format_duration(1.5) == "1.50 min");
+    REQUIRE(format_duration(10) == "10.0 min");
+    REQUIRE(format_duration(12.34) == "12.3 min");
+    REQUIRE(format_duration(105) == "105 min");
+    REQUIRE(format_duration(180) == "3.00 h");
+    REQUIRE(format_duration(9.996) == "10.0 min");        // rounding into the next decade keeps 3 figures
+    REQUIRE(format_duration(0.1) != format_duration(0.11));   // BERT-scale times stay apart (6.00 s, 6.60 s)
+    REQUIRE(three_significant(1234.4) == "1234");
     PlanConstraints c;
     c.deadline_minutes = 5.0 / 60.0;
     c.budget_gpu_hours = 12345.5;
     c.budget_money = 5000;
     CostParameters cost;
-    REQUIRE(describe_constraints(c, cost) == "time-to-train <= 5 s and GPU-hours <= 12345.5 and cost <= 5000 USD");
+    REQUIRE(describe_constraints(c, cost) ==
+            "time-to-train <= 5.00 s at p90 and GPU-hours <= 12345.5 at p90 and cost <= 5000 USD at p90");
+    c.confidence = Confidence::p50;
+    c.margin = 0.1;
+    REQUIRE(describe_constraints(c, cost) ==
+            "time-to-train <= 5.00 s at p50 less the 10% margin (<= 4.50 s) and GPU-hours <= 12345.5 at p50 less the "
+            "10% margin (<= 11111) and cost <= 5000 USD at p50 less the 10% margin (<= 4500 USD)");
 }
 
 TEST_CASE("plan report: nothing feasible names the closest candidates, the search range limit is flagged", "[planning]") {

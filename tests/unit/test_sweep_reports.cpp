@@ -69,7 +69,7 @@ TEST_CASE("published error: a prediction at the published result's own batch, no
     INFO(table);
     REQUIRE(contains(table, "+1.3%"));
     REQUIRE_FALSE(contains(table, "-18.2%"));
-    REQUIRE(contains(table, "error = (ttsim@v4.1 - v4.1 min) / v4.1 min"));   // the footer says what it compares
+    REQUIRE(contains(table, "error = (ttsim@v4.1 - v4.1 TTT) / v4.1 TTT"));   // the footer says what it compares
     const std::string json = format_sweep_json("scaling-study", "t", result);
     REQUIRE(contains(json, "\"global_batches\": [\n"));
     REQUIRE(contains(json, "\"predicted_minutes\": 1.35"));

@@ -167,13 +167,13 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK(default_parallelism(bert, "H200-SXM", 8).config.global_batch == 768);
 
     // 16 GPUs: the layout comes from the nearest published scale (8); the batch is interpolated log-linearly
-    // between v4.1's 768 at 8 and 4608 at 64 GPUs (768 x 6^(1/3) = 1396), rounded to a multiple of 16 ranks.
+    // between v4.1's 768 at 8 and 4608 at 64 GPUs (768 x 6^(1/3) = 1396), rounded up to a multiple of 16 ranks.
     const ParallelismChoice bert16 = default_parallelism(bert, "H100-SXM", 16);
     CHECK_FALSE(bert16.exact_match);
     CHECK(bert16.basis.gpus == 8);
     CHECK(bert16.batch_target == 1396);
-    CHECK(bert16.config.global_batch == 1392);
-    CHECK(bert16.config.samples_per_micro_batch == 87);   // below the largest published micro batch, no accumulation
+    CHECK(bert16.config.global_batch == 1408);
+    CHECK(bert16.config.samples_per_micro_batch == 88);   // below the largest published micro batch, no accumulation
     CHECK(bert16.config.gradient_accumulation == 1);
     CHECK(bert16.config.sharp);   // two nodes
 
@@ -213,26 +213,37 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK_THROWS_AS(default_parallelism(find_workload("sd"), "TPU v5p", 8), InputError);
 }
 
-TEST_CASE("default global batch: hold, round to the data-parallel size, cap at the RCPs", "[workload]") {
+TEST_CASE("default global batch: hold, cap at the RCPs, raise, round up to the data-parallel size", "[workload]") {
     // Splits evenly: held, split into the fewest micro steps no larger than the micro limit.
-    BatchChoice b = default_global_batch(4608, 72, 64, 0, "test");
+    BatchChoice b = default_global_batch(4608, 72, 64, {}, "test");
     CHECK(b.global_batch == 4608);
     CHECK(b.samples_per_micro_batch == 72);
     CHECK(b.gradient_accumulation == 1);
-    b = default_global_batch(4608, 72, 32, 0, "test");
+    b = default_global_batch(4608, 72, 32, {}, "test");
     CHECK(b.global_batch == 4608);
     CHECK(b.samples_per_micro_batch * b.gradient_accumulation == 144);
     CHECK(b.samples_per_micro_batch <= 72);
-    // Does not split: the nearest multiple of the ranks, at least one sample each.
-    CHECK(default_global_batch(4608, 72, 264, 0, "test").global_batch == 4488);
-    CHECK(default_global_batch(2528, 32, 4096, 0, "test").global_batch == 4096);
-    // Cap: rounded down to a multiple of the ranks, never below one sample per rank.
-    b = default_global_batch(13888, 96, 512, 8192, "test");
+    // Does not split: the next multiple of the ranks up (never below the target), at least one sample each.
+    b = default_global_batch(4608, 72, 264, {}, "test");
+    CHECK(b.global_batch == 4752);
+    CHECK(b.note.find("rounded up to a multiple of 264") != std::string::npos);
+    CHECK(default_global_batch(2528, 32, 4096, {}, "test").global_batch == 4096);
+    // Cap: the target is held at the largest RCP batch, then rounded up.
+    b = default_global_batch(13888, 96, 512, {0, 8192, 0}, "test");
     CHECK(b.global_batch == 8192);
     CHECK(b.note.find("capped") != std::string::npos);
-    b = default_global_batch(2528, 32, 8192, 4096, "test");
+    CHECK(default_global_batch(2048, 8, 688, {0, 2048, 0}, "test").global_batch == 2064);   // was 1376 rounded down
+    b = default_global_batch(2528, 32, 8192, {0, 4096, 0}, "test");
     CHECK(b.global_batch == 8192);
     CHECK(b.note.find("extrapolated") != std::string::npos);
+    // Floor: never below the smallest RCP batch (LoRA on 7 data-parallel ranks: 14, not 7).
+    b = default_global_batch(7, 1, 7, {8, 128, 0}, "test");
+    CHECK(b.global_batch == 14);
+    CHECK(b.note.find("smallest RCP batch 8") != std::string::npos);
+    // Never below v4.1's batch at fewer GPUs.
+    b = default_global_batch(1376, 8, 688, {256, 2048, 2040}, "test");
+    CHECK(b.global_batch == 2064);
+    CHECK(b.note.find("at fewer GPUs") != std::string::npos);
 }
 
 TEST_CASE("model state per GPU follows TP and the distributed optimizer", "[workload]") {

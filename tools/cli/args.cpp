@@ -7,6 +7,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
+#include "tools/cli/exit_codes.hpp"
 
 namespace ttsim::cli {
 
@@ -97,6 +98,7 @@ std::string ArgParser::help_text() const {
         out << "\n";
     }
     out << "  --help\n      show this help and exit\n";
+    out << "\n" << kExitCodesHelp;
     return out.str();
 }
 

@@ -47,6 +47,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("deadline", "TIME", "time-to-train limit with unit, e.g. 1min, 90s, 2h")
         .option("budget-gpu-hours", "H", "GPU-hours limit")
         .option("budget", "AMOUNT", "money limit, e.g. 5000USD (currency must match --currency)")
+        .option("confidence", "p50|p90",
+                "percentile of the predicted time-to-train (run-to-run convergence spread) that must meet the deadline "
+                "and budgets", "p90")
+        .option("margin", "PCT", "safety margin the chosen percentile must beat each limit by, e.g. 10%", "0%")
         .option("minimise", "O", "gpus, time, cost, gpu-hours or energy")
         .option("price", "P | S=P,...", "price per GPU-hour, one for all or per system",
                 "dgx-h100=2.5,dgx-h200=3.5,dgx-b200=5,gb200-nvl72=6 (estimates)")
@@ -115,6 +119,9 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     }
     if (!query.constraints.deadline_minutes && !query.constraints.budget_gpu_hours && !query.constraints.budget_money)
         args.fail("deadline", "give --deadline, --budget-gpu-hours or --budget");
+    query.constraints.confidence =
+        args.get_parsed("confidence", [](const std::string& s) { return planning::parse_confidence(s); });
+    query.constraints.margin = args.get_parsed("margin", [](const std::string& s) { return planning::parse_margin(s); });
     query.objective = query.constraints.deadline_minutes ? planning::Objective::gpus : planning::Objective::time;
     if (args.has("minimise"))
         query.objective = args.get_parsed("minimise", [](const std::string& s) { return planning::parse_objective(s); });
@@ -161,7 +168,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         out << planning::format_plan_csv(report, answer);
     else
         out << planning::format_plan_table(report, answer);
-    return finish_plan(answer, out, std::nullopt);   // "no configuration meets it" is an answer, not an error
+    return finish_plan(answer, out, std::nullopt);   // 1 when no configuration meets it (exit_codes.hpp)
 }
 
 }  // namespace ttsim::cli

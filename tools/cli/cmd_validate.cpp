@@ -8,6 +8,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/run_lines.hpp"
+#include "models/planning/holdout_error.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
 
@@ -24,7 +25,7 @@ std::string percent(double value) { return fmt::format("{:.2f}%", value); }
 }  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--shared LIST] [--cross-validate | --run-lines]",
+    ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--shared LIST] [--cross-validate | --run-lines | --holdout-yaml]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
@@ -38,12 +39,17 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         .flag("run-lines",
               "only print, for every result whose runs converged at different points, the seconds per step and the "
               "intercept measured by a line through its runs against the profiles' (in-sample)")
+        .flag("holdout-yaml",
+              "only print the hold-out error per workload as YAML (the shipped models/data/validation/holdout.yaml, "
+              "which plans quote)")
         .flag("cross-validate",
               "print the in-sample table and cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
               "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out");
     if (!parser.parse(args, out)) return 0;
     if (parser.get_flag("run-lines") && parser.get_flag("cross-validate"))
         parser.fail("run-lines", "cannot be combined with --cross-validate (each prints its own report)");
+    if (parser.get_flag("holdout-yaml") && (parser.get_flag("run-lines") || parser.get_flag("cross-validate")))
+        parser.fail("holdout-yaml", "cannot be combined with --run-lines or --cross-validate (each prints its own report)");
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
     for (const char* flag : {"data", "runs"})
@@ -57,6 +63,12 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
                                                            : ProfileSet::default_dir());
     });
     const std::vector<CalibrationPoint> points = load_calibration_points(options);
+    constexpr int kFitMaxGpus = 64, kPredictMinGpus = 128;
+    if (parser.get_flag("holdout-yaml")) {
+        const HoldoutReport holdout = holdout_validation(points, kFitMaxGpus, kPredictMinGpus, options.shared);
+        out << planning::format_holdout_yaml(planning::holdout_errors(holdout, kFitMaxGpus, kPredictMinGpus));
+        return 0;
+    }
     std::vector<PointError> in_sample;
     for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
     if (parser.get_flag("run-lines")) {
@@ -84,7 +96,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         out << "cross-validation summary (--shared " << options.shared.describe() << ")\n" << summary;
         return 0;
     }
-    const HoldoutReport holdout = holdout_validation(points, 64, 128, options.shared);
+    const HoldoutReport holdout = holdout_validation(points, kFitMaxGpus, kPredictMinGpus, options.shared);
     out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
         << percent(mean_absolute_percentage_error(holdout.fit.fitted)) << ", shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
         << format_point_table(holdout.predicted) << "hold-out MAPE: " << percent(holdout.mape_percent) << " over "

@@ -4,6 +4,7 @@
 #include "sim/errors.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/exit_codes.hpp"
 
 namespace ttsim::cli {
 
@@ -19,8 +20,7 @@ void print_overview(std::ostream& out) {
         out << command.summary << "\n";
     }
     out << "\n  --version   print the version\n  --help      print this overview\n";
-    out << "\nExit codes: 0 success, 2 bad input (scenario, flag or data), 3 internal error, 130 interrupted (Ctrl-C;\n"
-           "a sweep keeps its finished rows).\n";
+    out << "\n" << kExitCodesHelp;
 }
 
 }  // namespace

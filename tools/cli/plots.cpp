@@ -17,13 +17,15 @@ namespace {
 constexpr const char* kTemporarySuffix = ".tmp-gnuplot";
 
 // Series styles: colours (colour-blind-safe first) without black and red, and open point types, so that the
-// published points (black filled diamonds) and break-even marks (large red open circles) stay unique however
-// many series a plot has.
+// published points (black filled diamonds), break-even marks (large red open circles) and the largest counts
+// of series whose break-even lies beyond the sweep (large red filled triangles: a lower bound, not a break-even)
+// stay unique however many series a plot has.
 const std::vector<std::string> kSeriesColours = {"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9",
                                                  "#f0e442", "#8c564b", "#7f7f7f", "#17becf"};
 const std::vector<int> kSeriesPointTypes = {1, 2, 3, 4, 8, 10, 12, 14};   // +, x, *, open square/triangles/...
 constexpr int kPublishedPointType = 13;    // filled diamond
 constexpr int kBreakEvenPointType = 6;     // open circle
+constexpr int kBeyondSweepPointType = 9;   // filled triangle
 
 std::string number(double value) { return units::format_number(value, 8); }
 
@@ -68,6 +70,7 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
         std::vector<std::string> titles;
         struct Mark { int gpus; double ttt, efficiency; };
         std::vector<Mark> break_even_marks;   // each series' break-even point
+        std::vector<Mark> beyond_marks;       // series whose break-even lies beyond the sweep: the count reached
         for (const auto* s : series_of[workload]) {
             data << "# " << s->label << "\n";
             bool any = false;
@@ -79,7 +82,8 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
                      << number(r.metrics.efficiency) << "\n";
                 if (r.published) published_points[r.point.gpus] = r.published->median_minutes;
                 if (s->break_even && s->break_even->gpus == r.point.gpus)
-                    break_even_marks.push_back({r.point.gpus, r.outcome.prediction.ttt_minutes, r.metrics.efficiency});
+                    (s->break_even->limited_by_sweep ? beyond_marks : break_even_marks)
+                        .push_back({r.point.gpus, r.outcome.prediction.ttt_minutes, r.metrics.efficiency});
             }
             if (!any) data << "nan nan nan\n";   // keeps block numbering aligned with titles
             data << "\n\n";
@@ -107,9 +111,11 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
                << "set xlabel \"GPUs\"\nset format x \"%g\"\n";
         // Break-even points as one marked series ("break-even", one legend entry) rather than a text label per
         // series, which overlap when several series break even at the same count.
-        script << "$breakeven << EOD\n";
-        for (const Mark& m : break_even_marks) script << m.gpus << " " << number(m.ttt) << " " << number(m.efficiency) << "\n";
-        script << "EOD\n";
+        for (const auto& [block, marks] : {std::pair{"$breakeven", &break_even_marks}, std::pair{"$beyond", &beyond_marks}}) {
+            script << block << " << EOD\n";
+            for (const Mark& m : *marks) script << m.gpus << " " << number(m.ttt) << " " << number(m.efficiency) << "\n";
+            script << "EOD\n";
+        }
         auto plot_command = [&](int column, bool with_published) {
             std::ostringstream p;
             p << "plot ";
@@ -123,6 +129,9 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
             if (!break_even_marks.empty())
                 p << ", $breakeven using 1:" << column << " with points pt " << kBreakEvenPointType
                   << " ps 2.5 lw 2 lc rgb \"red\" title \"break-even\"";
+            if (!beyond_marks.empty())
+                p << ", $beyond using 1:" << column << " with points pt " << kBeyondSweepPointType
+                  << " ps 2.5 lw 2 lc rgb \"red\" title \"break-even beyond the sweep (largest count reached)\"";
             return p.str();
         };
         // A log axis fixed to the data (yfix) may span less than a decade: label 1-2-5 steps, not decades only.

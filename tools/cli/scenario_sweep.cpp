@@ -16,6 +16,7 @@
 #include "models/trace/iteration_timeline.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/atomic_file.hpp"
+#include "tools/cli/exit_codes.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
 #include "tools/cli/scenario_kinds.hpp"
@@ -72,7 +73,7 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
         out << planning::format_sweep_json(scenario.kind, scenario.name, result);
     else
         out << planning::format_sweep_table(title, result);
-    if (!result.interrupted) return 0;
+    if (!result.interrupted) return sweep_exit_code(result);
     out.flush();
     return report_interrupted(result.points.size(), result.points_requested, "points",
                               context.out_dir ? "results.csv and results.json in " + *context.out_dir +
@@ -183,8 +184,22 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     return finish_plan(answer, out, context.out_dir);
 }
 
+int sweep_exit_code(const planning::SweepResult& result) {
+    for (const planning::PointResult& r : result.points)
+        if (r.outcome.ok) return kExitAnswered;
+    // Every point failed (or there were none): the table says why, but a script must not take it for results.
+    std::fprintf(stderr, "ttsim: no point of the sweep could be predicted (see the errors in the report)\n");
+    return kExitNothingFeasible;
+}
+
 int finish_plan(const planning::PlanAnswer& answer, std::ostream& out, const std::optional<std::string>& out_dir) {
-    if (!answer.interrupted) return 0;
+    if (!answer.interrupted) {
+        if (answer.best) return kExitAnswered;
+        // The report names the closest configurations; the exit code lets a script tell "none" from an answer.
+        out.flush();
+        std::fprintf(stderr, "ttsim: no configuration searched meets the constraints (exit 1)\n");
+        return kExitNothingFeasible;
+    }
     out.flush();
     return report_interrupted(answer.grid_evaluated, answer.grid_size, "grid configurations",
                               "the answer covers only what was evaluated" +

@@ -32,8 +32,12 @@ std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::strin
 std::string write_point_trace(const planning::SweepResult& result, const planning::TraceChoice& choice,
                               const ProfileSet& profiles, const std::string& out_dir);
 
-// The end of a planning run (`ttsim plan`, `scenario: plan`): 0, or, when SIGINT cut the search short, the
-// one stderr line saying how much was evaluated and kExitInterrupted (130). Flushes `out` first.
+// The end of a planning run (`ttsim plan`, `scenario: plan`): 0 with an answer; 1 (a stderr line) when no
+// configuration meets the constraints; or, when SIGINT cut the search short, the one stderr line saying how much
+// was evaluated and kExitInterrupted (130). Flushes `out` first.
+// The exit code of a finished sweep: 0 when at least one point was predicted, else 1 (exit_codes.hpp).
+int sweep_exit_code(const planning::SweepResult& result);
+
 int finish_plan(const planning::PlanAnswer& answer, std::ostream& out, const std::optional<std::string>& out_dir);
 
 }  // namespace ttsim::cli

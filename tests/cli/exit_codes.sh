@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Exit codes a script can rely on (tools/cli/exit_codes.hpp): 0 answered, 1 nothing feasible (plan) or every
+# point failed (sweep), 2 bad input, documented in --help; a plan's failed rows carry no numbers (never 0).
+source "$(dirname "$0")/lib/eval_checks.bash"
+
+"$ttsim" --help >"$tmp/help.txt"
+check "--help documents exit code 1" 'grep -q "1 nothing feasible" "$tmp/help.txt"'
+"$ttsim" plan --help >"$tmp/plan_help.txt"
+check "plan --help documents the exit codes" 'grep -q "Exit codes: 0 answered; 1 nothing feasible" "$tmp/plan_help.txt"'
+check "plan --help documents --confidence and --margin" 'grep -q -- "--confidence p50|p90" "$tmp/plan_help.txt" && grep -q -- "--margin PCT" "$tmp/plan_help.txt"'
+
+# Answered: 0, with p10/p50/p90 and the hold-out error.
+"$ttsim" plan --workload llama2_70b_lora --system dgx-h100 --deadline 3min >"$tmp/lora.txt" 2>&1; rc=$?
+check "plan with an answer exits 0" '[[ $rc -eq 0 ]]'
+check "plan answer states the percentiles" 'grep -q "at p90 (p10 .* min, p50 .* min)" "$tmp/lora.txt"'
+check "plan answer states the hold-out error and its command" 'grep -q "model hold-out error for llama2_70b_lora: .*% MAPE.*ttsim validate --holdout-yaml" "$tmp/lora.txt"'
+
+# Nothing feasible: 1, the report still printed (closest configurations).
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 1s --max-gpus 64 >"$tmp/none.txt" 2>"$tmp/none.err"; rc=$?
+check "plan with nothing feasible exits 1" '[[ $rc -eq 1 ]]'
+check "plan with nothing feasible still reports the closest" 'grep -q "closest:" "$tmp/none.txt"'
+check "plan with nothing feasible says so on stderr" 'grep -q "no configuration" "$tmp/none.err"'
+
+# Bad input: 2, naming the flag or file:line:key.
+"$ttsim" plan --workload bert --deadline 1min --confidence p95 >/dev/null 2>"$tmp/conf.err"; rc=$?
+check "bad --confidence exits 2 naming the flag" '[[ $rc -eq 2 ]] && grep -q -- "--confidence" "$tmp/conf.err"'
+"$ttsim" plan --workload bert --deadline 1min --margin 100% >/dev/null 2>"$tmp/margin.err"; rc=$?
+check "bad --margin exits 2 naming the flag" '[[ $rc -eq 2 ]] && grep -q -- "--margin" "$tmp/margin.err"'
+printf 'scenario: plan\nworkload: bert\ndeadline: 1min\nmargin: lots\n' >"$tmp/bad_plan.yaml"
+"$ttsim" run "$tmp/bad_plan.yaml" >/dev/null 2>"$tmp/bad_plan.err"; rc=$?
+check "bad margin: key exits 2 naming file:line" '[[ $rc -eq 2 ]] && grep -q "bad_plan.yaml:4" "$tmp/bad_plan.err"'
+
+# A plan scenario with failed rows: their numbers are empty in results.csv and null in results.json.
+printf 'scenario: plan\nworkload: bert\nsystems: [dgx-h100]\ndeadline: 1s\ngpus: {from: 8, to: 8192}\n' >"$tmp/plan.yaml"
+"$ttsim" run "$tmp/plan.yaml" --out "$tmp/plan_out" >/dev/null 2>&1; rc=$?
+check "plan scenario with nothing feasible exits 1" '[[ $rc -eq 1 ]]'
+check "failed plan rows have empty numbers" 'python3 - "$tmp/plan_out/results.csv" "$tmp/plan_out/results.json" <<"PY"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r for r in rows if r["status"] == "error"]
+assert bad, "expected failed rows (BERT beyond 2x the largest RCP batch)"
+for r in bad:
+    for k in ("ttt_minutes", "gpu_hours", "cost", "energy_kwh", "ttt_p10_minutes", "ttt_p90_minutes"):
+        assert r[k] == "", (k, r)
+for e in json.load(open(sys.argv[2]))["evaluated"]:
+    if e["status"] == "error":
+        assert e["ttt_minutes"] is None and e["cost"] is None, e
+PY'
+
+# A sweep whose every point failed: 1.
+printf 'scenario: sweep\nworkloads: [llama2_70b_lora]\nsystems: [dgx-h100]\ngpus: [4096, 8192]\nplots: false\n' >"$tmp/fail.yaml"
+"$ttsim" run "$tmp/fail.yaml" >"$tmp/fail.txt" 2>"$tmp/fail.err"; rc=$?
+check "sweep with every point failed exits 1" '[[ $rc -eq 1 ]]'
+check "sweep with every point failed still prints the table" 'grep -q "not run" "$tmp/fail.txt"'
+printf 'scenario: sweep\nworkloads: [llama2_70b_lora]\nsystems: [dgx-h100]\ngpus: [8, 8192]\nplots: false\n' >"$tmp/some.yaml"
+"$ttsim" run "$tmp/some.yaml" >/dev/null 2>&1; rc=$?
+check "sweep with one point ok exits 0" '[[ $rc -eq 0 ]]'
+
+echo "exit codes: $fail failed"
+[[ $fail -eq 0 ]]
