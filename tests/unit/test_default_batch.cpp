@@ -22,7 +22,7 @@ Limits rcp_limits(const Workload& w) {
     return {table.records.front().global_batch, table.kept().back().global_batch};
 }
 DefaultBatchRequest request_for(const Workload& w, const std::string& system, int gpus) {
-    const SystemInfo info = resolve_system(system);
+    const System info = resolve_system(system);
     const Limits limits = rcp_limits(w);
     DefaultBatchRequest r;
     r.workload = &w;
@@ -44,7 +44,7 @@ TEST_CASE("default batches behave over every whole-node GPU count", "[workload][
         for (const Workload& w : workload_catalog()) {
             INFO(w.name << " on " << system);
             const Limits limits = rcp_limits(w);
-            const SystemInfo info = resolve_system(system);
+            const System info = resolve_system(system);
             const std::vector<CountBatch> walk = default_batches_below(request_for(w, system, kMaxGpus + 1));
             REQUIRE(walk.size() > 100);
             int largest_target_so_far = 0, checked = 0;
