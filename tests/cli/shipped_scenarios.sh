@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Every scenario shipped in scenarios/ runs successfully, and running it twice gives byte-identical output.
+# Every scenario shipped in scenarios/ runs successfully, running it twice gives byte-identical output, and its
+# table (stdout) and results.csv equal the golden copies in tests/golden/scenarios/ (regenerate deliberately,
+# after checking the change is intended: tools/update-golden.sh; TTSIM_UPDATE_GOLDEN=1 here writes them).
 set -u
 ttsim=$1; root=$2
 cd "$root"
@@ -15,6 +17,16 @@ for f in scenarios/*.yaml; do
     case $file in *.png|*.svg) continue;; esac   # plots may embed timestamps
     if ! cmp -s "$file" "$tmp/b/$(basename "$file")"; then fail=$((fail+1)); echo "FAIL $f: $(basename "$file") differs"; continue 2; fi
   done
+  name=$(basename "$f" .yaml); golden=tests/golden/scenarios
+  if [[ ${TTSIM_UPDATE_GOLDEN:-} == 1 ]]; then
+    mkdir -p "$golden"; cp "$tmp/a.txt" "$golden/$name.txt"
+    if [[ -e $tmp/a/results.csv ]]; then cp "$tmp/a/results.csv" "$golden/$name.csv"; else rm -f "$golden/$name.csv"; fi
+  fi
+  if [[ ! -e $golden/$name.txt ]]; then fail=$((fail+1)); echo "FAIL $f: no golden output $golden/$name.txt"; continue; fi
+  if ! cmp -s "$tmp/a.txt" "$golden/$name.txt"; then
+    fail=$((fail+1)); echo "FAIL $f: table differs from $golden/$name.txt"; diff "$golden/$name.txt" "$tmp/a.txt" | head -10; continue; fi
+  if [[ -e $tmp/a/results.csv ]] && ! cmp -s "$tmp/a/results.csv" "$golden/$name.csv"; then
+    fail=$((fail+1)); echo "FAIL $f: results.csv differs from $golden/$name.csv"; diff "$golden/$name.csv" "$tmp/a/results.csv" | head -10; continue; fi
   pass=$((pass+1))
   rm -rf "$tmp/a" "$tmp/b"
 done
