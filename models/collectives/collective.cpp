@@ -9,26 +9,17 @@
 #include <fmt/ranges.h>
 
 #include "sim/errors.hpp"
+#include "sim/text.hpp"
 
 namespace ttsim {
 namespace {
 
-// Lower-cases and drops '-', '_' and ' ' so that "All-Reduce", "all_reduce" and "allreduce" agree.
-std::string normalise(std::string_view text) {
-    std::string out;
-    for (const char c : text) {
-        if (c == '-' || c == '_' || c == ' ') continue;
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
 template <typename Enum, std::size_t N>
 Enum parse_name(std::string_view text, const std::array<std::pair<const char*, Enum>, N>& names,
                 const char* what) {
-    const std::string key = normalise(text);
+    const std::string key = name_key(text);
     for (const auto& [name, value] : names)
-        if (key == normalise(name)) return value;
+        if (key == name_key(name)) return value;
     throw InputError(fmt::format("unknown {} '{}'; valid: {}", what, text, fmt::join(std::views::keys(names), ", ")));
 }
 

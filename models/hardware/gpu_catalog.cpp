@@ -7,19 +7,10 @@
 #include "models/data_dir.hpp"
 #include "models/reference_data.hpp"
 #include "sim/errors.hpp"
+#include "sim/text.hpp"
 
 namespace ttsim {
 namespace {
-
-// Lower-case and drop separators, so "H100-SXM", "h100_sxm" and "h100 sxm" compare equal.
-std::string normalize_name(std::string_view name) {
-    std::string out;
-    for (char c : name) {
-        if (c == '-' || c == '_' || c == ' ' || c == '.') continue;
-        out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
 
 // A count in the file ("scaleup_links: {value: 18, ...}"); 1 << 20 bounds any real fabric.
 int sourced_count(const ConfigNode& entry, std::string_view key, int min) {
@@ -83,11 +74,11 @@ GpuCatalogData load_gpu_catalog(const std::filesystem::path& path) {
     };
     for (const ConfigNode& entry : root.required("gpus").items()) {
         GpuSpec g = read_gpu(entry, idle_fraction);
-        claim(entry.required("name"), normalize_name(g.name));
+        claim(entry.required("name"), name_key(g.name));
         if (entry.has("aliases"))
             for (const ConfigNode& alias : entry.required("aliases").items()) {
-                claim(alias, normalize_name(alias.as_string()));
-                out.aliases.emplace_back(normalize_name(alias.as_string()), g.name);
+                claim(alias, name_key(alias.as_string()));
+                out.aliases.emplace_back(name_key(alias.as_string()), g.name);
             }
         out.gpus.push_back(std::move(g));
     }
@@ -113,12 +104,12 @@ std::vector<std::string> gpu_names() {
 }
 
 const GpuSpec& find_gpu(std::string_view name) {
-    const std::string key = normalize_name(name);
+    const std::string key = name_key(name);
     std::string_view canonical;
     for (const auto& [alias, target] : catalog_data().aliases)
         if (alias == key) canonical = target;
     for (const GpuSpec& g : gpu_catalog())
-        if (g.name == canonical || normalize_name(g.name) == key) return g;
+        if (g.name == canonical || name_key(g.name) == key) return g;
 
     std::string valid;
     for (const std::string& n : gpu_names()) valid += (valid.empty() ? "" : ", ") + n;

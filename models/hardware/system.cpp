@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "sim/errors.hpp"
+#include "sim/text.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "topologies/yaml_topology.hpp"
@@ -24,12 +25,6 @@ constexpr PresetSystem kPresetSystems[] = {{"dgx-h100", "H100-SXM", false},
                                            {"dgx-h200", "H200-SXM", false},
                                            {"dgx-b200", "B200", false},
                                            {"gb200-nvl72", "GB200", true}};
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 const PresetInfo& preset_shape(std::string_view name) {
     for (const PresetInfo& p : preset_systems())
@@ -108,9 +103,9 @@ std::vector<std::string> system_names() {
 }
 
 System resolve_system(std::string_view name) {
-    const std::string key = lower(name);
+    const std::string key = name_key(name);
     for (const PresetSystem& s : kPresetSystems)
-        if (key == s.name) return preset_system(s);
+        if (key == name_key(s.name)) return preset_system(s);
     const GpuSpec* gpu = nullptr;
     try {
         gpu = &find_gpu(name);

@@ -1,7 +1,8 @@
 #include "models/planning/cost_energy.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 #include "topologies/superpod_fabric.hpp"
@@ -29,11 +30,10 @@ std::string CostParameters::describe_prices(const std::vector<std::string>& syst
     std::string text;
     bool any_estimate = false;
     for (const std::string& system : systems) {
-        char price[64];
-        std::snprintf(price, sizeof price, "%.2f", price_for(system));
         const bool estimate = price_is_estimate(system);
         any_estimate = any_estimate || estimate;
-        text += (text.empty() ? "" : ", ") + system + " " + price + " " + currency + (estimate ? " (default estimate)" : "");
+        text += fmt::format("{}{} {:.2f} {}{}", text.empty() ? "" : ", ", system, price_for(system), currency,
+                            estimate ? " (default estimate)" : "");
     }
     if (any_estimate)
         text += "; default estimates are on-demand cloud list prices (models/planning/cost_energy.hpp), set your own "
@@ -62,14 +62,12 @@ double network_switches_for(int gpus, int gpus_per_node) {
 }
 
 std::string describe_energy_model(const EnergyParameters& p) {
-    char text[640];
-    std::snprintf(text, sizeof text,
-                  "energy = PUE %.2f x (GPUs x (compute time x TDP + other time x idle power) + nodes x %.0f W x TTT + "
-                  "switch equivalents x %.0f W x TTT); compute = forward/backward/optimizer/evaluation at TDP, exposed "
-                  "communication and host overhead at idle power (a lower bound); switch equivalents = GPUs x "
-                  "(2 tiers - 1) / 64 ports of the SuperPOD fat tree",
-                  p.pue, p.node_watts, p.switch_watts);
-    return text;
+    return fmt::format(
+        "energy = PUE {:.2f} x (GPUs x (compute time x TDP + other time x idle power) + nodes x {:.0f} W x TTT + "
+        "switch equivalents x {:.0f} W x TTT); compute = forward/backward/optimizer/evaluation at TDP, exposed "
+        "communication and host overhead at idle power (a lower bound); switch equivalents = GPUs x "
+        "(2 tiers - 1) / 64 ports of the SuperPOD fat tree",
+        p.pue, p.node_watts, p.switch_watts);
 }
 
 }  // namespace ttsim::planning

@@ -1,8 +1,9 @@
 #include "models/planning/holdout_error.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "models/data_dir.hpp"
 #include "models/workloads/workload.hpp"
@@ -45,11 +46,8 @@ std::string format_holdout_yaml(const HoldoutErrors& errors) {
         << "predict_min_gpus: " << errors.predict_min_gpus << "\n"
         << "workloads:\n";
     for (const WorkloadHoldoutError& w : errors.workloads) {
-        char line[160];
         // Two decimals, as validate prints them; more would claim a precision the data do not have.
-        std::snprintf(line, sizeof line, "  %s: {results: %d, mape_percent: %.2f}\n", w.workload.c_str(), w.results,
-                      w.mape_percent);
-        out << line;
+        out << fmt::format("  {}: {{results: {}, mape_percent: {:.2f}}}\n", w.workload, w.results, w.mape_percent);
     }
     return out.str();
 }
@@ -87,9 +85,7 @@ std::string describe_holdout_error(const HoldoutErrors& errors, const std::strin
     if (!w || w->results == 0) {
         text += "not measured (no v4.1 H100/H200 result at >= " + std::to_string(errors.predict_min_gpus) + " GPUs)";
     } else {
-        char figure[64];
-        std::snprintf(figure, sizeof figure, "%.1f%%", w->mape_percent);
-        text += std::string(figure) + " MAPE over " + std::to_string(w->results) + (w->results == 1 ? " result" : " results") +
+        text += fmt::format("{:.1f}%", w->mape_percent) + " MAPE over " + std::to_string(w->results) + (w->results == 1 ? " result" : " results") +
                 " at >= " + std::to_string(errors.predict_min_gpus) + " GPUs, fitted on <= " +
                 std::to_string(errors.fit_max_gpus);
     }

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
 
 #include "models/planning/results_format.hpp"
 #include "sim/units.hpp"
@@ -13,12 +14,6 @@
 namespace ttsim::planning {
 
 namespace {
-
-std::string fixed(double value, int decimals) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
 
 std::string objective_text(Objective objective) {
     switch (objective) {
@@ -34,11 +29,11 @@ std::string objective_text(Objective objective) {
 }  // namespace
 
 std::string three_significant(double value) {
-    if (!(std::abs(value) > 0) || !std::isfinite(value)) return fixed(value, 2);
+    if (!(std::abs(value) > 0) || !std::isfinite(value)) return fmt::format("{:.2f}", value);
     int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(std::abs(value)))));
     // Rounding can carry into the next decade (9.996 -> "10.00"): one decimal fewer then.
-    if (decimals > 0 && std::abs(std::stod(fixed(value, decimals))) >= std::pow(10.0, 3 - decimals)) --decimals;
-    return fixed(value, decimals);
+    if (decimals > 0 && std::abs(std::stod(fmt::format("{:.{}f}", value, decimals))) >= std::pow(10.0, 3 - decimals)) --decimals;
+    return fmt::format("{:.{}f}", value, decimals);
 }
 
 std::string format_duration(double minutes) {
@@ -164,7 +159,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (!answer.best) {
         out << "  answer: none of the searched configurations meets the constraint; closest:\n";
         for (const ClosestCandidate& c : closest_candidates(q, answer)) {
-            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = " << fixed(c.ratio, 2)
+            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = " << fmt::format("{:.2f}", c.ratio)
                 << " x the limit";
             if (at_search_limit(q, c.candidate)) out << "; " << c.candidate.candidate.gpus << " GPUs" << limit_note;
             out << "\n";

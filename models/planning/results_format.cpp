@@ -1,11 +1,12 @@
 #include "models/planning/results_format.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
 
 #include "models/planning/footnotes.hpp"
 #include "models/planning/plan_format.hpp"
@@ -17,12 +18,6 @@ namespace {
 
 // Eight significant digits: enough to compare runs, stable across platforms with IEEE doubles.
 std::string number(double value) { return units::format_number(value, 8); }
-
-std::string fixed(double value, int decimals) {
-    char text[40];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
 
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -38,12 +33,6 @@ std::string sharp_text(const SweepPoint& point) {
     return sharp ? (*sharp ? "on" : "off") : "default";
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-    return out;
-}
-
 std::vector<std::string> point_messages(const PointResult& r) {
     std::vector<std::string> messages = r.outcome.prediction.warnings;
     messages.insert(messages.end(), r.outcome.notes.begin(), r.outcome.notes.end());
@@ -51,7 +40,7 @@ std::vector<std::string> point_messages(const PointResult& r) {
     return messages;
 }
 
-std::string signed_percent(double value) { return (value >= 0 ? "+" : "") + fixed(value, 1) + "%"; }
+std::string signed_percent(double value) { return (value >= 0 ? "+" : "") + fmt::format("{:.1f}", value) + "%"; }
 
 std::string join_numbers(const std::vector<int>& values, const std::string& separator) {
     std::string out;
@@ -74,13 +63,13 @@ std::string decision_value(double value, double threshold) {
     // Two decimals unless they hide the comparison (0.4965 is "0.50", like a 0.50 threshold): then as many more
     // as it takes for value and threshold to print differently.
     int digits = 2;
-    while (digits < 8 && value != threshold && fixed(value, digits) == fixed(threshold, digits)) ++digits;
-    return fixed(value, digits) + (value < threshold ? " < " : " >= ") + fixed(threshold, digits);
+    while (digits < 8 && value != threshold && fmt::format("{:.{}f}", value, digits) == fmt::format("{:.{}f}", threshold, digits)) ++digits;
+    return fmt::format("{:.{}f}", value, digits) + (value < threshold ? " < " : " >= ") + fmt::format("{:.{}f}", threshold, digits);
 }
 
 std::string describe_break_even(const SweepOptions& options) {
     return "break-even: the largest N reached by doubling from the reference with every doubling's marginal "
-           "efficiency T(N/2)/(2 T(N)) >= " + fixed(options.break_even_threshold, 2) +
+           "efficiency T(N/2)/(2 T(N)) >= " + fmt::format("{:.2f}", options.break_even_threshold) +
            " (0.50: the doubling was not slower; 0.75: it still gave 1.5x; set metrics.break_even_threshold), every "
            "one landing on the series' Pareto front of time and GPU-hours; where the sweep ends first, the largest "
            "count reached is only a lower bound (plotted with its own marker)";
@@ -105,7 +94,7 @@ std::string describe_series_break_even(const SeriesSummary& series, const SweepO
         return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.first_below) +
                " gives T(N/2)/(2 T(N)) = " + decision_value(*b.first_below_efficiency, options.break_even_threshold);
     return "break-even beyond the sweep (at least " + std::to_string(b.gpus) + " GPUs): all " + doublings +
-           " stayed >= " + fixed(options.break_even_threshold, 2) + ", and " + std::to_string(2 * b.gpus) +
+           " stayed >= " + fmt::format("{:.2f}", options.break_even_threshold) + ", and " + std::to_string(2 * b.gpus) +
            " GPUs is not in this series to judge the next";
 }
 
@@ -129,19 +118,16 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
         if (first.outcome.ok) out << " (" << first.outcome.prediction.gpu << ")";
         if (series.reference_gpus) out << ", " << describe_reference(series);
         out << "\n  " << describe_series_break_even(series, o) << "\n";
-        char header[320];
-        std::snprintf(header, sizeof header, "  %6s %7s %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n", "GPUs",
-                      "batch", "TTT", "speedup", "TTT eff.", "GPU-hours", "energy kWh",
-                      ("cost " + o.cost.currency).c_str(), "v4.1 TTT (n)", "v4.1 batch", "ttsim@v4.1", "error", "notes");
-        out << header;
+        // One row layout for the header and every point.
+        constexpr const char* kRow = "  {:>6} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7}  {}\n";
+        out << fmt::format(kRow, "GPUs", "batch", "TTT", "speedup", "TTT eff.", "GPU-hours", "energy kWh",
+                           "cost " + o.cost.currency, "v4.1 TTT (n)", "v4.1 batch", "ttsim@v4.1", "error", "notes");
         // Warnings become numbered footnotes, one per shape of message per series (footnotes.hpp).
         Footnotes footnotes;
         for (std::size_t i : series.points) {
             const PointResult& r = result.points[i];
-            char line[400];
             if (!r.outcome.ok) {
-                std::snprintf(line, sizeof line, "  %6d  not run: %s\n", r.point.gpus, r.outcome.error.c_str());
-                out << line;
+                out << fmt::format("  {:>6}  not run: {}\n", r.point.gpus, r.outcome.error);
                 continue;
             }
             const Prediction& p = r.outcome.prediction;
@@ -162,13 +148,10 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
             }
             if (r.pareto_cost && !r.pareto) marks.insert(marks.begin(), "pareto($)");
             if (r.pareto) marks.insert(marks.begin(), "pareto");
-            std::snprintf(line, sizeof line, "  %6d %7d %9s %8s %8s %10s %10s %10s %14s %10s %10s %7s  %s\n",
-                          r.point.gpus, p.global_batch, format_duration(p.ttt_minutes).c_str(),
-                          fixed(r.metrics.speedup, 2).c_str(), fixed(r.metrics.efficiency, 2).c_str(),
-                          fixed(p.gpu_hours, 1).c_str(), fixed(r.energy.facility_kwh, 1).c_str(),
-                          fixed(r.cost, 2).c_str(), published.c_str(), batch.c_str(), model.c_str(), error.c_str(),
-                          join(marks, " ").c_str());
-            out << line;
+            out << fmt::format(kRow, r.point.gpus, p.global_batch, format_duration(p.ttt_minutes),
+                               fmt::format("{:.2f}", r.metrics.speedup), fmt::format("{:.2f}", r.metrics.efficiency),
+                               fmt::format("{:.1f}", p.gpu_hours), fmt::format("{:.1f}", r.energy.facility_kwh),
+                               fmt::format("{:.2f}", r.cost), published, batch, model, error, fmt::join(marks, " "));
         }
         for (const std::string& line : footnotes.lines()) out << "  " << line << "\n";
     }
@@ -227,7 +210,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (r.published ? std::to_string(r.published->results) : "") << ","
             << (r.published ? join_numbers(r.published->global_batches(), "/") : "") << ","
             << (r.comparison ? number(r.comparison->predicted_minutes) : "") << ","
-            << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(join(point_messages(r), "; "))
+            << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(fmt::format("{}", fmt::join(point_messages(r), "; ")))
             << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << ","
             << (r.pareto_cost ? "true" : "false") << "\n";
     }

@@ -1,9 +1,10 @@
 #include "models/planning/scaling_metrics.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <numeric>
+
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 
@@ -45,11 +46,8 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
     for (const auto& s : series) time_by_gpus[s.gpus] = s.ttt_minutes, pareto_by_gpus[s.gpus] = s.pareto;
     if (!time_by_gpus.count(reference)) return std::nullopt;
     BreakEven result;
-    char definition[200];
-    std::snprintf(definition, sizeof definition,
-                  "largest N reached by doubling from %d GPUs with every doubling's T(N/2)/(2 T(N)) >= %.2f",
-                  reference, threshold);
-    result.definition = definition;
+    result.definition = fmt::format(
+        "largest N reached by doubling from {} GPUs with every doubling's T(N/2)/(2 T(N)) >= {:.2f}", reference, threshold);
     result.gpus = reference;
     for (long long n = 2LL * reference;; n *= 2) {
         const auto it = time_by_gpus.find(static_cast<int>(n));

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <map>
 
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+
+#include <fmt/format.h>
 
 #include "models/planning/plan_evaluator.hpp"
 #include "models/training/predict.hpp"
@@ -70,12 +71,6 @@ SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& p
 
 namespace {
 
-std::string decimals(double value, int digits) {
-    char text[48];
-    std::snprintf(text, sizeof text, "%.*f", digits, value);
-    return text;
-}
-
 // Why a point scales better than linearly from `base` (the reference, or N/2): said in a note, never silently.
 // Time-to-train efficiency above 1 comes from the per-GPU batch growing with N (each GPU runs nearer its peak
 // and the fixed per-step costs are spread over more samples), or from fewer samples to converge.
@@ -84,7 +79,7 @@ std::string superlinear_note(const std::string& what, double value, const PointR
     const Prediction& p = r.outcome.prediction;
     const double base_per_gpu = static_cast<double>(b.global_batch) / base.point.gpus;
     const double per_gpu = static_cast<double>(p.global_batch) / r.point.gpus;
-    std::string note = "superlinear: " + what + " " + decimals(value, 4) + " (above 1) from " +
+    std::string note = "superlinear: " + what + " " + fmt::format("{:.4f}", value) + " (above 1) from " +
                        std::to_string(base.point.gpus) + " to " + std::to_string(r.point.gpus) + " GPUs: ";
     if (per_gpu > base_per_gpu)
         return note + "the per-GPU batch grew from " + units::format_number(base_per_gpu, 4) + " to " +

@@ -1,7 +1,8 @@
 #include "models/trace/iteration_timeline.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include <fmt/format.h>
 
 #include "models/training/iteration.hpp"
 
@@ -10,11 +11,7 @@ namespace ttsim::trace {
 namespace {
 constexpr double kMicrosecondsPerSecond = 1e6;
 
-std::string format_ms(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-    return text;
-}
+std::string format_ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
 }  // namespace
 
 Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, int gpus_shown, const std::string& title) {

@@ -9,6 +9,7 @@
 
 #include "models/hardware/gpu_catalog.hpp"
 #include "sim/errors.hpp"
+#include "sim/text.hpp"
 
 namespace ttsim {
 namespace {
@@ -216,15 +217,6 @@ Workload stable_diffusion() {
 
 std::vector<Workload> build_catalog() { return {bert(), llama2_70b_lora(), retinanet(), stable_diffusion()}; }
 
-std::string normalize_name(std::string_view name) {
-    std::string out;
-    for (char c : name) {
-        if (c == ' ') continue;
-        out += c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
 struct Alias {
     std::string_view alias;
     std::string_view canonical;
@@ -261,9 +253,9 @@ std::vector<std::string> workload_names() {
 }
 
 const Workload& find_workload(std::string_view name) {
-    const std::string key = normalize_name(name);
+    const std::string key = name_key(name);
     for (const Alias& a : kAliases)
-        if (a.alias == key)
+        if (name_key(a.alias) == key)
             for (const Workload& w : workload_catalog())
                 if (w.name == a.canonical) return w;
     std::string valid;

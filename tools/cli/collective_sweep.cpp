@@ -1,9 +1,10 @@
 #include "tools/cli/collective_sweep.hpp"
 
-#include <cstdio>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
 
 #include "models/collectives/collective_simulator.hpp"
 #include "models/collectives/group_layout.hpp"
@@ -30,12 +31,6 @@ std::string one_gpu_message(int gpus) {
 }
 
 namespace {
-
-std::string fixed(double value, int decimals) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
 
 // The topology whose whole-cluster group has the same applicability facts as the spec's cluster. For a
 // preset these facts are: one NVLink domain or several, the same number of GPUs in every domain or not, and a
@@ -143,18 +138,14 @@ std::string format_sweep_table(const CollectiveSweepSpec& spec, const Collective
     out << "\n";
     out << "# busbw by nccl-tests' formulas; lower bound = bytes through each GPU's narrowest link at line rate"
            " + minimum path latency\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "%14s %10s %14s %12s %12s %8s %7s %14s\n", "size(B)", "size", "time(us)",
-                  "algbw(GB/s)", "busbw(GB/s)", "algo", "proto", "lowbound(us)");
-    out << line;
+    out << fmt::format("{:>14} {:>10} {:>14} {:>12} {:>12} {:>8} {:>7} {:>14}\n", "size(B)", "size", "time(us)",
+                       "algbw(GB/s)", "busbw(GB/s)", "algo", "proto", "lowbound(us)");
     for (const auto& row : rows) {
         const auto& r = row.result;
-        std::snprintf(line, sizeof line, "%14llu %10s %14.2f %12.2f %12.2f %8s %7s %14.2f\n",
-                      static_cast<unsigned long long>(row.bytes), units::format_bytes(row.bytes).c_str(),
-                      r.duration.microseconds_f(), r.algbw_bytes_per_s / 1e9, r.busbw_bytes_per_s / 1e9,
-                      std::string(to_string(r.algorithm)).c_str(), std::string(to_string(r.protocol)).c_str(),
-                      r.lower_bound.microseconds_f());
-        out << line;
+        out << fmt::format("{:>14} {:>10} {:>14.2f} {:>12.2f} {:>12.2f} {:>8} {:>7} {:>14.2f}\n", row.bytes,
+                           units::format_bytes(row.bytes), r.duration.microseconds_f(), r.algbw_bytes_per_s / 1e9,
+                           r.busbw_bytes_per_s / 1e9, to_string(r.algorithm), to_string(r.protocol),
+                           r.lower_bound.microseconds_f());
     }
     return out.str();
 }
@@ -164,10 +155,10 @@ std::string format_sweep_csv(const CollectiveSweepResult& result) {
     out << "bytes,time_us,algbw_gbps,busbw_gbps,algo,protocol,lower_bound_us,max_link_utilisation\n";
     for (const auto& row : result.rows) {
         const auto& r = row.result;
-        out << row.bytes << "," << fixed(r.duration.microseconds_f(), 3) << "," << fixed(r.algbw_bytes_per_s / 1e9, 3)
-            << "," << fixed(r.busbw_bytes_per_s / 1e9, 3) << "," << to_string(r.algorithm) << ","
-            << to_string(r.protocol) << "," << fixed(r.lower_bound.microseconds_f(), 3) << ","
-            << fixed(r.max_link_utilisation, 4) << "\n";
+        out << row.bytes << "," << fmt::format("{:.3f}", r.duration.microseconds_f()) << "," << fmt::format("{:.3f}", r.algbw_bytes_per_s / 1e9)
+            << "," << fmt::format("{:.3f}", r.busbw_bytes_per_s / 1e9) << "," << to_string(r.algorithm) << ","
+            << to_string(r.protocol) << "," << fmt::format("{:.3f}", r.lower_bound.microseconds_f()) << ","
+            << fmt::format("{:.4f}", r.max_link_utilisation) << "\n";
     }
     return out.str();
 }
