@@ -293,11 +293,11 @@ void apply_shared(ComputeProfile& p, const SharedValues& v) {
 // Per-(workload, GPU) fits at given shared parameter values; returns the summed squared log error.
 double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGroup>& groups, const SharedValues& shared,
                       ProfileSet* out, int* evaluations) {
-    // H100-SXM first (all parameters), then the others from H100's shape.
+    // The reference GPU (H100-SXM, gpus.yaml) first, all parameters; then the others from its shape.
     std::map<std::string, ComputeProfile> h100;
     ProfileSet set;
     for (const auto& [key, group] : groups) {
-        if (group.gpu != "H100-SXM") continue;
+        if (group.gpu != reference_gpu().name) continue;
         ComputeProfile start;
         start.workload = group.workload;
         start.gpu = group.gpu;
@@ -310,7 +310,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         set.add(fitted);
     }
     for (const auto& [key, group] : groups) {
-        if (group.gpu == "H100-SXM") continue;
+        if (group.gpu == reference_gpu().name) continue;
         ComputeProfile start;
         auto it = h100.find(group.workload);
         if (it != h100.end()) start = it->second;
@@ -557,7 +557,7 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
         const CalibrationReport fit = calibrate_points(fit_set, "cross-validation fold", shared);
         for (const CalibrationPoint* p : test)
             if (kept.count({p->scenario.workload->name, p->scenario.gpu->name}) &&
-                kept.count({p->scenario.workload->name, "H100-SXM"}))
+                kept.count({p->scenario.workload->name, reference_gpu().name}))
                 report.predicted.push_back(evaluate_point(*p, fit.profiles));
     }
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
@@ -570,8 +570,8 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
     std::vector<const CalibrationPoint*> held_out;
     for (const CalibrationPoint& p : points) {
         if (p.scenario.gpus <= fit_max_gpus) fit_set.push_back(p);
-        const std::string& gpu = p.scenario.gpu->name;
-        if (p.scenario.gpus >= predict_min_gpus && (gpu == "H100-SXM" || gpu == "H200-SXM")) held_out.push_back(&p);
+        // Every GPU's results at that scale (v4.1 has H100 and H200 ones; B200 results are single nodes).
+        if (p.scenario.gpus >= predict_min_gpus) held_out.push_back(&p);
     }
     HoldoutReport report;
     report.fit = calibrate_points(fit_set, "hold-out fit: results with <= " + std::to_string(fit_max_gpus) + " GPUs", shared);

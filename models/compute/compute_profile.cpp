@@ -106,7 +106,7 @@ ComputeProfile ProfileSet::find(const Workload& workload, const GpuSpec& gpu, st
         if (key.first != workload.name || profile.transferred_from) continue;
         const GpuSpec& source = find_gpu(profile.gpu);
         const double distance = std::abs(std::log(source.bf16_dense_flops / gpu.bf16_dense_flops)) +
-                                (profile.gpu == "H100-SXM" ? -1e-9 : 0.0);
+                                (profile.gpu == reference_gpu().name ? -1e-9 : 0.0);   // ties go to the reference
         if (!best || distance < best_distance) {
             best = &profile;
             best_distance = distance;

@@ -60,7 +60,7 @@ void require_positive(double value, const std::string& gpu, const char* field) {
 }  // namespace
 
 GpuCatalogData load_gpu_catalog(const std::filesystem::path& path) {
-    const ConfigNode root = load_reference_file(path, {"idle_power", "gpus"});
+    const ConfigNode root = load_reference_file(path, {"idle_power", "reference_gpu", "gpus"});
     const ConfigNode idle = root.required("idle_power");
     idle.check_keys({"fraction_of_tdp"});
     const double idle_fraction = sourced(idle, "fraction_of_tdp").as_double(0.0, 1.0);
@@ -83,6 +83,10 @@ GpuCatalogData load_gpu_catalog(const std::filesystem::path& path) {
         out.gpus.push_back(std::move(g));
     }
     if (out.gpus.empty()) root.required("gpus").fail("the catalog has no GPUs");
+    const ConfigNode reference = sourced(root, "reference_gpu");
+    for (const GpuSpec& g : out.gpus)
+        if (name_key(g.name) == name_key(reference.as_string())) out.reference_gpu = g.name;
+    if (out.reference_gpu.empty()) reference.fail("'" + reference.as_string() + "' is not a GPU of this catalog");
     return out;
 }
 
@@ -96,6 +100,8 @@ const GpuCatalogData& catalog_data() {
 }  // namespace
 
 const std::vector<GpuSpec>& gpu_catalog() { return catalog_data().gpus; }
+
+const GpuSpec& reference_gpu() { return find_gpu(catalog_data().reference_gpu); }
 
 std::vector<std::string> gpu_names() {
     std::vector<std::string> names;

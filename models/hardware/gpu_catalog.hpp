@@ -59,9 +59,14 @@ const std::vector<GpuSpec>& gpu_catalog();
 // '-', '_', ' ', '.') with the canonical name it stands for. Names and aliases are unique.
 struct GpuCatalogData {
     std::vector<GpuSpec> gpus;
+    std::string reference_gpu;   // canonical name (gpus.yaml reference_gpu)
     std::vector<std::pair<std::string, std::string>> aliases;   // (normalized alias, canonical name)
 };
 GpuCatalogData load_gpu_catalog(const std::filesystem::path& path);
+
+// The reference GPU (gpus.yaml `reference_gpu`): the one whose published results span every scale, on which
+// calibration fits every parameter and whose layouts are the default's fallback.
+const GpuSpec& reference_gpu();
 
 // Canonical names of all catalog entries, in catalog order.
 std::vector<std::string> gpu_names();

@@ -306,7 +306,7 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
         double best_distance = 0;
         for (const PublishedParallelism& p : workload.published_parallelism) {
             const bool own = p.system_family == gpu.name;
-            if (!own && !(include_reference_platform && p.system_family == "H100-SXM")) continue;
+            if (!own && !(include_reference_platform && p.system_family == reference_gpu().name)) continue;
             const double distance = std::abs(std::log(static_cast<double>(gpus) / p.gpus));
             bool better = best == nullptr || distance < best_distance - 1e-12;
             if (!better && std::abs(distance - best_distance) <= 1e-12) {
