@@ -146,7 +146,14 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         << describe_constraints(q.constraints, *ctx.cost) << "\n";
     std::string systems;
     for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
-    if (const std::string fabric = fabric_choice_note(q.routing, q.sharp); !fabric.empty()) systems += " (" + fabric + ")";
+    // The fabric every candidate ran on, where it is not the systems' default.
+    std::string fabric = fabric_choice_note(q.routing, q.sharp);
+    auto add = [&](const std::string& part) { fabric += (fabric.empty() ? "" : ", ") + part; };
+    if (q.topology_file) add("topology " + *q.topology_file);
+    if (q.network.nic != NicSpeed::Ndr400) add(q.network.nic.description() + " NICs");
+    if (q.network.oversubscription != 1.0) add(units::format_number(q.network.oversubscription) + ":1 oversubscribed");
+    if (q.batch.rule != BatchRule::published) add("batch " + q.batch.label());
+    if (!fabric.empty()) systems += " (" + fabric + ")";
     out << "  searched " << systems << " at " << q.gpu_counts.front() << ".." << q.gpu_counts.back()
         << " GPUs (grid of powers of two and 1.5x, boundaries bisected to whole nodes): " << answer.evaluated.size()
         << " configurations, published v4.1 layouts and batches\n";

@@ -207,5 +207,27 @@ printf 'scenario: collective\ncluster: {system: dgx-h100, gpus: 64, nic: 200Gb/s
 "$ttsim" run "$tmp/hdr.yaml" --format csv >"$tmp/hdr-scenario.csv"
 check "cluster.nic: 200Gb/s in a scenario = --nic hdr" 'cmp -s "$tmp/nic-hdr.csv" "$tmp/hdr-scenario.csv"'
 
+# Fabric what-ifs for training (one system model): predict and plan take --nic, --oversubscription, --topology; the
+# header names the fabric; options that cannot apply exit 2 naming the flag.
+"$ttsim" predict --workload retinanet --system dgx-h100 --gpus 1024 --sharp off --nic hdr --format json >"$tmp/p-hdr.json"
+"$ttsim" predict --workload retinanet --system dgx-h100 --gpus 1024 --sharp off --format json >"$tmp/p-ndr.json"
+"$ttsim" predict --workload retinanet --system dgx-h100 --gpus 1024 --sharp off --oversubscription 2 >"$tmp/p-over.txt"
+check "predict --nic hdr is slower than NDR, from the simulated fabric" \
+  'python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not (a[\"ttt_minutes\"] > b[\"ttt_minutes\"] and a[\"fabric\"] == \"HDR 200G NICs\" and a[\"comm_topology\"] == \"dgx-h100 x1024\"))" "$tmp/p-hdr.json" "$tmp/p-ndr.json"'
+check "predict --oversubscription 2 is stated in the header" 'has "$tmp/p-over.txt" "(dgx-h100, NDR 400G NICs, 2:1 oversubscribed, SHARP off)"'
+"$ttsim" predict --workload bert --system dgx-h100 --topology topologies/examples/two_dgx_h100.yaml >"$tmp/p-topo.txt"
+check "predict --topology FILE runs on the file's 16 GPUs" 'has "$tmp/p-topo.txt" "bert on 16 x H100-SXM (dgx-h100, topology topologies/examples/two_dgx_h100.yaml, SHARP off)"'
+refused() {  # refused FLAG ARGS...: exit 2 and the flag named on stderr
+  local flag=$1; shift
+  "$ttsim" "$@" >/dev/null 2>"$tmp/refused.err"; local code=$?
+  [[ $code -eq 2 ]] && grep -q -- "'--$flag'" "$tmp/refused.err"
+}
+check "--oversubscription within one NVLink domain is refused" 'refused oversubscription predict --workload bert --system dgx-h100 --gpus 8 --oversubscription 2'
+check "--nic with --topology is refused" 'refused nic predict --workload bert --system dgx-h100 --topology topologies/examples/two_dgx_h100.yaml --nic xdr'
+check "--gpus other than the topology file's is refused" 'refused gpus predict --workload bert --system dgx-h100 --gpus 32 --topology topologies/examples/two_dgx_h100.yaml'
+check "plan --price for a system not searched is refused" 'refused price plan --workload bert --system dgx-h100 --deadline 1min --price dgx-b200=5'
+"$ttsim" plan --workload bert --deadline 2min --nic xdr --oversubscription 2 >"$tmp/plan-xdr.txt"
+check "plan --nic/--oversubscription are stated with the systems searched" 'has "$tmp/plan-xdr.txt" "(XDR 800G NICs, 2:1 oversubscribed)"'
+
 echo "usability: $fail failed"
 [[ $fail -eq 0 ]]
