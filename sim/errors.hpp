@@ -26,8 +26,8 @@ public:
     InputError(const std::string& message, SourceLocation where = {}, std::string key = {})
         : std::runtime_error(format(message, where, key)), message_(message), where_(std::move(where)),
           key_(std::move(key)) {}
-    // A request field is wrong; the front end that filled it in renames the error (ArgParser::naming_flags,
-    // ConfigNode::naming_keys). Unrenamed, the message names the field as the request does.
+    // A request field is wrong; the front end that filled it in names it as its user wrote it
+    // (ArgParser::naming_flags, ConfigNode::feeding_keys). Until then, what() names it as the request does.
     InputError(const std::string& message, Field field)
         : std::runtime_error(format(message, {}, std::string(to_string(field)))), message_(message),
           field_(field) {}

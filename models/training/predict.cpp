@@ -179,6 +179,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
         if (largest_rcp > 0 && batch.global_batch > max_factor * largest_rcp) {
             const int model_split = c.tensor_parallel * c.context_parallel * c.pipeline_parallel;
             const long long most = static_cast<long long>(max_factor * largest_rcp) * model_split;
+            // The hints name TP and CP, not a flag: a sweep or plan row reports the same refusal.
             throw InputError(std::to_string(n) + " GPUs need a global batch of at least " +
                                  std::to_string(c.data_parallel) + " (one sample per data-parallel rank, " +
                                  std::to_string(model_split) + (model_split == 1 ? " GPU" : " GPUs") + " per replica), beyond " +
@@ -186,8 +187,8 @@ PreparedScenario prepare(const PredictionRequest& request) {
                                  "), where convergence is unknown; use at most " + std::to_string(most) +
                                  " GPUs with this layout" +
                                  (!workload.tensor_parallel_modelled()    ? ""
-                                  : !workload.context_parallel_modelled() ? ", or more GPUs per replica (--tp)"
-                                                                          : ", or more GPUs per replica (--tp/--cp)"),
+                                  : !workload.context_parallel_modelled() ? ", or more GPUs per replica (a larger TP)"
+                                                                          : ", or more GPUs per replica (a larger TP or CP)"),
                              Field::gpus);
         }
         c.global_batch = batch.global_batch;
@@ -210,7 +211,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
                              gpu.name + "'s " + std::to_string(static_cast<int>(gpu.hbm_capacity_bytes / 1e9)) +
                              " GB of HBM" +
                              (model_state_bytes_per_gpu(workload, wider) <= gpu.hbm_capacity_bytes
-                                  ? "; use --tp " + std::to_string(tp) + " or more"
+                                  ? "; use TP " + std::to_string(tp) + " or more"
                                   : std::string("")),
                          request.tensor_parallel ? Field::tensor_parallel : Field::gpus);
     }
