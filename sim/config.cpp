@@ -121,6 +121,40 @@ SourceLocation ConfigNode::location() const {
 
 void ConfigNode::fail(const std::string& message) const { throw InputError(message, location(), path_); }
 
+void ConfigNode::rethrow_at_key(const InputError& error, const ConfigNode& fallback) const {
+    if (!error.where().file.empty() || !error.key().empty()) throw error;
+    if (error.field())
+        if (const std::string_view key = scenario_key(*error.field()); !key.empty() && has(key))
+            required(key).fail(error.message());
+    fallback.fail(error.message());
+}
+
+std::string_view scenario_key(Field field) {
+    switch (field) {
+        case Field::workload: return "workload";
+        case Field::system: return "system";
+        case Field::gpus: return "gpus";
+        case Field::global_batch: return "global";   // batch: {global: N}
+        case Field::sharp: return "sharp";
+        case Field::nic: return "nic";
+        case Field::oversubscription: return "oversubscription";
+        case Field::routing: return "routing";
+        case Field::min_gpus: return "from";   // gpus: {from, to}
+        case Field::max_gpus: return "to";
+        case Field::deadline: return "deadline";
+        case Field::confidence: return "confidence";
+        case Field::margin: return "margin";
+        case Field::objective: return "minimise";
+        // Set by flags only: no scenario key names them.
+        case Field::tensor_parallel:
+        case Field::context_parallel:
+        case Field::profiles:
+        case Field::shared_parameters:
+        case Field::output_dir: return {};
+    }
+    return {};
+}
+
 bool ConfigNode::is_map() const { return node_.IsMap(); }
 bool ConfigNode::is_sequence() const { return node_.IsSequence(); }
 bool ConfigNode::is_scalar() const { return node_.IsScalar(); }
@@ -249,12 +283,7 @@ std::int64_t ConfigNode::as_int(std::int64_t min, std::int64_t max) const {
 
 double ConfigNode::as_double(double min, double max) const {
     const std::string text = scalar_text();
-    double value = 0;
-    try {
-        value = units::parse_number(text);
-    } catch (const InputError& e) {
-        fail(e.message());
-    }
+    const double value = feeding([&] { return units::parse_number(text); });
     if (value < min || value > max) {
         // {:g}: the default stream format of a double (6 significant digits), as the message always had.
         fail(fmt::format("value {} is out of range [{:g}, {:g}]", text, min, max));
@@ -262,24 +291,28 @@ double ConfigNode::as_double(double min, double max) const {
     return value;
 }
 
-// Unit-carrying scalars: the unit parser's message is kept, and the location and key are added.
-#define TTSIM_WITH_LOCATION(expr)      \
-    try {                              \
-        return expr;                   \
-    } catch (const InputError& e) {    \
-        fail(e.message());             \
-    }
-
-std::uint64_t ConfigNode::as_bytes() const { TTSIM_WITH_LOCATION(units::parse_bytes(scalar_text())) }
-double ConfigNode::as_bandwidth() const { TTSIM_WITH_LOCATION(units::parse_bandwidth(scalar_text())) }
-SimTime ConfigNode::as_time() const { TTSIM_WITH_LOCATION(units::parse_time(scalar_text())) }
-double ConfigNode::as_time_seconds() const { TTSIM_WITH_LOCATION(units::parse_time_seconds(scalar_text())) }
-double ConfigNode::as_power() const { TTSIM_WITH_LOCATION(units::parse_power(scalar_text())) }
-double ConfigNode::as_flop_rate() const { TTSIM_WITH_LOCATION(units::parse_flop_rate(scalar_text())) }
-double ConfigNode::as_number_in_unit(std::string_view unit) const {
-    TTSIM_WITH_LOCATION(units::parse_number_in_unit(scalar_text(), unit))
+// Unit-carrying scalars: the unit parser's message is kept, and the location and key are added (a scalar_text
+// failure is already at this node).
+std::uint64_t ConfigNode::as_bytes() const {
+    return feeding([&] { return units::parse_bytes(scalar_text()); });
 }
-
-#undef TTSIM_WITH_LOCATION
+double ConfigNode::as_bandwidth() const {
+    return feeding([&] { return units::parse_bandwidth(scalar_text()); });
+}
+SimTime ConfigNode::as_time() const {
+    return feeding([&] { return units::parse_time(scalar_text()); });
+}
+double ConfigNode::as_time_seconds() const {
+    return feeding([&] { return units::parse_time_seconds(scalar_text()); });
+}
+double ConfigNode::as_power() const {
+    return feeding([&] { return units::parse_power(scalar_text()); });
+}
+double ConfigNode::as_flop_rate() const {
+    return feeding([&] { return units::parse_flop_rate(scalar_text()); });
+}
+double ConfigNode::as_number_in_unit(std::string_view unit) const {
+    return feeding([&] { return units::parse_number_in_unit(scalar_text(), unit); });
+}
 
 }  // namespace ttsim

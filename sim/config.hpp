@@ -63,6 +63,27 @@ public:
     // Throws InputError pointing at this node.
     [[noreturn]] void fail(const std::string& message) const;
 
+    // Runs `body`, a library call fed from this node's value, and re-throws its InputError at this node, unless
+    // the error already says where it is (a file location, or a key of its own: TTSIM_MAX_GPUS names itself).
+    template <typename Body>
+    auto feeding(Body body) const {
+        try {
+            return body();
+        } catch (const InputError& e) {
+            rethrow_at_key(e, *this);
+        }
+    }
+    // The same for a library call fed from several keys of this mapping: the error is re-thrown at the key
+    // holding the Field it names (scenario_key), when this mapping has that key, else at `fallback`.
+    template <typename Body>
+    auto feeding_keys(const ConfigNode& fallback, Body body) const {
+        try {
+            return body();
+        } catch (const InputError& e) {
+            rethrow_at_key(e, fallback);
+        }
+    }
+
     const std::string& path() const { return path_; }  // key path, e.g. "collective.sizes[2]"
     SourceLocation location() const;
     const YAML::Node& raw() const { return node_; }
@@ -71,9 +92,14 @@ private:
     ConfigNode(YAML::Node node, std::string file, std::string path) : node_(std::move(node)),
         file_(std::move(file)), path_(std::move(path)) {}
     std::string scalar_text() const;
+    [[noreturn]] void rethrow_at_key(const InputError& error, const ConfigNode& fallback) const;
     YAML::Node node_;
     std::string file_;
     std::string path_;
 };
+
+// The scenario key that sets `field` (the YAML front end's one table of names), or empty when no scenario
+// sets it.
+std::string_view scenario_key(Field field);
 
 }  // namespace ttsim

@@ -1,12 +1,17 @@
 // Two kinds of failure, kept apart on purpose:
-//  - InputError: the user's scenario, flag or data is wrong. Carries where (file:line:column) and which key.
-//    main() turns it into exit code 2 and a one-line message.
+//  - InputError: the user's scenario, flag or data is wrong. A reader of a file says where (file:line:column)
+//    and which key; library code fed a request says which Field (sim/fields.hpp), and the front end that built
+//    the request names it as its user wrote it (a flag, a scenario key). main() turns it into exit code 2 and a
+//    one-line message.
 //  - InternalError: a bug in ttsim (a broken invariant). main() turns it into exit code 3.
 // Library code only throws; it never prints or exits.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "sim/fields.hpp"
 
 namespace ttsim {
 
@@ -21,10 +26,16 @@ public:
     InputError(const std::string& message, SourceLocation where = {}, std::string key = {})
         : std::runtime_error(format(message, where, key)), message_(message), where_(std::move(where)),
           key_(std::move(key)) {}
+    // A request field is wrong; the front end that filled it in names it as its user wrote it
+    // (ArgParser::naming_flags, ConfigNode::feeding_keys). Until then, what() names it as the request does.
+    InputError(const std::string& message, Field field)
+        : std::runtime_error(format(message, {}, std::string(to_string(field)))), message_(message),
+          field_(field) {}
 
     const std::string& message() const { return message_; }
     const SourceLocation& where() const { return where_; }
     const std::string& key() const { return key_; }
+    const std::optional<Field>& field() const { return field_; }
 
 private:
     static std::string format(const std::string& message, const SourceLocation& where, const std::string& key) {
@@ -41,6 +52,7 @@ private:
     std::string message_;
     SourceLocation where_;
     std::string key_;
+    std::optional<Field> field_;
 };
 
 class InternalError : public std::logic_error {

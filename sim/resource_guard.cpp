@@ -101,13 +101,14 @@ std::string describe_bytes(std::uint64_t bytes) {
                                    : fmt::format("{:.0f}{}", value, names[index]);
 }
 
-void check_resources(const SimulationSize& size, const ResourceLimits& limits, std::string_view what) {
+namespace {
+
+// Why `size` does not fit `limits`, or empty when it does.
+std::string over_limits(const SimulationSize& size, const ResourceLimits& limits) {
     if (size.gpus > limits.max_gpus)
-        throw InputError(std::to_string(size.gpus) + " GPUs exceed the simulation limit of " +
-                             std::to_string(limits.max_gpus) + " GPUs (estimated memory " +
-                             describe_bytes(estimate_simulation_cost(size).bytes) +
-                             "); raise it with TTSIM_MAX_GPUS if you mean it",
-                         {}, std::string(what));
+        return std::to_string(size.gpus) + " GPUs exceed the simulation limit of " + std::to_string(limits.max_gpus) +
+               " GPUs (estimated memory " + describe_bytes(estimate_simulation_cost(size).bytes) +
+               "); raise it with TTSIM_MAX_GPUS if you mean it";
     const CostEstimate cost = estimate_simulation_cost(size);
     if (cost.bytes > limits.max_memory_bytes) {
         std::vector<std::string> held;
@@ -118,12 +119,24 @@ void check_resources(const SimulationSize& size, const ResourceLimits& limits, s
         }
         if (size.points > 0) held.push_back(fmt::format("{} sweep points", size.points));
         const std::string per_phase = size.gpus > 0 ? fmt::format("; ~{:.3g} s per phase", cost.seconds) : "";
-        throw InputError(fmt::format("the simulation would need about {} of memory ({}{}), above the limit of {}; "
-                                     "raise it with TTSIM_MAX_MEMORY (e.g. TTSIM_MAX_MEMORY=64GiB) if you mean it",
-                                     describe_bytes(cost.bytes), fmt::join(held, ", "), per_phase,
-                                     describe_bytes(limits.max_memory_bytes)),
-                         {}, std::string(what));
+        return fmt::format("the simulation would need about {} of memory ({}{}), above the limit of {}; "
+                           "raise it with TTSIM_MAX_MEMORY (e.g. TTSIM_MAX_MEMORY=64GiB) if you mean it",
+                           describe_bytes(cost.bytes), fmt::join(held, ", "), per_phase,
+                           describe_bytes(limits.max_memory_bytes));
     }
+    return {};
+}
+
+}  // namespace
+
+void check_resources(const SimulationSize& size, const ResourceLimits& limits, std::string_view what) {
+    if (const std::string problem = over_limits(size, limits); !problem.empty())
+        throw InputError(problem, {}, std::string(what));
+}
+
+void check_resources(const SimulationSize& size, Field field) {
+    if (const std::string problem = over_limits(size, ResourceLimits::from_environment()); !problem.empty())
+        throw InputError(problem, field);
 }
 
 }  // namespace ttsim

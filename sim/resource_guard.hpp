@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 
+#include "sim/fields.hpp"
+
 namespace ttsim {
 
 struct ResourceLimits {
@@ -72,6 +74,8 @@ void check_resources(const SimulationSize& size, const ResourceLimits& limits, s
 inline void check_resources(const SimulationSize& size, std::string_view what) {
     check_resources(size, ResourceLimits::from_environment(), what);
 }
+// The same, under the environment's limits, for a request `field` asked for (the front end names it).
+void check_resources(const SimulationSize& size, Field field);
 
 // "4GiB", "1.5GiB", "300MiB": a short human-readable size for messages.
 std::string describe_bytes(std::uint64_t bytes);

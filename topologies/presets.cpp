@@ -91,13 +91,14 @@ void check_gpu_count(const PresetInfo& info, int gpus) {
     throw InputError(info.name + " takes 1 to " + std::to_string(per_node) + " GPUs (one " +
                      (info.gpus_per_node == info.gpus_per_nvlink_domain ? "node" : "compute tray") +
                      ") or a multiple of " + std::to_string(per_node) + " up to " +
-                     std::to_string(kMaxPresetGpus) + " GPUs; got " + std::to_string(gpus));
+                     std::to_string(kMaxPresetGpus) + " GPUs; got " + std::to_string(gpus),
+                     Field::gpus);
 }
 
 // InputError unless `nic` is within NicSpeed's accepted rates; `shown` is how the message names it.
 void check_nic_range(const NicSpeed& nic, const std::string& shown) {
     if (!(nic.bytes_per_second >= NicSpeed::kMinBytesPerSecond && nic.bytes_per_second <= NicSpeed::kMaxBytesPerSecond))
-        throw InputError("NIC speed " + shown + " is outside the physical range 1Gb/s to 3.2Tb/s");
+        throw InputError("NIC speed " + shown + " is outside the physical range 1Gb/s to 3.2Tb/s", Field::nic);
 }
 
 }  // namespace
@@ -125,12 +126,12 @@ NicSpeed parse_nic_speed(std::string_view text) {
     // A bandwidth starts with its number; anything else is a misspelt generation, named as such.
     const bool numeric = !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' ||
                                            text[0] == '+' || text[0] == '.');
-    if (!numeric) throw InputError("unknown NIC speed '" + std::string(text) + "'; " + usage);
+    if (!numeric) throw InputError("unknown NIC speed '" + std::string(text) + "'; " + usage, Field::nic);
     double bytes_per_second = 0;
     try {
         bytes_per_second = units::parse_bandwidth(text);
     } catch (const InputError& e) {
-        throw InputError("NIC speed: " + e.message() + "; " + usage);
+        throw InputError("NIC speed: " + e.message() + "; " + usage, Field::nic);   // says what the number was
     }
     check_nic_range(NicSpeed{bytes_per_second}, "'" + std::string(text) + "'");
     return NicSpeed{bytes_per_second};
@@ -150,7 +151,7 @@ namespace {
 const PresetInfo& find_node_type(std::string_view system) {
     for (const NodeType& t : node_types())
         if (t.info.name == system) return t.info;
-    throw InputError("unknown system '" + std::string(system) + "'; known systems: " + known_systems());
+    throw InputError("unknown system '" + std::string(system) + "'; known systems: " + known_systems(), Field::system);
 }
 
 // Checks every argument of build_cluster; InputError names what is wrong.
@@ -160,7 +161,8 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
     if (!std::isfinite(options.oversubscription) || options.oversubscription < 1.0 ||
         options.oversubscription > 64.0)
         throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
-                         std::to_string(options.oversubscription));
+                         std::to_string(options.oversubscription),
+                         Field::oversubscription);
     const double nvlink = options.nvlink_bandwidth.value_or(node.nvlink_bandwidth);
     // 1 Gb/s to 100 Tb/s per GPU per direction: below, the event clock overflows; above, over ten times NVLink5.
     if (!(nvlink >= NicSpeed::kMinBytesPerSecond && nvlink <= 100e12 / 8))
@@ -172,12 +174,12 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
 
 }  // namespace
 
-int checked_gpu_request(std::int64_t gpus, std::string_view what) {
-    check_resources({.gpus = gpus}, what);
+int checked_gpu_request(std::int64_t gpus, Field field) {
+    check_resources({.gpus = gpus}, field);
     if (gpus > kMaxPresetGpus)
         throw InputError("no system holds more than " + std::to_string(kMaxPresetGpus) +
                              " GPUs (a three-tier fat tree of 64-port switches); got " + std::to_string(gpus),
-                         {}, std::string(what));
+                         field);
     return static_cast<int>(gpus);
 }
 

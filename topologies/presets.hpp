@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/fields.hpp"
 #include "sim/time.hpp"
 #include "topologies/topology.hpp"
 
@@ -71,8 +72,8 @@ inline constexpr int kMaxPresetGpus = 65'536;
 
 // A GPU count as a user asked for it (any whole number up to kMaxRequestableGpus, sim/resource_guard.hpp):
 // refused by the resource guard, with its estimate, when it is absurd (10^8 GPUs), then when it is above
-// kMaxPresetGpus. InputError keyed `what` (a flag, or empty for a scenario reader to add its location).
-int checked_gpu_request(std::int64_t gpus, std::string_view what);
+// kMaxPresetGpus. InputError naming `field` (the GPU count, or a bound of a range of them).
+int checked_gpu_request(std::int64_t gpus, Field field = Field::gpus);
 
 // Builds and finalizes a preset. InputError for an unknown system, a GPU count that does not fit (not
 // positive, not a whole number of nodes unless it is one partial node, above the cap), or bad options.

@@ -84,37 +84,20 @@ Topology load_preset(const ConfigNode& preset) {
     preset.check_keys({"system", "gpus", "nic", "oversubscription", "routing"});
     std::vector<std::string_view> systems;
     for (const PresetInfo& p : preset_systems()) systems.push_back(p.name);
-    const ConfigNode system_node = preset.required("system");
-    const std::string system = system_node.as_string();
+    const std::string system = preset.required("system").as_string();
     FabricOptions options;
-    if (auto nic = preset.optional("nic")) {
-        try {
-            options.nic = parse_nic_speed(nic->as_string());
-        } catch (const InputError& e) {
-            nic->fail(e.message());
-        }
-    }
+    if (auto nic = preset.optional("nic")) options.nic = nic->feeding([&] { return parse_nic_speed(nic->as_string()); });
     if (auto ratio = preset.optional("oversubscription")) options.oversubscription = ratio->as_double(1.0, 64.0);
     if (auto routing = preset.optional("routing")) options.routing = read_fabric_routing(*routing);
     const ConfigNode gpus = preset.required("gpus");
     const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
-    try {
-        return build_preset(system, checked_gpu_request(requested, ""), options);   // resource guard first
-    } catch (const InputError& e) {
-        // Point at the key the user has to change.
-        if (e.message().rfind("unknown system", 0) == 0) system_node.fail(e.message());
-        gpus.fail(e.message());
-    }
+    // At the key the user has to change: the one holding the field the error names, else the GPU count.
+    return preset.feeding_keys(gpus, [&] { return build_preset(system, checked_gpu_request(requested), options); });
 }
 
 // The resource guard (sim/resource_guard.hpp) for what the file describes so far, failing at `node`'s line.
 void guard_resources(const ConfigNode& node, const SimulationSize& size) {
-    try {
-        check_resources(size, "");
-    } catch (const InputError& e) {
-        if (!e.key().empty()) throw;   // a malformed TTSIM_MAX_* names itself
-        node.fail(e.message());
-    }
+    node.feeding([&] { check_resources(size, ""); });   // a malformed TTSIM_MAX_* names itself
 }
 
 }  // namespace

@@ -420,13 +420,13 @@ SharedFit SharedFit::parse(const std::string& list) {
         if (!known)
             throw InputError("unknown shared parameter '" + name +
                                  "' (expected a comma-separated list of " + kSharedParameterNames + ", or none)",
-                             {}, "shared");
+                             Field::shared_parameters);
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
-                         {}, "shared");
+                         Field::shared_parameters);
     return f;
 }
 

@@ -131,7 +131,7 @@ ProfileSet ProfileSet::load_dir(const std::filesystem::path& dir) {
     if (!std::filesystem::is_regular_file(file))
         throw InputError("profile file " + file.string() + " not found (write one with 'ttsim calibrate --out " +
                              dir.string() + "')",
-                         {}, "profiles");
+                         Field::profiles);
     return load_file(file);
 }
 
@@ -215,9 +215,9 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
     std::error_code ec;
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
     std::ofstream f(file);
-    if (!f) throw InputError("cannot write " + file.string(), {}, "out");
+    if (!f) throw InputError("cannot write " + file.string(), Field::output_dir);
     f << out.str();
-    if (!f) throw InputError("error writing " + file.string(), {}, "out");
+    if (!f) throw InputError("error writing " + file.string(), Field::output_dir);
 }
 
 }  // namespace ttsim

@@ -269,8 +269,7 @@ double ConvergenceModel::to_samples(double value_in_rcp_unit) const {
 
 ConvergenceEstimate ConvergenceModel::samples_to_converge(std::int64_t global_batch) const {
     if (global_batch < 1)
-        throw InputError("global batch must be at least 1 (got " + std::to_string(global_batch) + ")", {},
-                         "global_batch");
+        throw InputError("global batch must be at least 1 (got " + std::to_string(global_batch) + ")", Field::global_batch);
     const double batch = static_cast<double>(global_batch);
     const RcpRecord& smallest = kept_.front();
     const RcpRecord& largest = kept_.back();
@@ -295,7 +294,7 @@ ConvergenceEstimate ConvergenceModel::samples_to_converge(std::int64_t global_ba
                                      units::format_number(options_.max_extrapolation_factor) +
                                      "x the largest RCP batch " + std::to_string(largest.global_batch) + " of " +
                                      workload_name_ + "; convergence there is unknown",
-                                 {}, "global_batch");
+                                 Field::global_batch);
             if (kept_.size() >= 2) {
                 const RcpRecord& previous = kept_[kept_.size() - 2];
                 mean = interpolate(batch, previous.global_batch, previous.olympic_mean, largest.global_batch,

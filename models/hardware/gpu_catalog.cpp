@@ -44,17 +44,13 @@ GpuSpec read_gpu(const ConfigNode& entry, double idle_fraction) {
     g.nic_bandwidth_per_direction = sourced(entry, "nic_per_direction").as_bandwidth();
     g.tdp_watts = sourced(entry, "tdp").as_power();
     g.idle_watts = idle_fraction * g.tdp_watts;
-    try {
-        validate_gpu_spec(g);
-    } catch (const InputError& e) {
-        entry.fail(e.message());
-    }
+    entry.feeding([&] { validate_gpu_spec(g); });
     return g;
 }
 
 void require_positive(double value, const std::string& gpu, const char* field) {
     if (!(value > 0) || !std::isfinite(value))
-        throw InputError("GPU '" + gpu + "': " + field + " must be a positive finite number", {}, field);
+        throw InputError("GPU '" + gpu + "': " + field + " must be a positive finite number");
 }
 
 }  // namespace
@@ -133,7 +129,7 @@ GpuSpec make_variant(const GpuSpec& base, std::string variant_name) {
 
 void validate_gpu_spec(const GpuSpec& spec) {
     const std::string& n = spec.name;
-    if (n.empty()) throw InputError("GPU spec has an empty name", {}, "name");
+    if (n.empty()) throw InputError("GPU spec has an empty name");
     require_positive(spec.bf16_dense_flops, n, "bf16_dense_flops");
     if (spec.fp8_dense_flops) require_positive(*spec.fp8_dense_flops, n, "fp8_dense_flops");
     require_positive(spec.hbm_capacity_bytes, n, "hbm_capacity_bytes");
@@ -145,12 +141,12 @@ void validate_gpu_spec(const GpuSpec& spec) {
         require_positive(*spec.collective_effective_link_bandwidth, n, "collective_effective_link_bandwidth");
     require_positive(spec.nic_bandwidth_per_direction, n, "nic_bandwidth_per_direction");
     require_positive(spec.tdp_watts, n, "tdp_watts");
-    if (spec.scaleup_links < 1) throw InputError("GPU '" + n + "': scaleup_links must be >= 1", {}, "scaleup_links");
+    if (spec.scaleup_links < 1) throw InputError("GPU '" + n + "': scaleup_links must be >= 1");
     if (spec.gpus_per_scaleup_domain < 1)
-        throw InputError("GPU '" + n + "': gpus_per_scaleup_domain must be >= 1", {}, "gpus_per_scaleup_domain");
-    if (spec.nics_per_gpu < 0) throw InputError("GPU '" + n + "': nics_per_gpu must be >= 0", {}, "nics_per_gpu");
+        throw InputError("GPU '" + n + "': gpus_per_scaleup_domain must be >= 1");
+    if (spec.nics_per_gpu < 0) throw InputError("GPU '" + n + "': nics_per_gpu must be >= 0");
     if (spec.idle_watts < 0 || spec.idle_watts > spec.tdp_watts)
-        throw InputError("GPU '" + n + "': idle_watts must be between 0 and tdp_watts", {}, "idle_watts");
+        throw InputError("GPU '" + n + "': idle_watts must be between 0 and tdp_watts");
 }
 
 }  // namespace ttsim

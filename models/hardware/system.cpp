@@ -112,7 +112,7 @@ System resolve_system(std::string_view name) {
     } catch (const InputError&) {
         std::string list;
         for (const std::string& n : system_names()) list += (list.empty() ? "" : ", ") + n;
-        throw InputError("unknown system '" + std::string(name) + "'; valid: " + list, {}, "system");
+        throw InputError("unknown system '" + std::string(name) + "'; valid: " + list, Field::system);
     }
     for (const PresetSystem& s : kPresetSystems)
         if (gpu->name == s.gpu) return preset_system(s);
@@ -122,12 +122,12 @@ System resolve_system(std::string_view name) {
 System with_fabric(System system, const FabricChoice& choice) {
     if (choice.topology_file) {
         // A YAML topology describes its own NICs, switches and routing.
-        if (choice.nic) throw InputError("a topology file describes its own NICs; drop one of the two", {}, "nic");
+        if (choice.nic) throw InputError("a topology file describes its own NICs; drop one of the two", Field::nic);
         if (choice.oversubscription)
-            throw InputError("a topology file describes its own switches; drop one of the two", {}, "oversubscription");
+            throw InputError("a topology file describes its own switches; drop one of the two", Field::oversubscription);
         if (choice.routing)
-            throw InputError("a topology file routes by its own rules (static ECMP); drop one of the two", {},
-                             "routing");
+            throw InputError("a topology file routes by its own rules (static ECMP); drop one of the two",
+                             Field::routing);
         system.topology_file = choice.topology_file;
         const FileShape shape = file_shape(*choice.topology_file);
         system.gpus_per_nvlink_domain = shape.largest_domain;
@@ -149,33 +149,29 @@ System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string l
 }
 
 void check_job_size(const System& system, int gpus) {
-    if (gpus < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(gpus) + ")", {}, "gpus");
+    if (gpus < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(gpus) + ")", Field::gpus);
     if (system.topology_file) {
         const FileShape shape = file_shape(*system.topology_file);
         if (gpus != shape.gpus)
             throw InputError(std::to_string(gpus) + " GPUs asked for, but topology " + *system.topology_file +
                                  " has " + std::to_string(shape.gpus),
-                             {}, "gpus");
+                             Field::gpus);
         return;
     }
     if (gpus > kMaxPresetGpus)
         throw InputError(system.name + " holds at most " + std::to_string(kMaxPresetGpus) + " GPUs (got " +
                              std::to_string(gpus) + ")",
-                         {}, "gpus");
+                         Field::gpus);
     if (gpus > system.gpus_per_node && gpus % system.gpus_per_node != 0)
         throw InputError(std::to_string(gpus) + " GPUs is not a whole number of " + system.name + " nodes (" +
                              std::to_string(system.gpus_per_node) + " GPUs each)",
-                         {}, "gpus");
+                         Field::gpus);
     if (system.fabric.oversubscription != 1.0 && !system.spans_domains(gpus))
         throw InputError(std::to_string(gpus) + " GPUs fit in one " + system.name + " NVLink domain (up to " +
                              std::to_string(system.gpus_per_nvlink_domain) +
                              " GPUs), which uses no network switch: oversubscription cannot apply",
-                         {}, "oversubscription");
-    try {
-        validate_cluster(system.node_shape(), gpus, system.fabric);
-    } catch (const InputError& e) {
-        throw InputError(e.message(), {}, "gpus");
-    }
+                         Field::oversubscription);
+    validate_cluster(system.node_shape(), gpus, system.fabric);   // its errors name the field at fault
 }
 
 Topology build_topology(const System& system, int gpus) {

@@ -19,7 +19,7 @@ Objective parse_objective(const std::string& text) {
     if (text == "cost") return Objective::cost;
     if (text == "gpu-hours" || text == "gpu_hours") return Objective::gpu_hours;
     if (text == "energy") return Objective::energy;
-    throw InputError("unknown objective '" + text + "'; valid: gpus, time, cost, gpu-hours, energy", {}, "minimise");
+    throw InputError("unknown objective '" + text + "'; valid: gpus, time, cost, gpu-hours, energy", Field::objective);
 }
 
 const char* to_string(Objective objective) {
@@ -36,7 +36,7 @@ const char* to_string(Objective objective) {
 Confidence parse_confidence(const std::string& text) {
     if (text == "p50") return Confidence::p50;
     if (text == "p90") return Confidence::p90;
-    throw InputError("unknown confidence '" + text + "'; valid: p50, p90", {}, "confidence");
+    throw InputError("unknown confidence '" + text + "'; valid: p50, p90", Field::confidence);
 }
 
 const char* to_string(Confidence confidence) { return confidence == Confidence::p50 ? "p50" : "p90"; }
@@ -48,11 +48,11 @@ double parse_margin(const std::string& text) {
     try {
         percent = units::parse_number(number);
     } catch (const InputError&) {
-        throw InputError("expected a percentage such as 10%, got '" + text + "'", {}, "margin");
+        throw InputError("expected a percentage such as 10%, got '" + text + "'", Field::margin);
     }
     // 100% would leave no time at all; a margin is a safety factor, not the whole limit.
     if (!(percent >= 0 && percent < 100))
-        throw InputError("must be in [0%, 100%), got '" + text + "'", {}, "margin");
+        throw InputError("must be in [0%, 100%), got '" + text + "'", Field::margin);
     return percent / 100.0;
 }
 
@@ -96,7 +96,7 @@ std::vector<int> plan_gpu_grid(int min_gpus, int max_gpus) {
 PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate) {
     const PlanConstraints& c = query.constraints;
     if (!c.deadline_minutes && !c.budget_gpu_hours && !c.budget_money)
-        throw InputError("a planning query needs a deadline or a budget", {}, "deadline");
+        throw InputError("a planning query needs a deadline or a budget", Field::deadline);
     PlanAnswer answer;
 
     // The grid, evaluated in parallel into fixed slots (order independent of scheduling).

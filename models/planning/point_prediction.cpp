@@ -87,7 +87,7 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
                         last_error = e.message();
                     }
                 }
-                if (!found) throw InputError(last_error, {}, "batch");
+                if (!found) throw InputError(last_error);
                 outcome.notes.push_back("batch: the fastest of the RCP batches divisible by the data-parallel size");
                 break;
             }

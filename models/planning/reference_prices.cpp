@@ -25,12 +25,7 @@ ReferencePrices load_reference_prices(const std::filesystem::path& path) {
     for (const std::string& system : prices.keys()) {
         const ConfigNode value = sourced(prices, system);
         // Keys are canonical system names: a misspelt one would silently never be used.
-        std::string canonical;
-        try {
-            canonical = resolve_system(system).name;
-        } catch (const InputError& e) {
-            prices.required(system).fail(e.message());
-        }
+        const std::string canonical = prices.required(system).feeding([&] { return resolve_system(system).name; });
         if (canonical != system) prices.required(system).fail("write the system's canonical name '" + canonical + "'");
         out.price_per_gpu_hour[system] = price(value, out.currency);
     }

@@ -29,11 +29,7 @@ std::string short_number(double value) { return units::format_number(value); }
 // the resource guard with its estimate (checked_gpu_request), at this key's line.
 int read_gpu_count(const ConfigNode& node) {
     const std::int64_t gpus = node.as_int(1, kMaxRequestableGpus);
-    try {
-        return checked_gpu_request(gpus, "");
-    } catch (const InputError& e) {
-        node.fail(e.message());
-    }
+    return node.feeding([&] { return checked_gpu_request(gpus); });
 }
 
 std::vector<int> read_gpu_counts(const ConfigNode& node) {
@@ -75,13 +71,7 @@ BatchChoice read_batch(const ConfigNode& node) {
 NetworkOption read_network(const ConfigNode& node) {
     node.check_keys({"name", "nic", "sharp", "oversubscription"});
     NetworkOption n;
-    if (auto nic = node.optional("nic")) {
-        try {
-            n.nic = parse_nic_speed(nic->as_string());
-        } catch (const InputError& e) {
-            nic->fail(e.message());
-        }
-    }
+    if (auto nic = node.optional("nic")) n.nic = nic->feeding([&] { return parse_nic_speed(nic->as_string()); });
     if (auto sharp = node.optional("sharp")) n.sharp = sharp->as_bool();
     if (auto over = node.optional("oversubscription")) n.oversubscription = over->as_double(1.0, 64.0);
     if (auto name = node.optional("name")) {
@@ -122,22 +112,14 @@ HardwareVariant read_variant(const ConfigNode& node) {
     node.check_keys({"name", "base", "compute_scale", "hbm_bandwidth", "nvlink_bandwidth", "nic_bandwidth", "tdp"});
     HardwareVariant v;
     v.name = node.required("name").as_string();
-    v.base_system = node.required("base").as_string();
-    try {
-        v.base_system = resolve_system(v.base_system).name;
-    } catch (const InputError& e) {
-        node.required("base").fail(e.message());
-    }
+    const ConfigNode base = node.required("base");
+    v.base_system = base.feeding([&] { return resolve_system(base.as_string()).name; });
     if (auto x = node.optional("compute_scale")) v.compute_scale = x->as_double(0.01, 100.0);
     if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = in_range(*x, x->as_bandwidth(), kHbmBandwidth);
     if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = in_range(*x, x->as_bandwidth(), kLinkBandwidth);
     if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = in_range(*x, x->as_bandwidth(), kLinkBandwidth);
     if (auto x = node.optional("tdp")) v.tdp_watts = in_range(*x, x->as_power(), kGpuPower);
-    try {
-        (void)make_variant_gpu(v);
-    } catch (const InputError& e) {
-        node.fail(e.message());
-    }
+    node.feeding([&] { (void)make_variant_gpu(v); });
     return v;
 }
 
@@ -150,11 +132,7 @@ std::string read_format(const ConfigNode& root) {
 }
 
 std::string canonical_workload(const ConfigNode& node) {
-    try {
-        return find_workload(node.as_string()).name;
-    } catch (const InputError& e) {
-        node.fail(e.message());
-    }
+    return node.feeding([&] { return find_workload(node.as_string()).name; });
 }
 
 std::string canonical_system(const ConfigNode& node, const std::string& name,
@@ -191,7 +169,7 @@ void read_sweep_cluster(const ConfigNode& cluster, const ConfigNode& root, Sweep
     try {
         file_gpus = load_topology_file(path.string()).gpu_count();
     } catch (const InputError& e) {
-        file.fail(e.what());
+        file.fail(e.what());   // an error in the other file, reached from this key: both locations
     }
     spec.topology_file = path.string();
     if (root.has("gpus")) {
@@ -240,12 +218,7 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost) {
         if (price->is_map()) {
             for (const std::string& key : price->keys()) {
                 const ConfigNode entry = price->required(key);
-                std::string system;
-                try {
-                    system = resolve_system(key).name;
-                } catch (const InputError& e) {
-                    entry.fail(e.message());
-                }
+                const std::string system = entry.feeding([&] { return resolve_system(key).name; });
                 cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
                 cost.given_by_user.insert(system);
             }
@@ -441,12 +414,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     }
     if (auto x = root.optional("budget_gpu_hours")) s.query.constraints.budget_gpu_hours = x->as_double(1e-6, 1e12);
     if (auto x = root.optional("budget")) {
-        Money m;
-        try {
-            m = parse_money(x->as_string());
-        } catch (const InputError& e) {
-            x->fail(e.message());
-        }
+        const Money m = x->feeding([&] { return parse_money(x->as_string()); });
         if (!m.currency.empty() && m.currency != s.cost.currency)
             x->fail("budget is in " + m.currency + " but prices are in " + s.cost.currency + " (set cost.currency)");
         s.query.constraints.budget_money = m.amount;
@@ -455,13 +423,8 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         root.fail("a plan needs 'deadline', 'budget_gpu_hours' or 'budget'");
     if (auto x = root.optional("confidence"))
         s.query.constraints.confidence = parse_confidence(x->as_choice({"p50", "p90"}));
-    if (auto x = root.optional("margin")) {
-        try {
-            s.query.constraints.margin = parse_margin(x->as_string());
-        } catch (const InputError& e) {
-            x->fail(e.message());
-        }
-    }
+    if (auto x = root.optional("margin"))
+        s.query.constraints.margin = x->feeding([&] { return parse_margin(x->as_string()); });
     s.query.objective = s.query.constraints.deadline_minutes ? Objective::gpus : Objective::time;
     if (auto x = root.optional("minimise")) {
         s.query.objective = parse_objective(x->as_choice({"gpus", "time", "cost", "gpu-hours", "energy"}));

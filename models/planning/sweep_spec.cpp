@@ -81,9 +81,9 @@ std::vector<int> doubling_counts(int from, int to) {
 }
 
 std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn published_counts) {
-    if (spec.workloads.empty()) throw InputError("a sweep needs at least one workload", {}, "workloads");
-    if (spec.systems.empty()) throw InputError("a sweep needs at least one system", {}, "systems");
-    if (spec.gpu_counts.empty()) throw InputError("a sweep needs at least one GPU count", {}, "gpus");
+    if (spec.workloads.empty()) throw InputError("a sweep needs at least one workload", Field::workload);
+    if (spec.systems.empty()) throw InputError("a sweep needs at least one system", Field::system);
+    if (spec.gpu_counts.empty()) throw InputError("a sweep needs at least one GPU count", Field::gpus);
     const int min_gpus = *std::min_element(spec.gpu_counts.begin(), spec.gpu_counts.end());
     const int max_gpus = *std::max_element(spec.gpu_counts.begin(), spec.gpu_counts.end());
 

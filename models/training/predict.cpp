@@ -48,13 +48,8 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
         throw InputError("global batch " + std::to_string(layout.global_batch) + " is far below the smallest " +
                              workload.name + " RCP batch " + std::to_string(kept.front().global_batch) +
                              " (more than 4x); convergence there is unknown",
-                         {}, "global-batch");
-    ConvergenceEstimate estimate;
-    try {
-        estimate = convergence.samples_to_converge(layout.global_batch);
-    } catch (const InputError& e) {
-        throw InputError(e.message(), {}, "global-batch");
-    }
+                         Field::global_batch);
+    const ConvergenceEstimate estimate = convergence.samples_to_converge(layout.global_batch);
     s.samples_mean = estimate.samples_mean;
     s.samples_p10 = estimate.samples_p10;
     s.samples_p90 = estimate.samples_p90;
@@ -89,13 +84,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
 }
 
 PreparedScenario prepare(const PredictionRequest& request) {
-    const Workload* found = nullptr;
-    try {
-        found = &find_workload(request.workload);
-    } catch (const InputError& e) {
-        throw InputError(e.message(), {}, "workload");
-    }
-    const Workload& workload = *found;
+    const Workload& workload = find_workload(request.workload);
     // The what-if GPU first (it brings its own NIC rate), then the request's fabric, which overrides it.
     System system = resolve_system(request.system);
     if (request.gpu_override)
@@ -111,8 +100,8 @@ PreparedScenario prepare(const PredictionRequest& request) {
     ParallelismChoice choice;
     try {
         choice = default_parallelism(workload, gpu.name, n);
-    } catch (const InputError& e) {
-        if (!request.tensor_parallel && !request.context_parallel) throw InputError(e.message(), {}, "gpus");
+    } catch (const InputError&) {
+        if (!request.tensor_parallel && !request.context_parallel) throw;   // it names the GPU count
         // The user sets TP/CP below; start from the published layout at 8 GPUs' switches instead.
         choice = default_parallelism(workload, gpu.name, 8);
         choice.config.tensor_parallel = choice.config.context_parallel = 1;
@@ -131,43 +120,43 @@ PreparedScenario prepare(const PredictionRequest& request) {
     if (request.tensor_parallel || request.context_parallel) {
         const int tp = request.tensor_parallel.value_or(c.tensor_parallel);
         const int cp = request.context_parallel.value_or(c.context_parallel);
-        if (tp < 1) throw InputError("must be >= 1", {}, "tp");
-        if (cp < 1) throw InputError("must be >= 1", {}, "cp");
+        if (tp < 1) throw InputError("must be >= 1", Field::tensor_parallel);
+        if (cp < 1) throw InputError("must be >= 1", Field::context_parallel);
         if (tp > system.gpus_per_nvlink_domain)
             throw InputError("tensor parallelism " + std::to_string(tp) + " exceeds the NVLink domain of " +
                                  std::to_string(system.gpus_per_nvlink_domain) + " GPUs",
-                             {}, "tp");
+                             Field::tensor_parallel);
         const int split = tp * cp * c.pipeline_parallel;
         if (n % split != 0)   // name the flag that breaks divisibility (TP first), not merely the last one given
             throw InputError(std::to_string(n) + " GPUs are not divisible by TP x CP = " + std::to_string(tp) + " x " +
                                  std::to_string(cp) + " = " + std::to_string(split),
-                             {}, n % tp != 0 || !request.context_parallel ? "tp" : "cp");
+                             n % tp != 0 || !request.context_parallel ? Field::tensor_parallel : Field::context_parallel);
         if (tp > 1 && !workload.tensor_parallel_modelled())
             throw InputError("tensor parallelism is modelled for bert and llama2_70b_lora only; " + workload.name +
                                  " runs data parallel (as in MLPerf v4.1)",
-                             {}, "tp");
+                             Field::tensor_parallel);
         if (cp > 1 && !workload.context_parallel_modelled())
             throw InputError("context parallelism is not modelled for " + workload.name +
                                  ", which runs without it (as in MLPerf v4.1)",
-                             {}, "cp");
+                             Field::context_parallel);
         c.tensor_parallel = tp;
         c.context_parallel = cp;
         c.data_parallel = n / split;
     }
     if (request.global_batch) {
         const int b = *request.global_batch;
-        if (b < 1) throw InputError("global batch must be >= 1", {}, "global-batch");
+        if (b < 1) throw InputError("global batch must be >= 1", Field::global_batch);
         if (b % c.data_parallel != 0)
             throw InputError("global batch " + std::to_string(b) + " is not divisible by the data-parallel size " +
                                  std::to_string(c.data_parallel),
-                             {}, "global-batch");
+                             Field::global_batch);
         const int share = b / c.data_parallel;
         int accumulation = request.gradient_accumulation.value_or(0);
         if (accumulation > 0) {
             if (share % accumulation != 0)
                 throw InputError("global batch " + std::to_string(b) + " is not divisible by data-parallel size x " +
                                      "gradient accumulation = " + std::to_string(c.data_parallel * accumulation),
-                                 {}, "global-batch");
+                                 Field::global_batch);
         } else {
             // The fewest micro steps whose micro batch is no larger than any v4.1 layout ran.
             accumulation = fewest_micro_steps(share, largest_published_micro_batch(workload));
@@ -190,6 +179,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
         if (largest_rcp > 0 && batch.global_batch > max_factor * largest_rcp) {
             const int model_split = c.tensor_parallel * c.context_parallel * c.pipeline_parallel;
             const long long most = static_cast<long long>(max_factor * largest_rcp) * model_split;
+            // The hints name TP and CP, not a flag: a sweep or plan row reports the same refusal.
             throw InputError(std::to_string(n) + " GPUs need a global batch of at least " +
                                  std::to_string(c.data_parallel) + " (one sample per data-parallel rank, " +
                                  std::to_string(model_split) + (model_split == 1 ? " GPU" : " GPUs") + " per replica), beyond " +
@@ -197,9 +187,9 @@ PreparedScenario prepare(const PredictionRequest& request) {
                                  "), where convergence is unknown; use at most " + std::to_string(most) +
                                  " GPUs with this layout" +
                                  (!workload.tensor_parallel_modelled()    ? ""
-                                  : !workload.context_parallel_modelled() ? ", or more GPUs per replica (--tp)"
-                                                                          : ", or more GPUs per replica (--tp/--cp)"),
-                             {}, "gpus");
+                                  : !workload.context_parallel_modelled() ? ", or more GPUs per replica (a larger TP)"
+                                                                          : ", or more GPUs per replica (a larger TP or CP)"),
+                             Field::gpus);
         }
         c.global_batch = batch.global_batch;
         c.samples_per_micro_batch = batch.samples_per_micro_batch;
@@ -221,15 +211,15 @@ PreparedScenario prepare(const PredictionRequest& request) {
                              gpu.name + "'s " + std::to_string(static_cast<int>(gpu.hbm_capacity_bytes / 1e9)) +
                              " GB of HBM" +
                              (model_state_bytes_per_gpu(workload, wider) <= gpu.hbm_capacity_bytes
-                                  ? "; use --tp " + std::to_string(tp) + " or more"
+                                  ? "; use TP " + std::to_string(tp) + " or more"
                                   : std::string("")),
-                         {}, request.tensor_parallel ? "tp" : "gpus");
+                         request.tensor_parallel ? Field::tensor_parallel : Field::gpus);
     }
     if (c.packing_factor > 1 && c.samples_per_micro_batch % c.packing_factor != 0) c.packing_factor = 1;
     // NVIDIA's multi-node v4.1 runs enabled SHARP (params.md §2); keep that default for NVIDIA multi-node layouts.
     // Asked for where it cannot run, SHARP would silently do nothing: refuse instead.
     const std::string sharp_refusal = sharp_unavailable_reason(system, n);
-    if (request.sharp.value_or(false) && !sharp_refusal.empty()) throw InputError(sharp_refusal, {}, "sharp");
+    if (request.sharp.value_or(false) && !sharp_refusal.empty()) throw InputError(sharp_refusal, Field::sharp);
     c.sharp = request.sharp.value_or(sharp_by_default(system, n));
     if (!request.sharp && c.sharp) defaults.push_back("SHARP in-network reduction on (as NVIDIA's multi-node v4.1 runs)");
 

@@ -232,8 +232,8 @@ constexpr std::array kAliases{
 
 std::uint64_t checked_global_batch(std::int64_t global_batch) {
     if (global_batch < 1)
-        throw InputError("global batch must be at least 1 (got " + std::to_string(global_batch) + ")", {},
-                         "global_batch");
+        throw InputError("global batch must be at least 1 (got " + std::to_string(global_batch) + ")",
+                         Field::global_batch);
     return static_cast<std::uint64_t>(global_batch);
 }
 
@@ -261,7 +261,8 @@ const Workload& find_workload(std::string_view name) {
     std::string valid;
     for (const std::string& n : workload_names()) valid += (valid.empty() ? "" : ", ") + n;
     throw InputError("unknown workload '" + std::string(name) + "'; valid workloads: " + valid +
-                     " (aliases: ssd = retinanet, sd = stable_diffusion, lora = llama2_70b_lora)");
+                     " (aliases: ssd = retinanet, sd = stable_diffusion, lora = llama2_70b_lora)",
+                     Field::workload);
 }
 
 std::uint64_t bert_eval_interval_samples(std::int64_t global_batch) {
@@ -296,7 +297,7 @@ EvalSchedule eval_schedule(const Workload& workload, std::int64_t global_batch) 
 // when the family has nothing within 2x), keep model parallelism, rescale data parallelism, hold the global
 // batch when it splits evenly.
 ParallelismChoice default_parallelism(const Workload& workload, std::string_view system_family, int gpus) {
-    if (gpus < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(gpus) + ")", {}, "gpus");
+    if (gpus < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(gpus) + ")", Field::gpus);
     const GpuSpec& gpu = find_gpu(system_family);   // InputError for unknown families
     ParallelismChoice choice;
 
@@ -340,7 +341,7 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
                              std::to_string(c.tensor_parallel) + " x CP " + std::to_string(c.context_parallel) +
                              " x PP " + std::to_string(c.pipeline_parallel) + " = " + std::to_string(model_parallel) +
                              " GPUs per replica); use a multiple of " + std::to_string(model_parallel),
-                         {}, "gpus");
+                         Field::gpus);
     c.data_parallel = gpus / model_parallel;
 
     // The batch v4.1 suggests here: interpolated in log(batch) over log(GPUs) between the published scales of the

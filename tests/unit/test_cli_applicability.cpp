@@ -160,13 +160,11 @@ TEST_CASE("preset cluster problems name the system or the GPU count", "[cli]") {
         std::string field = "(none)";
         message.clear();
         try {
-            const int count = check_preset_cluster(system, gpus, {}, [&](const std::string& f, const std::string& m) {
-                field = f;
-                message = m;
-                throw InputError(m, {}, f);
-            });
+            const int count = check_preset_cluster(system, gpus, {});
             CHECK(count == gpus);
-        } catch (const InputError&) {
+        } catch (const InputError& e) {
+            field = e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
+            message = e.message();
         }
         return field;
     };

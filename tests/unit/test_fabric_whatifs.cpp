@@ -107,7 +107,7 @@ TEST_CASE("a training prediction runs on a YAML topology", "[fabric]") {
         (void)predict(r, test::shipped_profile_set());
         FAIL("a NIC with a topology file was accepted");
     } catch (const InputError& e) {
-        CHECK(e.key() == "nic");
+        CHECK(e.field() == Field::nic);
     }
 }
 
@@ -146,7 +146,7 @@ TEST_CASE("fabric options that cannot apply are refused, naming the option", "[f
         (void)prepare(r);
         FAIL("oversubscription within one NVLink domain was accepted");
     } catch (const InputError& e) {
-        CHECK(e.key() == "oversubscription");
+        CHECK(e.field() == Field::oversubscription);
         CHECK_THAT(e.message(), Catch::Contains("one dgx-h100 NVLink domain"));
     }
     // A GB200 NVL72 rack is one domain of 72 GPUs.

@@ -36,13 +36,13 @@ PlanQuery query_of(double deadline_minutes, Confidence confidence, double margin
     q.constraints.margin = margin;
     return q;
 }
-// The key an InputError names, or "(none)" when `body` does not throw one.
+// The request field an InputError names, or "(none)" when `body` does not throw one.
 template <class Body>
 std::string error_key(Body body) {
     try {
         body();
     } catch (const InputError& e) {
-        return e.key();
+        return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
     }
     return "(none)";
 }

@@ -14,11 +14,12 @@ PredictionRequest request(const std::string& workload, int gpus) {
     return test::prediction_request(workload, "dgx-h100", gpus);
 }
 const ProfileSet& shipped() { return test::shipped_profile_set(); }
+// The request field an InputError names ("" when `r` is accepted).
 std::string flag_of(const PredictionRequest& r) {
     try {
         prepare(r);
     } catch (const InputError& e) {
-        return e.key();
+        return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
     }
     return "";
 }
@@ -72,7 +73,7 @@ TEST_CASE("layouts that cannot hold the model state or converge are refused nami
     r.tensor_parallel = 1;
     r.context_parallel = 1;
     r.global_batch = 128;
-    CHECK(flag_of(r) == "tp");   // 139 GB of weights, gradients and optimizer state on an 80 GB GPU
+    CHECK(flag_of(r) == "tensor_parallel");   // 139 GB of weights, gradients and optimizer state on an 80 GB GPU
     r.tensor_parallel = 4;
     CHECK(flag_of(r) == "");
     // 4,096 GPUs at TP4 x CP2 need >= 512 samples per step, beyond 2x the largest LoRA RCP batch (128).
@@ -94,8 +95,8 @@ TEST_CASE("tensor/context parallel communication is modelled where it exists and
     CHECK(lora.tp_cp_comm_ms > 0);   // v4.1's TP4 x CP2
     PredictionRequest retinanet = request("retinanet", 64);
     retinanet.tensor_parallel = 2;
-    CHECK(flag_of(retinanet) == "tp");
+    CHECK(flag_of(retinanet) == "tensor_parallel");
     PredictionRequest sd = request("stable_diffusion", 64);
     sd.context_parallel = 2;
-    CHECK(flag_of(sd) == "cp");
+    CHECK(flag_of(sd) == "context_parallel");
 }

@@ -53,13 +53,13 @@ TEST_CASE("sweep points count against the memory limit, GPU requests go to the g
     CHECK_NOTHROW(check_resources({.points = 100'000}, limits, "gpus"));
     CHECK_THROWS_WITH(check_resources({.points = 2'000'000}, limits, "gpus"),
                       Catch::Contains("(2000000 sweep points)") && Catch::Contains("TTSIM_MAX_MEMORY"));
-    CHECK(checked_gpu_request(65'536, "--gpus") == 65'536);
-    CHECK_THROWS_WITH(checked_gpu_request(65'544, "--gpus"),
-                      Catch::Contains("'--gpus'") && Catch::Contains("no system holds more than 65536 GPUs"));
-    CHECK_THROWS_WITH(checked_gpu_request(100'000'000, "--gpus"),
-                      Catch::Contains("'--gpus'") && Catch::Contains("estimated memory") &&
+    CHECK(checked_gpu_request(65'536) == 65'536);
+    CHECK_THROWS_WITH(checked_gpu_request(65'544),
+                      Catch::Contains("'gpus'") && Catch::Contains("no system holds more than 65536 GPUs"));
+    CHECK_THROWS_WITH(checked_gpu_request(100'000'000, Field::max_gpus),
+                      Catch::Contains("'max_gpus'") && Catch::Contains("estimated memory") &&
                           Catch::Contains("TTSIM_MAX_GPUS"));
-    CHECK_THROWS_WITH(checked_gpu_request(kMaxRequestableGpus, "--gpus"), Catch::Contains("exceed the simulation limit"));
+    CHECK_THROWS_WITH(checked_gpu_request(kMaxRequestableGpus), Catch::Contains("exceed the simulation limit"));
 }
 
 TEST_CASE("limit overrides are validated and name their source", "[resources]") {

@@ -88,7 +88,7 @@ TEST_CASE("predict: SHARP on where it cannot run is refused at the sharp key", "
         r.sharp = true;
         const InputError e = input_error_of([&] { prepare(r); });
         INFO(e.message());
-        CHECK(e.key() == "sharp");
+        CHECK(e.field() == Field::sharp);
         CHECK_THAT(e.message(), Catch::Contains("8 GPUs fit in one") && Catch::Contains("NVLink domain (up to 8 GPUs)"));
         r.sharp = false;   // off is always possible
         CHECK_FALSE(prepare(r).layout.sharp);

@@ -88,32 +88,32 @@ TEST_CASE("GPUs without v4.1 data get a transferred profile and a warning", "[tr
     CHECK(warned);
 }
 
-TEST_CASE("bad prediction input is an InputError naming the flag", "[training]") {
+TEST_CASE("bad prediction input is an InputError naming the request field", "[training]") {
     const auto key_of = [](PredictionRequest r) {
         try {
             predict(r, shipped_profiles());
         } catch (const InputError& e) {
-            return e.key();
+            return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
         }
         return std::string("no error");
     };
-    CHECK(key_of(request("gpt5", "dgx-h100", 8)).empty() == false);
+    CHECK(key_of(request("gpt5", "dgx-h100", 8)) == "workload");
     CHECK(key_of(request("bert", "dgx-h999", 8)) == "system");
     CHECK(key_of(request("bert", "dgx-h100", 12)) == "gpus");
     CHECK(key_of(request("bert", "dgx-h100", 0)) == "gpus");
     PredictionRequest r = request("bert", "dgx-h100", 64);
     r.global_batch = 1000;   // not divisible by DP 64
-    CHECK(key_of(r) == "global-batch");
+    CHECK(key_of(r) == "global_batch");
     r.global_batch = 64 * 1024;   // 4x the largest BERT RCP batch
-    CHECK(key_of(r) == "global-batch");
+    CHECK(key_of(r) == "global_batch");
     r.global_batch = 64;          // 4x below the smallest
-    CHECK(key_of(r) == "global-batch");
+    CHECK(key_of(r) == "global_batch");
     PredictionRequest t = request("llama2_70b_lora", "dgx-h100", 64);
     t.tensor_parallel = 16;       // larger than the 8-GPU NVLink domain
-    CHECK(key_of(t) == "tp");
+    CHECK(key_of(t) == "tensor_parallel");
     t.tensor_parallel = 4;
     t.context_parallel = 3;
-    CHECK(key_of(t) == "cp");
+    CHECK(key_of(t) == "context_parallel");
 }
 
 TEST_CASE("predict is deterministic and safe to call concurrently", "[training]") {

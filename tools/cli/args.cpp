@@ -1,6 +1,5 @@
 #include "tools/cli/args.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <sstream>
@@ -10,6 +9,31 @@
 #include "tools/cli/exit_codes.hpp"
 
 namespace ttsim::cli {
+
+std::string_view flag_name(Field field) {
+    switch (field) {
+        case Field::workload: return "workload";
+        case Field::system: return "system";
+        case Field::gpus: return "gpus";
+        case Field::global_batch: return "global-batch";
+        case Field::tensor_parallel: return "tp";
+        case Field::context_parallel: return "cp";
+        case Field::sharp: return "sharp";
+        case Field::nic: return "nic";
+        case Field::oversubscription: return "oversubscription";
+        case Field::routing: return "routing";
+        case Field::min_gpus: return "min-gpus";
+        case Field::max_gpus: return "max-gpus";
+        case Field::deadline: return "deadline";
+        case Field::confidence: return "confidence";
+        case Field::margin: return "margin";
+        case Field::objective: return "minimise";
+        case Field::profiles: return "profiles";
+        case Field::shared_parameters: return "shared";
+        case Field::output_dir: return "out";
+    }
+    throw InternalError("flag_name: a Field without a flag");
+}
 
 ArgParser::ArgParser(std::string command, std::string synopsis, std::string description)
     : command_(std::move(command)), synopsis_(std::move(synopsis)), description_(std::move(description)) {}
@@ -140,12 +164,7 @@ long long ArgParser::get_int(const std::string& name, long long min, long long m
 
 double ArgParser::get_double(const std::string& name, double min, double max) const {
     const std::string text = get(name);
-    double value = 0;
-    try {
-        value = units::parse_number(text);
-    } catch (const InputError& e) {
-        fail(name, e.message());
-    }
+    const double value = get_parsed(name, [](const std::string& s) { return units::parse_number(s); });
     if (value < min || value > max) {
         std::ostringstream message;
         message << "value " << text << " is out of range [" << min << ", " << max << "]";
@@ -167,9 +186,8 @@ std::string ArgParser::get_choice(const std::string& name, std::initializer_list
 }
 
 void ArgParser::rethrow_naming_flag(const InputError& error) const {
-    std::string name = error.key();
-    std::replace(name.begin(), name.end(), '_', '-');
-    if (error.where().file.empty() && !name.empty() && find(name)) fail(name, error.message());
+    if (error.field() && error.where().file.empty())
+        if (const std::string name(flag_name(*error.field())); find(name)) fail(name, error.message());
     throw error;
 }
 

@@ -14,6 +14,9 @@
 
 namespace ttsim::cli {
 
+// The flag (without dashes) that sets `field`: the command line's one table of names for library fields.
+std::string_view flag_name(Field field);
+
 struct OptionSpec {
     std::string name;         // without dashes: "gpus"
     std::string placeholder;  // "N"; empty for a boolean switch
@@ -53,9 +56,9 @@ public:
         }
     }
 
-    // Runs `body` (library code fed from these options); an InputError it throws whose key names a declared
-    // option the way library code does ("gpus", "global-batch", "global_batch") and that has no file location
-    // is re-thrown naming the flag ("'--gpus': ..."). Other exceptions pass through unchanged.
+    // Runs `body` (library code fed from these options); an InputError it throws that names a Field whose flag
+    // (flag_name) this command declares, and that has no file location, is re-thrown naming the flag
+    // ("'--gpus': ..."). Other exceptions pass through unchanged.
     template <typename Body>
     auto naming_flags(Body body) const {
         try {

@@ -20,22 +20,10 @@ Topology ClusterSpec::build() const {
     return build_preset(system, gpus, fabric);
 }
 
-int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
-                         const ClusterFieldFail& fail) {
-    std::string field = "gpus", message;
-    try {
-        const int count = checked_gpu_request(gpus, "");   // the resource guard first: 10^8 GPUs, with the estimate
-        field = "system";
-        validate_preset(system, 1, fabric);   // the system and its options, whatever the count
-        field = "gpus";
-        validate_preset(system, count, fabric);
-        return count;
-    } catch (const InputError& e) {
-        if (!e.key().empty()) throw;   // a malformed TTSIM_MAX_GPUS / TTSIM_MAX_MEMORY names itself
-        message = e.message();
-    }
-    fail(field, message);
-    throw InternalError("check_preset_cluster: the fail callback returned");
+int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric) {
+    const int count = checked_gpu_request(gpus);   // the resource guard first: 10^8 GPUs, with the estimate
+    validate_preset(system, count, fabric);        // an unknown system before the count it cannot hold
+    return count;
 }
 
 std::string ClusterSpec::describe(bool sharp_switches) const {
@@ -102,24 +90,15 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         if (!std::filesystem::exists(path)) file->fail("topology file '" + path.string() + "' not found");
         spec.topology_file = path.string();
     } else {
-        const ConfigNode system = node.required("system");
-        spec.system = system.as_string();
+        spec.system = node.required("system").as_string();
         const ConfigNode gpus = node.required("gpus");
         const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
-        if (auto nic = node.optional("nic")) {
-            try {
-                spec.fabric.nic = parse_nic_speed(nic->as_string());
-            } catch (const InputError& e) {
-                nic->fail(e.message());
-            }
-        }
+        if (auto nic = node.optional("nic"))
+            spec.fabric.nic = nic->feeding([&] { return parse_nic_speed(nic->as_string()); });
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
         if (auto routing = node.optional("routing")) spec.fabric.routing = read_fabric_routing(*routing);
         // Check the preset now (without building it), so the error points at the scenario line.
-        spec.gpus = check_preset_cluster(spec.system, requested, spec.fabric,
-                                         [&](const std::string& field, const std::string& message) {
-                                             (field == "system" ? system : gpus).fail(message);
-                                         });
+        spec.gpus = node.feeding_keys(gpus, [&] { return check_preset_cluster(spec.system, requested, spec.fabric); });
     }
     if (auto sharp = node.optional("sharp")) spec.sharp = sharp->as_bool();
     return spec;

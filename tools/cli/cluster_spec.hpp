@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -48,11 +47,9 @@ struct ClusterSpec {
 // Checks a preset cluster as requested — `gpus` as the user wrote it, up to kMaxRequestableGpus — against the
 // resource guard first (sim/resource_guard.hpp: 10^8 GPUs is refused with its estimate), then the preset
 // itself without building it (validate_preset: system, whole nodes, at most kMaxPresetGpus). The first
-// problem goes to `fail(field, message)`, field "system" or "gpus", which must throw (a scenario reader names
-// the key's line, a command names the flag). Returns the GPU count.
-using ClusterFieldFail = std::function<void(const std::string& field, const std::string& message)>;
-int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
-                         const ClusterFieldFail& fail);
+// problem is an InputError naming its Field (system, gpus, nic, oversubscription), for the front end to name
+// as its user wrote it. Returns the GPU count.
+int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric);
 
 // Reads a `cluster:` mapping: {system, gpus, nic, oversubscription, routing, sharp} or {topology_file, sharp}.
 // Relative topology_file paths are resolved against the scenario file's directory.

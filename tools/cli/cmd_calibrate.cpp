@@ -53,7 +53,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     report.profiles.header_comment = "ttsim compute profiles, fitted by 'ttsim calibrate' (NLopt LN_BOBYQA / "
                                      "LN_NELDERMEAD on log-parameters, squared log error)\n" +
                                      report.data_description + "\ndate: " + date + "\n" + residual;
-    report.profiles.save_file(dir / "profiles.yaml");
+    parser.naming_flags([&] { report.profiles.save_file(dir / "profiles.yaml"); });   // names Field::output_dir
     out << format_point_table(report.fitted) << residual << "\n"
         << "objective evaluations: " << report.objective_evaluations << "\n"
         << "wrote " << (dir / "profiles.yaml").string() << "\n";

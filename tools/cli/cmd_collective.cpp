@@ -71,10 +71,8 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
         spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
         spec.cluster.fabric.routing = routing_flag(args);
-        spec.cluster.gpus = check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric,
-                                                 [&](const std::string& field, const std::string& message) {
-                                                     args.fail(field, message);
-                                                 });
+        spec.cluster.gpus =
+            args.naming_flags([&] { return check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric); });
     }
     spec.cluster.sharp = sharp_flag(args);
     spec.op = args.get_parsed("op", [](const std::string& s) { return parse_collective_op(s); });

@@ -125,8 +125,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     query.objective = query.constraints.deadline_minutes ? planning::Objective::gpus : planning::Objective::time;
     if (args.has("minimise"))
         query.objective = args.get_parsed("minimise", [](const std::string& s) { return planning::parse_objective(s); });
-    const int min_gpus = checked_gpu_request(args.get_int("min-gpus", 1, kMaxRequestableGpus), "--min-gpus");
-    const int max_gpus = checked_gpu_request(args.get_int("max-gpus", 1, kMaxRequestableGpus), "--max-gpus");
+    const int min_gpus = args.naming_flags(
+        [&] { return checked_gpu_request(args.get_int("min-gpus", 1, kMaxRequestableGpus), Field::min_gpus); });
+    const int max_gpus = args.naming_flags(
+        [&] { return checked_gpu_request(args.get_int("max-gpus", 1, kMaxRequestableGpus), Field::max_gpus); });
     if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
     if (query.topology_file) {

@@ -84,7 +84,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     request.system = parser.get("system");
     request.fabric = fabric_flags(parser);
     if (parser.has("gpus") || !request.fabric.topology_file)
-        request.gpus = checked_gpu_request(parser.get_int("gpus", 1, kMaxRequestableGpus), "--gpus");
+        request.gpus = parser.naming_flags([&] { return checked_gpu_request(parser.get_int("gpus", 1, kMaxRequestableGpus)); });
     else
         request.gpus = parser.naming_flags([&] { return load_topology_file(*request.fabric.topology_file).gpu_count(); });
     if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
@@ -94,7 +94,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
     parser.naming_flags([&] { check_split_with_default(parser, request); });
-    // predict() names the request's fields ("gpus", "global-batch"); the user typed flags.
+    // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
     const Prediction p = parser.naming_flags([&] {
         const ProfileSet profiles = ProfileSet::load_dir(
             parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir());

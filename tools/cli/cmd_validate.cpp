@@ -57,7 +57,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
-    // ProfileSet names its key "profiles"; the user typed --profiles.
+    // ProfileSet names Field::profiles; the user typed --profiles.
     const ProfileSet profiles = parser.naming_flags([&] {
         return ProfileSet::load_dir(parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
                                                            : ProfileSet::default_dir());

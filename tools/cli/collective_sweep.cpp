@@ -202,11 +202,7 @@ std::string format_sweep(const CollectiveSweepSpec& spec, const CollectiveSweepR
 void read_collective_section(const ConfigNode& node, CollectiveSweepSpec& spec) {
     node.check_keys({"op", "algorithm", "protocol", "min_size", "max_size"});
     auto parse_with = [](const ConfigNode& value, auto parse) {
-        try {
-            return parse(value.as_string());
-        } catch (const InputError& e) {
-            value.fail(e.message());
-        }
+        return value.feeding([&] { return parse(value.as_string()); });
     };
     spec.op = parse_with(node.required("op"), [](const std::string& s) { return parse_collective_op(s); });
     if (auto algorithm = node.optional("algorithm"))

@@ -1,0 +1,30 @@
+#include "sim/fields.hpp"
+
+namespace ttsim {
+
+std::string_view to_string(Field field) {
+    switch (field) {
+        case Field::workload: return "workload";
+        case Field::system: return "system";
+        case Field::gpus: return "gpus";
+        case Field::global_batch: return "global_batch";
+        case Field::tensor_parallel: return "tensor_parallel";
+        case Field::context_parallel: return "context_parallel";
+        case Field::sharp: return "sharp";
+        case Field::nic: return "nic";
+        case Field::oversubscription: return "oversubscription";
+        case Field::routing: return "routing";
+        case Field::min_gpus: return "min_gpus";
+        case Field::max_gpus: return "max_gpus";
+        case Field::deadline: return "deadline";
+        case Field::confidence: return "confidence";
+        case Field::margin: return "margin";
+        case Field::objective: return "objective";
+        case Field::profiles: return "profiles";
+        case Field::shared_parameters: return "shared_parameters";
+        case Field::output_dir: return "output_dir";
+    }
+    return "?";
+}
+
+}  // namespace ttsim

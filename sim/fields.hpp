@@ -1,0 +1,48 @@
+// The closed set of request fields a library InputError can blame. Library code names the field; each front end
+// (tools/cli/args.cpp for flags, sim/config.cpp for scenario keys) says how its user spells it, in one table, so
+// a flag can be renamed without touching the code that validates its value.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace ttsim {
+
+enum class Field {
+    // A prediction (models/training/predict.hpp) and the cluster it runs on.
+    workload,
+    system,
+    gpus,
+    global_batch,
+    tensor_parallel,
+    context_parallel,
+    sharp,
+    nic,
+    oversubscription,
+    routing,
+    // A planning query (models/planning/plan_query.hpp): its GPU range, constraints and objective.
+    min_gpus,
+    max_gpus,
+    deadline,
+    confidence,
+    margin,
+    objective,
+    // Calibration and the profiles it writes (models/calibration, models/compute).
+    profiles,
+    shared_parameters,
+    output_dir,
+};
+
+// Every Field, for tables that must cover them all (each front end's test walks this list).
+inline constexpr std::array kAllFields{
+    Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::tensor_parallel,
+    Field::context_parallel, Field::sharp, Field::nic,     Field::oversubscription, Field::routing,
+    Field::min_gpus,   Field::max_gpus,   Field::deadline, Field::confidence,       Field::margin,
+    Field::objective,  Field::profiles,   Field::shared_parameters, Field::output_dir,
+};
+
+// The field's name in messages that reach no front end (a library caller's own use, a test): the request
+// member's spelling, never a flag's.
+std::string_view to_string(Field field);
+
+}  // namespace ttsim
