@@ -32,15 +32,16 @@ double class_efficiency(KernelKind kind, const Efficiency& e) {
 }  // namespace
 
 double tile_quantisation(std::int64_t m, std::int64_t n, std::int64_t batch, const Tile& tile, int sms,
-                         std::int64_t* tiles_out, std::int64_t* waves_out) {
-    TTSIM_ASSERT(m > 0 && n > 0 && batch > 0 && tile.m > 0 && tile.n > 0 && sms > 0, "bad tile problem");
-    const std::int64_t tiles = ceil_div(m, tile.m) * ceil_div(n, tile.n) * batch;
+                         std::int64_t* tiles_out, std::int64_t* waves_out, std::int64_t split_k) {
+    TTSIM_ASSERT(m > 0 && n > 0 && batch > 0 && tile.m > 0 && tile.n > 0 && sms > 0 && split_k > 0, "bad tile problem");
+    const std::int64_t tiles = ceil_div(m, tile.m) * ceil_div(n, tile.n) * batch * split_k;
     const std::int64_t waves = ceil_div(tiles, sms);
     if (tiles_out) *tiles_out = tiles;
     if (waves_out) *waves_out = waves;
-    // Each wave costs as much as a full wave of full tiles: waves x SMs tile-slots of tile.m x tile.n outputs.
+    // Each wave costs as much as a full wave of full tiles: waves x SMs tile-slots of tile.m x tile.n outputs,
+    // each over 1/split_k of the reduction.
     return static_cast<double>(waves) * sms * tile.m * tile.n /
-           (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch));
+           (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(batch) * static_cast<double>(split_k));
 }
 
 KernelTime kernel_time(const Kernel& k, const GpuSpec& gpu, const Efficiency& e) {
@@ -53,15 +54,17 @@ KernelTime kernel_time(const Kernel& k, const GpuSpec& gpu, const Efficiency& e)
     if (k.gemm && k.gemm->m > 0 && k.gemm->n > 0) {
         const int sms = require_sms(gpu);
         t.quantisation = std::numeric_limits<double>::infinity();
-        for (const Tile& tile : e.tiles) {
-            std::int64_t tiles = 0, waves = 0;
-            const double q = tile_quantisation(k.gemm->m, k.gemm->n, k.gemm->batch, tile, sms, &tiles, &waves);
-            if (q < t.quantisation) {
-                t.quantisation = q;
-                t.tiles = tiles;
-                t.waves = waves;
+        for (const Tile& tile : e.tiles)
+            for (std::int64_t split = 1; split <= std::max<std::int64_t>(e.max_split_k, 1); split *= 2) {
+                if (split > 1 && k.gemm->k / split < e.min_k_per_split) break;
+                std::int64_t tiles = 0, waves = 0;
+                const double q = tile_quantisation(k.gemm->m, k.gemm->n, k.gemm->batch, tile, sms, &tiles, &waves, split);
+                if (q < t.quantisation) {
+                    t.quantisation = q;
+                    t.tiles = tiles;
+                    t.waves = waves;
+                }
             }
-        }
         TTSIM_ASSERT(!e.tiles.empty(), "no GEMM tile shapes");
     } else if (k.attention) {   // one block per (sequence, head, query tile), each over all its keys
         const int sms = require_sms(gpu);

@@ -40,6 +40,10 @@ struct Efficiency {
     double memory = 0.85;
     // Output tiles a GEMM/conv kernel may use (CUTLASS/cuBLAS Hopper kernels: 128x128, 128x256, 256x128).
     std::vector<Tile> tiles = {{128, 128}, {128, 256}, {256, 128}};
+    // Split-K: a GEMM whose output has too few tiles to fill the SMs splits its reduction over up to this many
+    // thread blocks per tile (cuBLAS/CUTLASS split-K and stream-K), keeping at least min_k_per_split of K each.
+    std::int64_t max_split_k = 16;
+    std::int64_t min_k_per_split = 256;
     std::int64_t attention_query_tile = 128;   // queries per thread block in flash attention (FA2/cuDNN)
     // Host cost of one eager kernel launch, seconds: the CUDA launch (~2-4 us) plus the framework's dispatch
     // per op; prior 5 us. One cudaGraphLaunch of a captured graph: prior 10 us.
@@ -65,9 +69,10 @@ inline double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const Eff
     return kernel_time(kernel, gpu, efficiency).seconds();
 }
 
-// The tile/wave factor of an [m, n] x batch output on `sms` SMs with one tile shape.
+// The tile/wave factor of an [m, n] x batch output on `sms` SMs with one tile shape, the reduction split in
+// `split_k` parts (each tile then runs split_k blocks of 1/split_k of the work).
 double tile_quantisation(std::int64_t m, std::int64_t n, std::int64_t batch, const Tile& tile, int sms,
-                         std::int64_t* tiles = nullptr, std::int64_t* waves = nullptr);
+                         std::int64_t* tiles = nullptr, std::int64_t* waves = nullptr, std::int64_t split_k = 1);
 
 struct StepOptions {
     int micro_steps = 1;                   // gradient accumulation: forward + backward this many times

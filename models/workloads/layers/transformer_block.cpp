@@ -1,25 +1,32 @@
 #include "models/workloads/layers/transformer_block.hpp"
 
+#include "sim/errors.hpp"
+
 namespace ttsim::layers {
 namespace {
 
-// A base linear plus its LoRA adapter when targeted: y = x W^T + scale x A^T B^T. `column_parallel`: the base
-// splits its outputs over TP (else its inputs). A follows the base's input split, B its output split. The
+// A base linear plus its LoRA adapter when targeted: y = x W^T + scale x A^T B^T. Under TP the adapters are
+// split like NeMo's parallel adapters (models/data/models/llama2_70b_lora.yaml lora.tp_sharding): for a
+// column-parallel base, A is split over the rank (output gathered) and B over the outputs; for a row-parallel
+// base, A over the inputs and B over the outputs. So every GPU holds 1/TP of the adapter weights. The
 // adapter's output is added to the base output in one fused kernel (scale and add, NeMo's adapter).
 Act adapted_linear(LayerBuilder& b, const BlockConfig& c, const std::string& name, const Act& in,
                    std::int64_t in_local, std::int64_t out_local, bool column_parallel) {
     const std::int64_t t = c.tokens();
     const Act base = b.linear(name, in, t, in_local, out_local, c.bias, !c.frozen, c.tp);
     if (c.lora.rank == 0 || !c.lora.targets.count(name)) return base;
+    if (c.lora.rank % c.tp != 0 || (!column_parallel && out_local % c.tp != 0))
+        throw InputError("LoRA rank " + std::to_string(c.lora.rank) + " and the adapted widths must split over TP " +
+                         std::to_string(c.tp));
     Act adapter_in = in;
     if (c.lora.dropout > 0) {   // dropout on the adapter input: a new tensor (kept for A's wgrad) and a mask
         adapter_in = b.elementwise("lora_" + name + "_dropout", {in}, static_cast<double>(t) * in_local);
         b.keep_mask(adapter_in.id + ".mask", adapter_in.elements);
     }
-    const Act a = b.linear("lora_" + name + "_a", adapter_in, t, in_local, c.lora.rank, false, true,
-                           column_parallel ? 1 : c.tp);
-    const Act bb = b.linear("lora_" + name + "_b", a, t, c.lora.rank, out_local, false, true,
-                            column_parallel ? c.tp : 1);
+    const std::int64_t a_out = column_parallel ? c.lora.rank / c.tp : c.lora.rank;
+    const std::int64_t b_out = column_parallel ? out_local : out_local / c.tp;
+    const Act a = b.linear("lora_" + name + "_a", adapter_in, t, in_local, a_out, false, true, c.tp);
+    const Act bb = b.linear("lora_" + name + "_b", a, t, c.lora.rank, b_out, false, true, c.tp);
     return b.elementwise("lora_" + name + "_add", {base, bb}, base.elements);
 }
 
