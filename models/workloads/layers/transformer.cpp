@@ -35,6 +35,17 @@ Layer new_layer(const std::string& name, LayerRole role) {
     return l;
 }
 
+// `layers` identical blocks after the embedding, named layer0, layer1, ...; returns the last output.
+Act add_blocks(LayerGraph& g, const BlockConfig& c, std::int64_t layers, Act x) {
+    for (std::int64_t i = 0; i < layers; ++i) {
+        Layer l = new_layer("layer" + std::to_string(i), LayerRole::block);
+        LayerBuilder b(l, g.facts);
+        x = transformer_block(b, l, c, x, g.facts.activation_bytes);
+        g.layers.push_back(std::move(l));
+    }
+    return x;
+}
+
 }  // namespace
 
 // BERT: post-LN encoder; embeddings = word + position + token type, summed and normalised in one kernel;
@@ -70,12 +81,7 @@ void build_transformer_encoder(const ConfigNode& a, LayerGraph& g) {
         if (c.hidden_dropout > 0) b.keep_mask(x.id + ".mask", res);
     }
     g.layers.push_back(std::move(emb));
-    for (std::int64_t i = 0; i < layers; ++i) {
-        Layer l = new_layer("layer" + std::to_string(i), LayerRole::block);
-        LayerBuilder b(l, g.facts);
-        x = transformer_block(b, l, c, x, ab);
-        g.layers.push_back(std::move(l));
-    }
+    x = add_blocks(g, c, layers, x);
 
     Layer head = new_layer("heads", LayerRole::head);
     {
@@ -146,12 +152,7 @@ void build_transformer_decoder(const ConfigNode& a, LayerGraph& g) {
         x.elements = res;
     }
     g.layers.push_back(std::move(emb));
-    for (std::int64_t i = 0; i < layers; ++i) {
-        Layer l = new_layer("layer" + std::to_string(i), LayerRole::block);
-        LayerBuilder b(l, g.facts);
-        x = transformer_block(b, l, c, x, ab);
-        g.layers.push_back(std::move(l));
-    }
+    x = add_blocks(g, c, layers, x);
     Layer head = new_layer("lm_head", LayerRole::head);
     {
         LayerBuilder b(head, g.facts);
