@@ -144,3 +144,24 @@ TEST_CASE("gradient accumulation repeats forward and backward, not the update", 
     no_sms.sms.reset();
     CHECK_THROWS_AS(step_time(g, no_sms, {}), InputError);
 }
+
+TEST_CASE("worked example: Llama2-70B's FFN-up GEMM at TP 4 on H100", "[layers]") {
+    // One 8192-token sequence, fc1 (gate + up) split over 4 GPUs: [8192 x 8192] x [8192 x 14336] in FP8.
+    const LayerGraph g = load_shipped_layer_workload("llama2_70b_lora", BuildOptions{.tensor_parallel = 4, .sequence_parallel = true});
+    const Kernel* fc1 = nullptr;
+    for (const Kernel& k : g.layers[1].forward)
+        if (k.name == "layer0.fc1") fc1 = &k;
+    REQUIRE(fc1 != nullptr);
+    CHECK(fc1->gemm->m == 8192);
+    CHECK(fc1->gemm->n == 14336);
+    CHECK(fc1->gemm->k == 8192);
+    const KernelTime t = kernel_time(*fc1, find_gpu("h100"), {});
+    // 128 x 128 tiles: 64 x 112 = 7168 tiles, 55 waves of 132 (the 128 x 256 shapes: 3584 tiles, 28 waves);
+    // quantisation 55 x 132 / 7168 = 1.0128; 1.924 TFLOP at 1978.9 TFLOP/s x 0.80: 1.231 ms.
+    CHECK(t.tiles == 7168);
+    CHECK(t.waves == 55);
+    CHECK(t.quantisation == Approx(55.0 * 132 / 7168));
+    CHECK(t.compute_seconds == Approx(2.0 * 8192 * 14336 * 8192 * (55.0 * 132 / 7168) / (1978.9e12 * 0.80)));
+    CHECK(t.compute_seconds > t.memory_seconds);
+    CHECK(t.seconds() == Approx(1.231e-3).epsilon(1e-3));
+}

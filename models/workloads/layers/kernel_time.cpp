@@ -56,7 +56,10 @@ KernelTime kernel_time(const Kernel& k, const GpuSpec& gpu, const Efficiency& e)
         t.quantisation = std::numeric_limits<double>::infinity();
         for (const Tile& tile : e.tiles)
             for (std::int64_t split = 1; split <= std::max<std::int64_t>(e.max_split_k, 1); split *= 2) {
-                if (split > 1 && k.gemm->k / split < e.min_k_per_split) break;
+                // Libraries split K only for outputs too small to fill the SMs with whole tiles.
+                if (split > 1 && (k.gemm->k / split < e.min_k_per_split ||
+                                  ceil_div(k.gemm->m, tile.m) * ceil_div(k.gemm->n, tile.n) * k.gemm->batch >= sms))
+                    break;
                 std::int64_t tiles = 0, waves = 0;
                 const double q = tile_quantisation(k.gemm->m, k.gemm->n, k.gemm->batch, tile, sms, &tiles, &waves, split);
                 if (q < t.quantisation) {

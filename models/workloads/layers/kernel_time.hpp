@@ -40,8 +40,8 @@ struct Efficiency {
     double memory = 0.85;
     // Output tiles a GEMM/conv kernel may use (CUTLASS/cuBLAS Hopper kernels: 128x128, 128x256, 256x128).
     std::vector<Tile> tiles = {{128, 128}, {128, 256}, {256, 128}};
-    // Split-K: a GEMM whose output has too few tiles to fill the SMs splits its reduction over up to this many
-    // thread blocks per tile (cuBLAS/CUTLASS split-K and stream-K), keeping at least min_k_per_split of K each.
+    // Split-K: a GEMM whose output has fewer tiles than the GPU has SMs splits its reduction over up to this
+    // many thread blocks per tile (cuBLAS/CUTLASS split-K), keeping at least min_k_per_split of K each.
     std::int64_t max_split_k = 16;
     std::int64_t min_k_per_split = 256;
     std::int64_t attention_query_tile = 128;   // queries per thread block in flash attention (FA2/cuDNN)
