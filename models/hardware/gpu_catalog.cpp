@@ -21,7 +21,7 @@ GpuSpec read_gpu(const ConfigNode& entry, double idle_fraction) {
     entry.check_keys({"name", "description", "vendor", "aliases", "bf16_dense", "fp8_dense", "hbm_capacity",
                       "hbm_reported", "hbm_bandwidth", "scaleup_links", "scaleup_per_direction",
                       "scaleup_bidirectional", "collective_link_bandwidth", "scaleup_switched",
-                      "gpus_per_scaleup_domain", "nics_per_gpu", "nic_per_direction", "tdp"});
+                      "gpus_per_scaleup_domain", "nics_per_gpu", "nic_per_direction", "tdp", "sms"});
     GpuSpec g;
     g.name = entry.required("name").as_string();
     g.description = entry.required("description").as_string();
@@ -43,6 +43,7 @@ GpuSpec read_gpu(const ConfigNode& entry, double idle_fraction) {
     g.nics_per_gpu = sourced_count(entry, "nics_per_gpu", 0);
     g.nic_bandwidth_per_direction = sourced(entry, "nic_per_direction").as_bandwidth();
     g.tdp_watts = sourced(entry, "tdp").as_power();
+    if (entry.has("sms")) g.sms = sourced_count(entry, "sms", 1);
     g.idle_watts = idle_fraction * g.tdp_watts;
     entry.feeding([&] { validate_gpu_spec(g); });
     return g;
@@ -144,6 +145,7 @@ void validate_gpu_spec(const GpuSpec& spec) {
     if (spec.scaleup_links < 1) throw InputError("GPU '" + n + "': scaleup_links must be >= 1");
     if (spec.gpus_per_scaleup_domain < 1)
         throw InputError("GPU '" + n + "': gpus_per_scaleup_domain must be >= 1");
+    if (spec.sms && *spec.sms < 1) throw InputError("GPU '" + n + "': sms must be >= 1");
     if (spec.nics_per_gpu < 0) throw InputError("GPU '" + n + "': nics_per_gpu must be >= 0");
     if (spec.idle_watts < 0 || spec.idle_watts > spec.tdp_watts)
         throw InputError("GPU '" + n + "': idle_watts must be between 0 and tdp_watts");

@@ -46,6 +46,10 @@ struct GpuSpec {
     int nics_per_gpu = 0;
     double nic_bandwidth_per_direction = 0;
 
+    // Streaming multiprocessors (AMD: compute units): how many GEMM/conv tiles run at once, for wave
+    // quantisation in the operator model (models/workloads/layers/kernel_time.hpp). nullopt: no sourced count.
+    std::optional<int> sms;
+
     // Power.
     double tdp_watts = 0;
     double idle_watts = 0;                         // an estimate: gpus.yaml idle_power x TDP

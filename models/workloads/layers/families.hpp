@@ -1,0 +1,39 @@
+// Internal to models/workloads/layers: the family builders and the helpers they read parameters with.
+// Each builder reads its `architecture:` mapping (rejecting unknown keys) and fills graph.layers for
+// graph.options; layer_workload.cpp picks the builder by the description's `family`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/workloads/layers/layer_graph.hpp"
+#include "sim/config.hpp"
+
+namespace ttsim::layers {
+
+// The value of `key`: the `value` of a {value, source} mapping, or the node itself.
+ConfigNode param(const ConfigNode& parent, std::string_view key);
+std::optional<ConfigNode> optional_param(const ConfigNode& parent, std::string_view key);
+std::int64_t count_param(const ConfigNode& parent, std::string_view key, std::int64_t min = 1,
+                         std::int64_t max = std::int64_t{1} << 40);
+std::int64_t count_param_or(const ConfigNode& parent, std::string_view key, std::int64_t fallback,
+                            std::int64_t min = 0);
+double number_param_or(const ConfigNode& parent, std::string_view key, double fallback, double min, double max);
+bool bool_param_or(const ConfigNode& parent, std::string_view key, bool fallback);
+std::vector<std::int64_t> count_list_param(const ConfigNode& parent, std::string_view key);
+
+// `value` divided by `parts`, which must divide it (InputError at `where` naming `what` otherwise).
+std::int64_t split_evenly(std::int64_t value, std::int64_t parts, const ConfigNode& where, const std::string& what);
+
+// Families without tensor/context parallelism refuse TP or CP > 1.
+void require_data_parallel_only(const LayerGraph& graph, const ConfigNode& where);
+
+void build_transformer_encoder(const ConfigNode& architecture, LayerGraph& graph);
+void build_transformer_decoder(const ConfigNode& architecture, LayerGraph& graph);
+void build_unet(const ConfigNode& architecture, LayerGraph& graph);
+void build_conv_detector(const ConfigNode& architecture, LayerGraph& graph);
+
+}  // namespace ttsim::layers

@@ -1,0 +1,99 @@
+// Kernel and step time on one GPU, roofline style (issue 12 item 2). A kernel takes the larger of
+//   compute: FLOP x quantisation / (peak x efficiency of its class)
+//   memory:  bytes / (HBM bandwidth x memory efficiency)
+// where quantisation (>= 1) is the tile and wave loss of GEMMs, convolutions and attention: the output is cut
+// into tiles, one tile per SM at a time, so a kernel runs ceil(tiles / SMs) full waves of padded tiles
+// (quantisation = waves x SMs x tile area / output area). GEMMs take the cheapest of the tile shapes offered,
+// as a library's heuristic would. Peaks: GpuSpec bf16_dense (fp8_dense for FP8 GEMMs where the part has it);
+// SM counts: gpus.yaml `sms`.
+//
+// A step: the GPU runs every kernel back to back (no overlap of kernels, no communication here); the host
+// launches them. GPU time = sum of kernel times; host time = eager launches x launch cost + graph launches x
+// graph launch cost, with the launches the workload's CUDA-graph mode leaves (layer_graph.hpp CudaGraphs).
+// The step takes the larger of the two: the host runs ahead of the GPU until its launches are the bottleneck.
+//
+// Every efficiency is a prior (below, with reasons), to be calibrated against measured step times later.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "models/hardware/gpu_catalog.hpp"
+#include "models/workloads/layers/layer_graph.hpp"
+
+namespace ttsim::layers {
+
+struct Tile {
+    std::int64_t m = 128, n = 128;
+};
+
+struct Efficiency {
+    // Fractions of the dense tensor-core peak a large, wave-aligned kernel of the class reaches. Priors: cuBLAS
+    // BF16 GEMMs at large square shapes run ~700-800 of H100's 989 TFLOP/s in public benchmarks; cuDNN
+    // implicit-GEMM convolutions and fused attention sit lower (more data movement per FLOP, softmax).
+    double gemm = 0.80;
+    double conv = 0.65;
+    double attention = 0.60;
+    // Fraction of the vendor HBM bandwidth a streaming kernel reaches (STREAM on H200: 4.0-4.48 of 4.8 TB/s,
+    // hardware/params.yaml AZ_H200, i.e. 0.83-0.93).
+    double memory = 0.85;
+    // Output tiles a GEMM/conv kernel may use (CUTLASS/cuBLAS Hopper kernels: 128x128, 128x256, 256x128).
+    std::vector<Tile> tiles = {{128, 128}, {128, 256}, {256, 128}};
+    // Split-K: a GEMM whose output has fewer tiles than the GPU has SMs splits its reduction over up to this
+    // many thread blocks per tile (cuBLAS/CUTLASS split-K), keeping at least min_k_per_split of K each.
+    std::int64_t max_split_k = 16;
+    std::int64_t min_k_per_split = 256;
+    std::int64_t attention_query_tile = 128;   // queries per thread block in flash attention (FA2/cuDNN)
+    // Host cost of one eager kernel launch, seconds: the CUDA launch (~2-4 us) plus the framework's dispatch
+    // per op; prior 5 us. One cudaGraphLaunch of a captured graph: prior 10 us.
+    double launch_seconds = 5e-6;
+    double graph_launch_seconds = 10e-6;
+};
+
+// Bytes an Adam/LAMB update moves per parameter it updates: reads the 2-byte gradient and the fp32 master
+// weight and two moments (12), writes the three back (12) and the 2-byte working weight: 28.
+inline constexpr double optimizer_bytes_per_param = 28;
+
+struct KernelTime {
+    double compute_seconds = 0;      // quantised FLOP / (peak x efficiency)
+    double memory_seconds = 0;       // bytes / (bandwidth x memory efficiency)
+    double quantisation = 1;         // >= 1; 1 for kernels without tiles
+    std::int64_t tiles = 0, waves = 0;
+    double seconds() const { return compute_seconds > memory_seconds ? compute_seconds : memory_seconds; }
+};
+
+// Time of one kernel (no launch cost). A GPU without an SM count is an InputError for tiled kernels.
+KernelTime kernel_time(const Kernel& kernel, const GpuSpec& gpu, const Efficiency& efficiency);
+inline double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const Efficiency& efficiency) {
+    return kernel_time(kernel, gpu, efficiency).seconds();
+}
+
+// The tile/wave factor of an [m, n] x batch output on `sms` SMs with one tile shape, the reduction split in
+// `split_k` parts (each tile then runs split_k blocks of 1/split_k of the work).
+double tile_quantisation(std::int64_t m, std::int64_t n, std::int64_t batch, const Tile& tile, int sms,
+                         std::int64_t* tiles = nullptr, std::int64_t* waves = nullptr, std::int64_t split_k = 1);
+
+struct StepOptions {
+    int micro_steps = 1;                   // gradient accumulation: forward + backward this many times
+    int optimizer_shards = 1;              // distributed optimizer: ranks the update is split over (DP x CP)
+    std::optional<CudaGraphs> cuda_graphs; // override the workload's own mode
+};
+
+struct StepTime {
+    double gpu_seconds = 0, host_seconds = 0;
+    double seconds = 0;                    // max(gpu, host)
+    std::size_t kernels = 0;               // kernels the GPU runs
+    std::size_t eager_launches = 0, graph_launches = 0;
+    CudaGraphs cuda_graphs = CudaGraphs::none;
+    bool launch_bound() const { return host_seconds > gpu_seconds; }
+};
+
+// One optimizer step over the graph's layers on this GPU: micro_steps x (forward + backward) + the update.
+StepTime step_time(const LayerGraph& graph, const GpuSpec& gpu, const Efficiency& efficiency,
+                   const StepOptions& options = {});
+
+// The update kernel of one layer (local trainable parameters / shards), or nullopt for a frozen layer.
+std::optional<Kernel> optimizer_kernel(const Layer& layer, int shards);
+
+}  // namespace ttsim::layers
