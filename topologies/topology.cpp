@@ -53,17 +53,27 @@ FabricRouting parse_fabric_routing(std::string_view text) {
                      "'; use adaptive (spray over all equal-cost paths) or static (hashed ECMP, one path per flow)");
 }
 
-Topology::Topology(std::string name) : name_(std::move(name)) {}
+std::string LinkName::str() const {
+    const std::string& from = (*vertices_)[from_].name;
+    const std::string& to = (*vertices_)[to_].name;
+    std::string name;
+    name.reserve(from.size() + 2 + to.size());
+    name.append(from).append("->").append(to);
+    return name;
+}
+
+Topology::Topology(std::string name)
+    : name_(std::move(name)), vertices_(std::make_unique<std::vector<VertexProps>>()) {}
 
 void Topology::reserve(std::size_t vertices, std::size_t directed_links) {
-    vertices_.reserve(vertices);
+    vertices_->reserve(vertices);
     links_.reserve(directed_links);
 }
 
 Vertex Topology::add_vertex(VertexKind kind, std::string name) {
     TTSIM_ASSERT(!finalized_, "topology modified after finalize()");
-    vertices_.push_back(VertexProps{kind, std::move(name)});
-    return vertices_.size() - 1;
+    vertices_->push_back(VertexProps{kind, std::move(name)});
+    return vertices_->size() - 1;
 }
 
 LinkId Topology::add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandwidth_bytes_per_s,
@@ -74,17 +84,9 @@ LinkId Topology::add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandw
     TTSIM_ASSERT(latency_a_to_b >= SimTime::zero() && latency_b_to_a >= SimTime::zero(), "negative latency");
     TTSIM_ASSERT(links_.size() + 2 < kNoLink, "too many links");
     const auto forward = static_cast<LinkId>(links_.size());
-    const std::string& name_a = vertices_[a].name;
-    const std::string& name_b = vertices_[b].name;
-    // "a->b" in one allocation (operator+ chains allocate once per step).
-    auto arrow = [](const std::string& from, const std::string& to) {
-        std::string name;
-        name.reserve(from.size() + 2 + to.size());
-        name.append(from).append("->").append(to);
-        return name;
-    };
-    links_.push_back({forward, a, b, kind, bandwidth_bytes_per_s, latency_a_to_b, arrow(name_a, name_b)});
-    links_.push_back({forward + 1, b, a, kind, bandwidth_bytes_per_s, latency_b_to_a, arrow(name_b, name_a)});
+    const std::vector<VertexProps>* names = vertices_.get();
+    links_.push_back({forward, a, b, kind, bandwidth_bytes_per_s, latency_a_to_b, LinkName(names, a, b)});
+    links_.push_back({forward + 1, b, a, kind, bandwidth_bytes_per_s, latency_b_to_a, LinkName(names, b, a)});
     return forward;
 }
 
@@ -102,7 +104,7 @@ int Topology::add_gpu(int node, int local_index, Vertex nvlink_domain, const Por
                                    pcie.latency_up, pcie.latency_down);
     info.pcie_down = info.pcie_up + 1;
     if (nvlink_domain != kNoVertex) {
-        TTSIM_ASSERT(vertices_[nvlink_domain].kind == VertexKind::NvSwitch, "NVLink domain is not an NVSwitch");
+        TTSIM_ASSERT((*vertices_)[nvlink_domain].kind == VertexKind::NvSwitch, "NVLink domain is not an NVSwitch");
         if (domain_index_of_vertex_.size() <= nvlink_domain) domain_index_of_vertex_.resize(nvlink_domain + 1, -1);
         int& domain_index = domain_index_of_vertex_[nvlink_domain];
         if (domain_index < 0) domain_index = nvlink_domain_count_++;
@@ -124,7 +126,7 @@ void Topology::add_spray_group(std::string name, std::vector<LinkId> members) {
     if (spray_group_of_link_.size() < links_.size()) spray_group_of_link_.resize(links_.size(), -1);
     for (const LinkId id : members) {
         TTSIM_ASSERT(id < links_.size(), "spray group " + name + " names an unknown link");
-        TTSIM_ASSERT(spray_group_of_link_[id] < 0, "link " + links_[id].name + " is in two spray groups");
+        TTSIM_ASSERT(spray_group_of_link_[id] < 0, "link " + links_[id].name.str() + " is in two spray groups");
         spray_group_of_link_[id] = index;
     }
     spray_groups_.push_back(SprayGroup{std::move(name), std::move(members)});
@@ -157,7 +159,7 @@ void Topology::finalize() {
     SwitchFabric& f = fabric_;
     f.switch_of_vertex.assign(vertices, -1);
     for (Vertex v = 0; v < vertices; ++v) {
-        if (!is_network_switch(vertices_[v].kind)) continue;
+        if (!is_network_switch((*vertices_)[v].kind)) continue;
         f.switch_of_vertex[v] = static_cast<std::int32_t>(f.vertex_of_switch.size());
         f.vertex_of_switch.push_back(v);
     }
@@ -237,7 +239,7 @@ std::string Topology::connectivity_problem() const {
         return {};
 
     auto describe = [&](const GpuInfo& g) {
-        return "GPU rank " + std::to_string(g.rank) + " (" + vertices_[g.vertex].name + ")";
+        return "GPU rank " + std::to_string(g.rank) + " (" + (*vertices_)[g.vertex].name + ")";
     };
     // Otherwise every GPU must reach, through its own NIC, the GPUs outside its domain: all NICs must touch
     // one common switch component. Pick the component touched by the most NICs and report one that misses it.
@@ -257,7 +259,7 @@ std::string Topology::connectivity_problem() const {
         }
         touched_begin[r + 1] = touched.size();
         if (touched.size() == first)
-            return describe(g) + " cannot reach GPUs outside its NVLink domain: its NIC " + vertices_[g.nic].name +
+            return describe(g) + " cannot reach GPUs outside its NVLink domain: its NIC " + (*vertices_)[g.nic].name +
                    " has no link to any network switch";
         for (std::size_t i = first; i < touched.size(); ++i) ++nic_count_per_component[static_cast<std::size_t>(touched[i])];
     }
@@ -276,7 +278,7 @@ std::string Topology::connectivity_problem() const {
     for (const GpuInfo& g : gpus_) {
         if (touches(g, main_component)) continue;
         return describe(g) + " cannot reach " + describe(*reference) + ": the switches its NIC " +
-               vertices_[g.nic].name + " connects to are not connected to those of " + vertices_[reference->nic].name +
+               (*vertices_)[g.nic].name + " connects to are not connected to those of " + (*vertices_)[reference->nic].name +
                " (the switch fabric is disconnected)";
     }
     return {};
@@ -289,7 +291,7 @@ TopologySummary Topology::summary() const {
     s.nodes = node_count_;
     s.nvlink_domains = nvlink_domain_count_;
     for (Vertex v = 0; v < vertex_count(); ++v) {
-        switch (vertices_[v].kind) {
+        switch ((*vertices_)[v].kind) {
             case VertexKind::Nic: ++s.nics; break;
             case VertexKind::LeafSwitch: ++s.leaf_switches; break;
             case VertexKind::SpineSwitch: ++s.spine_switches; break;
@@ -317,7 +319,7 @@ std::string TopologySummary::to_string() const {
 std::vector<NetworkLink> Topology::network_links() const {
     std::vector<NetworkLink> out;
     out.reserve(links_.size());
-    for (const LinkSpec& l : links_) out.push_back({l.bandwidth_bytes_per_s, l.latency, l.name});
+    for (const LinkSpec& l : links_) out.push_back({l.bandwidth_bytes_per_s, l.latency, l.name.str()});
     return out;
 }
 
@@ -325,14 +327,14 @@ double Topology::out_bandwidth(Vertex v, VertexKind to_kind) const {
     double total = 0.0;
     const TopologyGraph& g = graph();
     for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
-        if (vertices_[boost::target(*e, g)].kind == to_kind) total += links_[g[*e].link_id].bandwidth_bytes_per_s;
+        if ((*vertices_)[boost::target(*e, g)].kind == to_kind) total += links_[g[*e].link_id].bandwidth_bytes_per_s;
     return total;
 }
 
 std::vector<Vertex> Topology::vertices_of_kind(VertexKind kind) const {
     std::vector<Vertex> out;
     for (Vertex v = 0; v < vertex_count(); ++v)
-        if (vertices_[v].kind == kind) out.push_back(v);
+        if ((*vertices_)[v].kind == kind) out.push_back(v);
     return out;
 }
 

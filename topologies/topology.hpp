@@ -104,6 +104,25 @@ struct SprayGroup {
     std::vector<LinkId> members;  // directed link ids
 };
 
+// The name of a directed link, "<from vertex name>-><to vertex name>" (e.g. "node3.gpu5->node3.nvswitch"),
+// composed when asked for. Names are for messages and reports (the busiest link, a capacity error), a handful
+// per prediction, while a 16,384-GPU topology has ~10^5 directed links: storing every name cost one heap string
+// per link to build and free, a third of such a prediction. Refers to the vertex names of its topology, which
+// stay put when the topology moves; like a reference, it must not outlive the topology.
+class LinkName {
+public:
+    LinkName() = default;
+    LinkName(const std::vector<VertexProps>* vertices, std::size_t from, std::size_t to)
+        : vertices_(vertices), from_(from), to_(to) {}
+    std::string str() const;
+    operator std::string() const { return str(); }  // NOLINT: a name reads as a string
+    friend bool operator==(const LinkName& name, std::string_view text) { return name.str() == text; }
+
+private:
+    const std::vector<VertexProps>* vertices_ = nullptr;
+    std::size_t from_ = 0, to_ = 0;
+};
+
 // One direction of one physical link.
 struct LinkSpec {
     LinkId id = kNoLink;
@@ -112,7 +131,7 @@ struct LinkSpec {
     LinkKind kind = LinkKind::NvLink;
     double bandwidth_bytes_per_s = 0.0;  // per direction
     SimTime latency;                     // propagation + forwarding of the switch it enters
-    std::string name;                    // "node3.gpu5->node3.nvswitch"
+    LinkName name;                       // "node3.gpu5->node3.nvswitch"
     LinkId reverse() const { return id ^ 1u; }
 };
 
@@ -212,8 +231,8 @@ public:
     const std::vector<GpuInfo>& gpus() const { return gpus_; }
     const std::vector<LinkSpec>& links() const { return links_; }
     const LinkSpec& link(LinkId id) const { return links_.at(id); }
-    const VertexProps& vertex(Vertex v) const { return vertices_[v]; }
-    std::size_t vertex_count() const { return vertices_.size(); }
+    const VertexProps& vertex(Vertex v) const { return (*vertices_)[v]; }
+    std::size_t vertex_count() const { return vertices_->size(); }
     const SwitchFabric& fabric() const;
     TopologySummary summary() const;
     // The links in the form the flow network takes, index = link id.
@@ -231,7 +250,8 @@ public:
 
 private:
     std::string name_;
-    std::vector<VertexProps> vertices_;
+    // Behind a pointer so that it stays put when the topology moves: LinkName refers to it.
+    std::unique_ptr<std::vector<VertexProps>> vertices_;
     std::unique_ptr<TopologyGraph> graph_;  // built by finalize(); a pointer, as SwitchFabric::graph
     std::vector<LinkSpec> links_;
     std::vector<GpuInfo> gpus_;
