@@ -216,7 +216,7 @@ Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& op
             vertices += fabric.switches;
             links += fabric.directed_links;
         }
-        topology.reserve(vertices, links);
+        topology.reserve(static_cast<std::size_t>(gpus), vertices, links);
     }
     Vertex domain = kNoVertex;
     for (int rank = 0; rank < gpus; ++rank) {

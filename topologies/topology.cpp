@@ -65,7 +65,8 @@ std::string LinkName::str() const {
 Topology::Topology(std::string name)
     : name_(std::move(name)), vertices_(std::make_unique<std::vector<VertexProps>>()) {}
 
-void Topology::reserve(std::size_t vertices, std::size_t directed_links) {
+void Topology::reserve(std::size_t gpus, std::size_t vertices, std::size_t directed_links) {
+    gpus_.reserve(gpus);
     vertices_->reserve(vertices);
     links_.reserve(directed_links);
 }

@@ -200,9 +200,9 @@ public:
     Topology& operator=(const Topology&) = delete;
 
     // ---- building (presets and the YAML loader) ----
-    // Capacity for `vertices` vertices and `directed_links` directed links in all, when the builder knows them:
-    // saves regrowing (and moving) the lists while a large cluster is built.
-    void reserve(std::size_t vertices, std::size_t directed_links);
+    // Capacity for `gpus` GPUs, `vertices` vertices and `directed_links` directed links in all, when the builder
+    // knows them: saves regrowing (and moving) the lists while a large cluster is built.
+    void reserve(std::size_t gpus, std::size_t vertices, std::size_t directed_links);
     Vertex add_vertex(VertexKind kind, std::string name);
     // One physical full-duplex link a<->b: returns the id of a->b; b->a is that id + 1.
     LinkId add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandwidth_bytes_per_s,
