@@ -2,6 +2,7 @@
 #include "topologies/presets.hpp"
 
 #include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -204,6 +205,21 @@ Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& op
     Topology topology(node.name + " x" + std::to_string(gpus));
     const int per_node = node.gpus_per_node;
     const int per_domain = node.gpus_per_nvlink_domain;
+    const SuperPodFabricSpec fabric_defaults;
+    {
+        // Every GPU brings a NIC and two duplex links (NVLink, PCIe); each NVLink domain a switch vertex.
+        std::size_t vertices = 2 * static_cast<std::size_t>(gpus) + static_cast<std::size_t>((gpus + per_domain - 1) / per_domain);
+        std::size_t links = 4 * static_cast<std::size_t>(gpus);
+        if (gpus > per_domain) {
+            const SuperPodSize fabric =
+                superpod_size(superpod_shape((gpus + per_node - 1) / per_node, std::min(gpus, per_node),
+                                             fabric_defaults.nodes_per_unit, fabric_defaults.switch_ports),
+                              gpus);
+            vertices += fabric.switches;
+            links += fabric.directed_links;
+        }
+        topology.reserve(static_cast<std::size_t>(gpus), vertices, links);
+    }
     Vertex domain = kNoVertex;
     for (int rank = 0; rank < gpus; ++rank) {
         if (rank % per_domain == 0) {

@@ -87,6 +87,16 @@ SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit, int switc
     return shape;
 }
 
+SuperPodSize superpod_size(const SuperPodShape& shape, int nics) {
+    const auto leaves = static_cast<std::size_t>(shape.leaves);
+    const auto spines = static_cast<std::size_t>(shape.spines);
+    // NIC-leaf cables, then leaf-spine trunks (every leaf to every spine of its group) and spine-core trunks
+    // (every spine to every core of its plane); two directed links each.
+    std::size_t physical = static_cast<std::size_t>(nics) + leaves * static_cast<std::size_t>(shape.spines_per_group);
+    if (shape.tiers == 3) physical += spines * static_cast<std::size_t>(shape.cores_per_plane);
+    return {leaves + spines + static_cast<std::size_t>(shape.cores), 2 * physical};
+}
+
 int superpod_max_nodes(int rails, int nodes_per_unit, int switch_ports) {
     // Largest power-of-two pod count with rails * pods / 2 <= ports / 2 cores per plane.
     const int max_pods = std::max(1, static_cast<int>(std::bit_floor(static_cast<unsigned>(switch_ports / rails))));

@@ -38,6 +38,13 @@ struct SuperPodShape {
 // Throws InternalError if the shape needs more than three tiers (callers cap the GPU count first).
 SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit = 32, int switch_ports = 64);
 
+// What build_superpod_fabric adds for `nics` NICs on a fabric of this shape (for Topology::reserve).
+struct SuperPodSize {
+    std::size_t switches = 0;
+    std::size_t directed_links = 0;
+};
+SuperPodSize superpod_size(const SuperPodShape& shape, int nics);
+
 // Largest number of nodes a three-tier fabric of this radix holds: 2 * (ports/2)^3 NIC ports in total.
 int superpod_max_nodes(int rails, int nodes_per_unit = 32, int switch_ports = 64);
 

@@ -1,7 +1,6 @@
 #include "topologies/topology.hpp"
 
 #include <algorithm>
-#include <set>
 
 #include <boost/graph/graph_traits.hpp>
 #include <boost/pending/disjoint_sets.hpp>
@@ -54,12 +53,28 @@ FabricRouting parse_fabric_routing(std::string_view text) {
                      "'; use adaptive (spray over all equal-cost paths) or static (hashed ECMP, one path per flow)");
 }
 
+std::string LinkName::str() const {
+    const std::string& from = (*vertices_)[from_].name;
+    const std::string& to = (*vertices_)[to_].name;
+    std::string name;
+    name.reserve(from.size() + 2 + to.size());
+    name.append(from).append("->").append(to);
+    return name;
+}
+
 Topology::Topology(std::string name)
-    : name_(std::move(name)), graph_(std::make_unique<TopologyGraph>()) {}
+    : name_(std::move(name)), vertices_(std::make_unique<std::vector<VertexProps>>()) {}
+
+void Topology::reserve(std::size_t gpus, std::size_t vertices, std::size_t directed_links) {
+    gpus_.reserve(gpus);
+    vertices_->reserve(vertices);
+    links_.reserve(directed_links);
+}
 
 Vertex Topology::add_vertex(VertexKind kind, std::string name) {
     TTSIM_ASSERT(!finalized_, "topology modified after finalize()");
-    return boost::add_vertex(VertexProps{kind, std::move(name)}, *graph_);
+    vertices_->push_back(VertexProps{kind, std::move(name)});
+    return vertices_->size() - 1;
 }
 
 LinkId Topology::add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandwidth_bytes_per_s,
@@ -70,12 +85,9 @@ LinkId Topology::add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandw
     TTSIM_ASSERT(latency_a_to_b >= SimTime::zero() && latency_b_to_a >= SimTime::zero(), "negative latency");
     TTSIM_ASSERT(links_.size() + 2 < kNoLink, "too many links");
     const auto forward = static_cast<LinkId>(links_.size());
-    const std::string& name_a = (*graph_)[a].name;
-    const std::string& name_b = (*graph_)[b].name;
-    links_.push_back({forward, a, b, kind, bandwidth_bytes_per_s, latency_a_to_b, name_a + "->" + name_b});
-    links_.push_back({forward + 1, b, a, kind, bandwidth_bytes_per_s, latency_b_to_a, name_b + "->" + name_a});
-    boost::add_edge(a, b, EdgeProps{forward}, *graph_);
-    boost::add_edge(b, a, EdgeProps{forward + 1}, *graph_);
+    const std::vector<VertexProps>* names = vertices_.get();
+    links_.push_back({forward, a, b, kind, bandwidth_bytes_per_s, latency_a_to_b, LinkName(names, a, b)});
+    links_.push_back({forward + 1, b, a, kind, bandwidth_bytes_per_s, latency_b_to_a, LinkName(names, b, a)});
     return forward;
 }
 
@@ -93,7 +105,7 @@ int Topology::add_gpu(int node, int local_index, Vertex nvlink_domain, const Por
                                    pcie.latency_up, pcie.latency_down);
     info.pcie_down = info.pcie_up + 1;
     if (nvlink_domain != kNoVertex) {
-        TTSIM_ASSERT((*graph_)[nvlink_domain].kind == VertexKind::NvSwitch, "NVLink domain is not an NVSwitch");
+        TTSIM_ASSERT((*vertices_)[nvlink_domain].kind == VertexKind::NvSwitch, "NVLink domain is not an NVSwitch");
         if (domain_index_of_vertex_.size() <= nvlink_domain) domain_index_of_vertex_.resize(nvlink_domain + 1, -1);
         int& domain_index = domain_index_of_vertex_[nvlink_domain];
         if (domain_index < 0) domain_index = nvlink_domain_count_++;
@@ -115,7 +127,7 @@ void Topology::add_spray_group(std::string name, std::vector<LinkId> members) {
     if (spray_group_of_link_.size() < links_.size()) spray_group_of_link_.resize(links_.size(), -1);
     for (const LinkId id : members) {
         TTSIM_ASSERT(id < links_.size(), "spray group " + name + " names an unknown link");
-        TTSIM_ASSERT(spray_group_of_link_[id] < 0, "link " + links_[id].name + " is in two spray groups");
+        TTSIM_ASSERT(spray_group_of_link_[id] < 0, "link " + links_[id].name.str() + " is in two spray groups");
         spray_group_of_link_[id] = index;
     }
     spray_groups_.push_back(SprayGroup{std::move(name), std::move(members)});
@@ -128,11 +140,27 @@ void Topology::set_routing(FabricRouting routing) {
 
 void Topology::finalize() {
     TTSIM_ASSERT(!finalized_, "finalize() called twice");
-    SwitchFabric& f = fabric_;
     const std::size_t vertices = vertex_count();
+    // The link graph: links sorted by source vertex, stably (a counting sort), so each vertex's out-edges keep
+    // link creation order, the order the ECMP choices and sums below depend on.
+    {
+        std::vector<std::size_t> begin(vertices + 1, 0);
+        for (const LinkSpec& l : links_) ++begin[l.from + 1];
+        for (std::size_t v = 0; v < vertices; ++v) begin[v + 1] += begin[v];
+        std::vector<std::pair<Vertex, Vertex>> edges(links_.size());
+        std::vector<EdgeProps> props(links_.size());
+        for (const LinkSpec& l : links_) {
+            const std::size_t at = begin[l.from]++;
+            edges[at] = {l.from, l.to};
+            props[at] = EdgeProps{l.id};
+        }
+        graph_ = std::make_unique<TopologyGraph>(boost::edges_are_sorted, edges.begin(), edges.end(), props.begin(),
+                                                 vertices, edges.size());
+    }
+    SwitchFabric& f = fabric_;
     f.switch_of_vertex.assign(vertices, -1);
     for (Vertex v = 0; v < vertices; ++v) {
-        if (!is_network_switch((*graph_)[v].kind)) continue;
+        if (!is_network_switch((*vertices_)[v].kind)) continue;
         f.switch_of_vertex[v] = static_cast<std::int32_t>(f.vertex_of_switch.size());
         f.vertex_of_switch.push_back(v);
     }
@@ -191,6 +219,11 @@ void Topology::finalize() {
     finalized_ = true;
 }
 
+const TopologyGraph& Topology::graph() const {
+    TTSIM_ASSERT(finalized_, "topology used before finalize()");
+    return *graph_;
+}
+
 const SwitchFabric& Topology::fabric() const {
     TTSIM_ASSERT(finalized_, "topology used before finalize()");
     return fabric_;
@@ -207,31 +240,46 @@ std::string Topology::connectivity_problem() const {
         return {};
 
     auto describe = [&](const GpuInfo& g) {
-        return "GPU rank " + std::to_string(g.rank) + " (" + (*graph_)[g.vertex].name + ")";
+        return "GPU rank " + std::to_string(g.rank) + " (" + (*vertices_)[g.vertex].name + ")";
     };
     // Otherwise every GPU must reach, through its own NIC, the GPUs outside its domain: all NICs must touch
     // one common switch component. Pick the component touched by the most NICs and report one that misses it.
-    std::vector<std::set<int>> touched(gpus_.size());
+    // The components each NIC touches, without repeats: GPU r's are touched[touched_begin[r] ..
+    // touched_begin[r + 1]) (one flat array rather than a set per GPU: a NIC has one or a few attachments).
+    std::vector<int> touched;
+    std::vector<std::size_t> touched_begin(gpus_.size() + 1, 0);
+    touched.reserve(f.attachments.size());
     std::vector<int> nic_count_per_component(f.switch_count(), 0);
     for (const GpuInfo& g : gpus_) {
         const auto r = static_cast<std::size_t>(g.rank);
-        for (std::uint32_t a = f.attachment_begin[r]; a < f.attachment_begin[r + 1]; ++a)
-            touched[r].insert(f.component[f.attachments[a].switch_index]);
-        if (touched[r].empty())
-            return describe(g) + " cannot reach GPUs outside its NVLink domain: its NIC " + (*graph_)[g.nic].name +
+        const std::size_t first = touched.size();
+        for (std::uint32_t a = f.attachment_begin[r]; a < f.attachment_begin[r + 1]; ++a) {
+            const int c = f.component[f.attachments[a].switch_index];
+            if (std::find(touched.begin() + static_cast<std::ptrdiff_t>(first), touched.end(), c) == touched.end())
+                touched.push_back(c);
+        }
+        touched_begin[r + 1] = touched.size();
+        if (touched.size() == first)
+            return describe(g) + " cannot reach GPUs outside its NVLink domain: its NIC " + (*vertices_)[g.nic].name +
                    " has no link to any network switch";
-        for (int c : touched[r]) ++nic_count_per_component[static_cast<std::size_t>(c)];
+        for (std::size_t i = first; i < touched.size(); ++i) ++nic_count_per_component[static_cast<std::size_t>(touched[i])];
     }
+    auto touches = [&](const GpuInfo& g, int component) {
+        const auto r = static_cast<std::size_t>(g.rank);
+        const auto from = touched.begin() + static_cast<std::ptrdiff_t>(touched_begin[r]);
+        const auto to = touched.begin() + static_cast<std::ptrdiff_t>(touched_begin[r + 1]);
+        return std::find(from, to, component) != to;
+    };
     const auto main_component = static_cast<int>(
         std::max_element(nic_count_per_component.begin(), nic_count_per_component.end()) -
         nic_count_per_component.begin());
     const GpuInfo* reference = nullptr;
     for (const GpuInfo& g : gpus_)
-        if (touched[static_cast<std::size_t>(g.rank)].count(main_component)) { reference = &g; break; }
+        if (touches(g, main_component)) { reference = &g; break; }
     for (const GpuInfo& g : gpus_) {
-        if (touched[static_cast<std::size_t>(g.rank)].count(main_component)) continue;
+        if (touches(g, main_component)) continue;
         return describe(g) + " cannot reach " + describe(*reference) + ": the switches its NIC " +
-               (*graph_)[g.nic].name + " connects to are not connected to those of " + (*graph_)[reference->nic].name +
+               (*vertices_)[g.nic].name + " connects to are not connected to those of " + (*vertices_)[reference->nic].name +
                " (the switch fabric is disconnected)";
     }
     return {};
@@ -244,7 +292,7 @@ TopologySummary Topology::summary() const {
     s.nodes = node_count_;
     s.nvlink_domains = nvlink_domain_count_;
     for (Vertex v = 0; v < vertex_count(); ++v) {
-        switch ((*graph_)[v].kind) {
+        switch ((*vertices_)[v].kind) {
             case VertexKind::Nic: ++s.nics; break;
             case VertexKind::LeafSwitch: ++s.leaf_switches; break;
             case VertexKind::SpineSwitch: ++s.spine_switches; break;
@@ -272,21 +320,22 @@ std::string TopologySummary::to_string() const {
 std::vector<NetworkLink> Topology::network_links() const {
     std::vector<NetworkLink> out;
     out.reserve(links_.size());
-    for (const LinkSpec& l : links_) out.push_back({l.bandwidth_bytes_per_s, l.latency, l.name});
+    for (const LinkSpec& l : links_) out.push_back({l.bandwidth_bytes_per_s, l.latency, l.name.str()});
     return out;
 }
 
 double Topology::out_bandwidth(Vertex v, VertexKind to_kind) const {
     double total = 0.0;
-    for (auto [e, end] = boost::out_edges(v, *graph_); e != end; ++e)
-        if ((*graph_)[boost::target(*e, *graph_)].kind == to_kind) total += links_[(*graph_)[*e].link_id].bandwidth_bytes_per_s;
+    const TopologyGraph& g = graph();
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e)
+        if ((*vertices_)[boost::target(*e, g)].kind == to_kind) total += links_[g[*e].link_id].bandwidth_bytes_per_s;
     return total;
 }
 
 std::vector<Vertex> Topology::vertices_of_kind(VertexKind kind) const {
     std::vector<Vertex> out;
     for (Vertex v = 0; v < vertex_count(); ++v)
-        if ((*graph_)[v].kind == kind) out.push_back(v);
+        if ((*vertices_)[v].kind == kind) out.push_back(v);
     return out;
 }
 

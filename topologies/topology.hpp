@@ -1,5 +1,12 @@
 // The physical cluster as a Boost.Graph: which devices exist and which links join them.
 //
+// While it is built, a topology is a vertex list and a link list (add_vertex, add_duplex_link append to
+// vectors); finalize() then indexes the links by source vertex as a compressed-sparse-row Boost graph. Every
+// prediction builds its topology afresh (16,384 GPUs: ~10^5 directed links), and an adjacency_list grown edge
+// by edge costs one heap allocation per edge (its bundled property) plus the out-edge vectors' regrowth, which
+// was most of a large prediction's time; the CSR graph holds the same out-edges, in the same order, in two
+// arrays.
+//
 // Vertices are devices: GPUs, NVLink switch domains, NICs and network switches (leaf / spine / core, or
 // untiered switches from a YAML description). A whole NVLink switch domain is ONE vertex: the 4 NVSwitch
 // chips of a DGX H100 (or the 18 NVLink switch chips of a GB200 NVL72 rack) behave as one non-blocking
@@ -26,7 +33,6 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include "sim/flow_network.hpp"
@@ -62,8 +68,8 @@ struct VertexProps {
 struct EdgeProps {
     std::uint32_t link_id = 0;
 };
-using TopologyGraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, VertexProps, EdgeProps>;
+// Out-edges of every vertex, in link creation order (link id order), each carrying its directed link id.
+using TopologyGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeProps>;
 using Vertex = TopologyGraph::vertex_descriptor;
 using LinkId = std::uint32_t;
 inline constexpr Vertex kNoVertex = std::numeric_limits<Vertex>::max();
@@ -98,6 +104,25 @@ struct SprayGroup {
     std::vector<LinkId> members;  // directed link ids
 };
 
+// The name of a directed link, "<from vertex name>-><to vertex name>" (e.g. "node3.gpu5->node3.nvswitch"),
+// composed when asked for. Names are for messages and reports (the busiest link, a capacity error), a handful
+// per prediction, while a 16,384-GPU topology has ~10^5 directed links: storing every name cost one heap string
+// per link to build and free, a third of such a prediction. Refers to the vertex names of its topology, which
+// stay put when the topology moves; like a reference, it must not outlive the topology.
+class LinkName {
+public:
+    LinkName() = default;
+    LinkName(const std::vector<VertexProps>* vertices, std::size_t from, std::size_t to)
+        : vertices_(vertices), from_(from), to_(to) {}
+    std::string str() const;
+    operator std::string() const { return str(); }  // NOLINT: a name reads as a string
+    friend bool operator==(const LinkName& name, std::string_view text) { return name.str() == text; }
+
+private:
+    const std::vector<VertexProps>* vertices_ = nullptr;
+    std::size_t from_ = 0, to_ = 0;
+};
+
 // One direction of one physical link.
 struct LinkSpec {
     LinkId id = kNoLink;
@@ -106,7 +131,7 @@ struct LinkSpec {
     LinkKind kind = LinkKind::NvLink;
     double bandwidth_bytes_per_s = 0.0;  // per direction
     SimTime latency;                     // propagation + forwarding of the switch it enters
-    std::string name;                    // "node3.gpu5->node3.nvswitch"
+    LinkName name;                       // "node3.gpu5->node3.nvswitch"
     LinkId reverse() const { return id ^ 1u; }
 };
 
@@ -175,6 +200,9 @@ public:
     Topology& operator=(const Topology&) = delete;
 
     // ---- building (presets and the YAML loader) ----
+    // Capacity for `gpus` GPUs, `vertices` vertices and `directed_links` directed links in all, when the builder
+    // knows them: saves regrowing (and moving) the lists while a large cluster is built.
+    void reserve(std::size_t gpus, std::size_t vertices, std::size_t directed_links);
     Vertex add_vertex(VertexKind kind, std::string name);
     // One physical full-duplex link a<->b: returns the id of a->b; b->a is that id + 1.
     LinkId add_duplex_link(Vertex a, Vertex b, LinkKind kind, double bandwidth_bytes_per_s,
@@ -195,15 +223,16 @@ public:
 
     // ---- queries ----
     const std::string& name() const { return name_; }
-    const TopologyGraph& graph() const { return *graph_; }
+    // The link graph; built by finalize().
+    const TopologyGraph& graph() const;
     int gpu_count() const { return static_cast<int>(gpus_.size()); }
     int node_count() const { return node_count_; }
     const GpuInfo& gpu(int rank) const { return gpus_.at(static_cast<std::size_t>(rank)); }
     const std::vector<GpuInfo>& gpus() const { return gpus_; }
     const std::vector<LinkSpec>& links() const { return links_; }
     const LinkSpec& link(LinkId id) const { return links_.at(id); }
-    const VertexProps& vertex(Vertex v) const { return (*graph_)[v]; }
-    std::size_t vertex_count() const { return boost::num_vertices(*graph_); }
+    const VertexProps& vertex(Vertex v) const { return (*vertices_)[v]; }
+    std::size_t vertex_count() const { return vertices_->size(); }
     const SwitchFabric& fabric() const;
     TopologySummary summary() const;
     // The links in the form the flow network takes, index = link id.
@@ -221,7 +250,9 @@ public:
 
 private:
     std::string name_;
-    std::unique_ptr<TopologyGraph> graph_;  // a pointer so that moving a Topology never copies the graph
+    // Behind a pointer so that it stays put when the topology moves: LinkName refers to it.
+    std::unique_ptr<std::vector<VertexProps>> vertices_;
+    std::unique_ptr<TopologyGraph> graph_;  // built by finalize(); a pointer, as SwitchFabric::graph
     std::vector<LinkSpec> links_;
     std::vector<GpuInfo> gpus_;
     int node_count_ = 0;

@@ -138,9 +138,9 @@ void spray_over_groups(CollectivePlan& plan, const FlowResources& resources) {
         for (LinkId& id : phase.flows.links) id = resources.of_link[id];
 }
 
-const std::string& resource_name(const Topology& topology, LinkId resource) {
+std::string resource_name(const Topology& topology, LinkId resource) {
     const std::size_t links = topology.links().size();
-    if (resource < links) return topology.link(resource).name;
+    if (resource < links) return topology.link(resource).name.str();
     return topology.spray_groups().at(resource - links).name;
 }
 

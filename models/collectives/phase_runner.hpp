@@ -35,7 +35,7 @@ FlowResources make_flow_resources(const Topology& topology, const std::vector<do
 void spray_over_groups(CollectivePlan& plan, const FlowResources& resources);
 
 // A resource's name: the link's ("su0.rail3.leaf->spine5"), or the spray group's ("su0.rail3.leaf->spines").
-const std::string& resource_name(const Topology& topology, LinkId resource);
+std::string resource_name(const Topology& topology, LinkId resource);
 
 struct SimulatedPlan {
     std::vector<SimTime> step_times;   // per phase, one step: drain time of its last flow

@@ -14,7 +14,10 @@ double sharp_tree_climb_us(const Topology& topology) {
     auto keep_min = [](std::optional<SimTime>& slot, SimTime latency) {
         slot = slot ? std::min(*slot, latency) : latency;
     };
-    for (const LinkSpec& link : topology.links()) {
+    // Tier-to-tier links join two network switches, so the fabric's switch-to-switch hops hold them all: a
+    // few thousand links instead of every NIC and NVLink port of the cluster.
+    for (const LinkId id : topology.fabric().hop_link) {
+        const LinkSpec& link = topology.link(id);
         const VertexKind from = topology.vertex(link.from).kind;
         const VertexKind to = topology.vertex(link.to).kind;
         for (std::size_t t = 1; t < kTiers.size(); ++t) {

@@ -98,7 +98,7 @@ interrupted_counts() {  # LOG UNIT
   total=$(sed -n "s/.*interrupted: \([0-9]*\) of \([0-9]*\) $2 finished.*/\2/p" "$1.stderr")
 }
 
-# 5. SIGINT in the middle of a long sweep (528 points, ~5 s of CPU), part way into it.
+# 5. SIGINT in the middle of a long sweep (792 points, ~3.5 s of CPU), part way into it.
 # Expected: exit 130 within 60 s, one stderr line "interrupted: N of M points finished", results.csv = header +
 # exactly N complete rows in sweep order with N < M, valid results.json listing the same N, no temporary files.
 out="$tmp/sweep"
