@@ -72,8 +72,8 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
                              " GB/s, one NIC per GPU) on the DGX SuperPOD fabric");
 
     // Evaluation.
-    const EvalSchedule schedule = eval_schedule(workload, layout.global_batch);
-    s.evaluations = evaluations_until(schedule, s.samples_mean);
+    s.eval_schedule = eval_schedule(workload, layout.global_batch);
+    s.evaluations = evaluations_until(s.eval_schedule, s.samples_mean);
     const double eval_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
     s.eval_samples_per_gpu = eval_per_rank / model_split;
 
@@ -270,7 +270,7 @@ namespace {
 // The clock of a scenario whose iteration has been simulated (step seconds) and evaluation priced.
 RunClock clock_of(const PreparedScenario& s, const ComputeProfile& profile, double step_seconds, double eval_seconds) {
     return RunClock{step_seconds, eval_seconds, profile.run_overhead_seconds, s.layout.global_batch,
-                    eval_schedule(*s.workload, s.layout.global_batch)};
+                    s.eval_schedule};
 }
 }  // namespace
 

@@ -79,7 +79,10 @@ struct Prediction {
     std::vector<std::string> warnings;
 };
 
-// Everything about a scenario that does not depend on the compute profile.
+// Everything about a scenario that does not depend on the compute profile: the one fully resolved job (system,
+// workload, layout, batch, convergence, evaluation schedule, and the collectives priced on the system's topology)
+// that prepare() builds in one pass. evaluate() and the trace writer read only this; they never go back to the
+// request or to the catalogs' defaults.
 struct PreparedScenario {
     const Workload* workload = nullptr;    // catalog entry (static lifetime)
     System system;                         // the hardware, fabric included
@@ -94,6 +97,7 @@ struct PreparedScenario {
     double param_all_gather_seconds = 0;
     double tp_cp_comm_seconds_per_micro_step = 0;   // before the exposed fraction
     int optimizer_shards = 1;
+    EvalSchedule eval_schedule;            // when the run evaluates (MLPerf rules at this global batch)
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
     double eval_samples_per_gpu = 0;
     double straggler_sigmas = 0;           // E[max of N standard normals], N = GPUs
