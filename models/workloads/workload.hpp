@@ -1,17 +1,21 @@
 // The four MLPerf Training v4.1 workloads ttsim models: what one training sample costs (FLOPs), what one step
 // communicates (gradient bytes), how big the dataset is, when evaluation happens and whether it is timed, what
 // counts as converged, and how NVIDIA parallelised each one in its v4.1 submissions.
-// Values are compiled in from models/data/hardware/params.md §4 / params.yaml `workloads:`; workload.cpp cites
-// the `src` key of each. FLOPs are analytic (2 x MACs of matmul/conv/attention; norms and elementwise ignored).
+// Values are read from models/data/workload_catalog.yaml (each with its source, taken from hardware/params.md §4 /
+// params.yaml `workloads:`) once per process, by workload_catalog.cpp. FLOPs are analytic (2 x MACs of
+// matmul/conv/attention; norms and elementwise ignored).
 //
-// Names: "bert"; "llama2_70b_lora" (aliases "lora", "llama2-70b-lora"); "retinanet" (MLPerf benchmark id "ssd",
-// alias "ssd"); "stable_diffusion" (aliases "sd", "stable-diffusion"). Lookup is case-insensitive, '-' == '_'.
+// Names: "bert" (alias "bert_large"); "llama2_70b_lora" (aliases "lora", "llama2_lora", "llama2"); "retinanet"
+// (MLPerf benchmark id "ssd", alias "ssd"); "stable_diffusion" (aliases "sd", "stable_diffusion_v2", "sd2").
+// Lookup is case-insensitive and ignores '-', '_' and spaces (the catalog's `aliases`).
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ttsim {
@@ -113,8 +117,18 @@ struct Workload {
     bool context_parallel_modelled() const { return model_parallel && model_parallel->context_kv_width > 0; }
 };
 
-// All workloads in a fixed order: bert, llama2_70b_lora, retinanet, stable_diffusion.
+// All workloads in the order of models/data/workload_catalog.yaml: bert, llama2_70b_lora, retinanet,
+// stable_diffusion. Loaded on first use; a malformed data file is an InputError (file:line:column and key).
 const std::vector<Workload>& workload_catalog();
+
+// A parsed workload_catalog.yaml: the workloads (every layout checked to multiply out to its GPU count, on a GPU
+// of the catalog) and each name and alias (normalized as gpu_catalog's are) with the canonical name it stands
+// for. Names and aliases are unique.
+struct WorkloadCatalogData {
+    std::vector<Workload> workloads;
+    std::vector<std::pair<std::string, std::string>> aliases;   // (normalized name or alias, canonical name)
+};
+WorkloadCatalogData load_workload_catalog(const std::filesystem::path& path);
 std::vector<std::string> workload_names();
 
 // Looks a workload up by name, MLPerf id or alias; unknown names throw InputError listing the valid names.

@@ -1,5 +1,5 @@
 // The shipped layer graphs against the reference data they were built from (models/data/models/*.yaml, a
-// copy of /work/shared/data/models) and against the lumped figures of models/workloads/workload.cpp.
+// copy of /work/shared/data/models) and against the lumped figures of models/data/workload_catalog.yaml.
 // Parameters must match exactly (they are closed-form counts); FLOPs to 1e-6 unless a gap is explained.
 #include <catch2/catch.hpp>
 
@@ -59,7 +59,7 @@ TEST_CASE("BERT-large layer graph matches the reference data", "[layers]") {
     CHECK(g.layers.size() == 26);   // embeddings, 24 layers, heads
 
     // NVIDIA packs two ~254-token sequences in a 512-slot row: the same graph with sequences_per_sample 2 has
-    // block-diagonal attention. Per sequence it is workload.cpp's ~256-token figure (163.5 GFLOP forward, an
+    // block-diagonal attention. Per sequence it is workload_catalog.yaml's ~256-token figure (163.5 GFLOP forward, an
     // estimate at 256 real tokens without padding): within 0.5 %, the gap being the padded slots and masks.
     BuildOptions packed;
     const ConfigNode file = ConfigNode::load_string(
@@ -106,7 +106,7 @@ TEST_CASE("SD v2 UNet layer graph matches the reference data", "[layers]") {
     CHECK(t.params == static_cast<std::int64_t>(find_workload("stable_diffusion").total_params));
     const PerSample s = per_sample(g);
     CHECK(s.forward_flops == Approx(number(unet.required("fwd_flop_per_sample").required("value"))).epsilon(1e-9));
-    // workload.cpp's older figure leaves out the per-sample time-embedding linears (55.7 MFLOP, data note).
+    // workload_catalog.yaml's older figure leaves out the per-sample time-embedding linears (55.7 MFLOP, data note).
     CHECK(s.forward_flops - find_workload("stable_diffusion").forward_flops_per_sample == Approx(55'705'600).epsilon(1e-6));
     // Attention matmuls: the per-op table's attention-matmul rows.
     double attention_rows = 0, context_projections = 0;
@@ -139,7 +139,7 @@ TEST_CASE("RetinaNet layer graph matches the reference data", "[layers]") {
     CHECK(s.forward_flops == Approx(number(data.required("flops").required("fwd_per_image").required("value"))).epsilon(1e-12));
     CHECK(s.forward_flops == Approx(find_workload("retinanet").forward_flops_per_sample).epsilon(1e-12));
     // Train: no backward into the frozen stem and layer1, no dgrad at layer2's first convolutions (data calc).
-    // workload.cpp's 1.1689 TFLOP keeps those two dgrads (7.86 GFLOP), hence the gap to it.
+    // workload_catalog.yaml's 1.1689 TFLOP keeps those two dgrads (7.86 GFLOP), hence the gap to it.
     CHECK(s.train_flops == Approx(number(data.required("flops").required("train_per_image").required("value"))).epsilon(1e-12));
     CHECK(find_workload("retinanet").train_flops_per_sample - s.train_flops == Approx(7'864'320'000).epsilon(1e-9));
 }

@@ -1,4 +1,4 @@
-// Reference data files (models/data/gpus.yaml, nccl.yaml, prices.yaml): the loaded values agree with the
+// Reference data files (models/data/gpus.yaml, nccl.yaml, prices.yaml, workload_catalog.yaml): the loaded values agree with the
 // compilation they were taken from (hardware/params.yaml, read here on its own with yaml-cpp) and with a few
 // independently measured figures; malformed data files are InputErrors naming file:line and the key.
 #include <catch2/catch.hpp>
@@ -15,6 +15,7 @@
 #include "models/data_dir.hpp"
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/planning/reference_prices.hpp"
+#include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
 
 using namespace ttsim;
@@ -210,6 +211,22 @@ TEST_CASE("malformed data files are input errors naming file, line and key", "[r
          {"'price_per_gpu_hour.dgx-b200.value'", "where this table is written in 'USD/GPU-hour'"}},
         {"prices.yaml", "node: {value: 2500W", "node: {value: 2500", "node: {value: 2500,",
          {"'power.node.value'", "has no unit"}},
+        {"workload_catalog.yaml", "    flops_note: \"per 800x800", "    flop_note: \"per 800x800", "flop_note:",
+         {"'workloads[2].flop_note'", "unknown key; did you mean 'flops_note'?"}},
+        {"workload_catalog.yaml", "runs_per_result: {value: 5, source: RULES}", "runs_per_result: {value: 5}",
+         "runs_per_result: {value: 5}", {"'workloads[2].runs_per_result'", "missing required key 'source'"}},
+        {"workload_catalog.yaml", "micro: 32, source: \"MLP41 ssd configs (params.md §4.3)\"}\n      - {system: B200",
+         "micro: 32}\n      - {system: B200", "{system: H200-SXM, gpus: 8, dp: 8, micro: 32}",
+         {"'workloads[2].published_parallelism[3]'", "missing required key 'source'"}},
+        {"workload_catalog.yaml", "{system: H100-SXM, gpus: 64, dp: 64, micro: 72", "{system: H100-SXM, gpus: 65, dp: 64, micro: 72",
+         "gpus: 65", {"'workloads[0].published_parallelism[1].gpus'", "does not multiply out to its GPU count",
+                      "TP 1 x CP 1 x PP 1 x DP 64 is not 65"}},
+        {"workload_catalog.yaml", "base: 3000000, round_to: 25000,", "base: 3000000,", "eval_rule: {interval: batch_linear",
+         {"'workloads[0].eval_rule'", "missing required key 'round_to'"}},
+        {"workload_catalog.yaml", "aliases: [ssd]", "aliases: [sd]", "aliases: [sd, ",
+         {"'workloads[3].aliases[0]'", "already used by another workload"}},
+        {"workload_catalog.yaml", "{system: B200, gpus: 8, cp: 2", "{system: b200, gpus: 8, cp: 2", "system: b200",
+         {"'workloads[1].published_parallelism[4].system'", "write the GPU catalog name 'B200'"}},
     };
     for (const Case& c : cases) {
         INFO(c.file << ": " << c.to);
@@ -219,6 +236,7 @@ TEST_CASE("malformed data files are input errors naming file, line and key", "[r
             const std::string name = c.file;
             if (name == "gpus.yaml") load_gpu_catalog(file.path);
             else if (name == "nccl.yaml") load_nccl_reference(file.path);
+            else if (name == "workload_catalog.yaml") load_workload_catalog(file.path);
             else planning::load_reference_prices(file.path);
         });
         CHECK_THAT(message, Catch::StartsWith(file.path.string() + ":" + std::to_string(line_of(text, c.at)) + ":"));
