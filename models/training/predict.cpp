@@ -4,9 +4,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -204,8 +205,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
             tp *= 2;
             wider.tensor_parallel = tp;
         }
-        char text[96];
-        std::snprintf(text, sizeof text, "%.0f GB of model state per GPU", need / 1e9);
+        const std::string text = fmt::format("{:.0f} GB of model state per GPU", need / 1e9);
         throw InputError(workload.name + " needs at least " + text + " with TP " + std::to_string(c.tensor_parallel) +
                              " (bf16 weights and gradients, fp32 optimizer state; activations not counted), more than " +
                              gpu.name + "'s " + std::to_string(static_cast<int>(gpu.hbm_capacity_bytes / 1e9)) +
