@@ -3,7 +3,7 @@
 
 #include <array>
 #include <cctype>
-#include <ranges>
+#include <vector>
 #include <utility>
 
 #include <fmt/ranges.h>
@@ -20,7 +20,10 @@ Enum parse_name(std::string_view text, const std::array<std::pair<const char*, E
     const std::string key = name_key(text);
     for (const auto& [name, value] : names)
         if (key == name_key(name)) return value;
-    throw InputError(fmt::format("unknown {} '{}'; valid: {}", what, text, fmt::join(std::views::keys(names), ", ")));
+    // A plain list, not std::views::keys: clang 14 (the fuzz build) cannot compile libstdc++ 12's ranges views.
+    std::vector<std::string_view> valid;
+    for (const auto& entry : names) valid.push_back(entry.first);
+    throw InputError(fmt::format("unknown {} '{}'; valid: {}", what, text, fmt::join(valid, ", ")));
 }
 
 constexpr std::array<std::pair<const char*, CollectiveOp>, 5> kOps{{
