@@ -1,6 +1,8 @@
 // Loader for YAML topologies; the schema is documented in yaml_topology.hpp.
 #include "topologies/yaml_topology.hpp"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -261,5 +263,15 @@ FabricRouting read_fabric_routing(const ConfigNode& node) {
 }
 
 Topology load_topology_file(const std::string& path) { return load_topology(ConfigNode::load_file(path)); }
+
+std::string topology_file_path(const ConfigNode& node) {
+    std::filesystem::path path = node.as_string();
+    if (path.is_relative()) {
+        const std::filesystem::path base = std::filesystem::path(node.location().file).parent_path();
+        if (!std::filesystem::exists(path) && std::filesystem::exists(base / path)) path = base / path;
+    }
+    if (!std::filesystem::exists(path)) node.fail("topology file '" + path.string() + "' not found");
+    return path.string();
+}
 
 }  // namespace ttsim

@@ -54,5 +54,8 @@ Topology load_topology(const ConfigNode& node);
 // scenarios' `cluster:`, training scenarios); anything else fails at the node (file:line:col, its key).
 FabricRouting read_fabric_routing(const ConfigNode& node);
 Topology load_topology_file(const std::string& path);
+// The path a scenario's `topology_file:` value names: as written when it exists, else relative to the scenario
+// file's folder; fails at the node when neither exists (every scenario kind that takes a topology file).
+std::string topology_file_path(const ConfigNode& node);
 
 }  // namespace ttsim

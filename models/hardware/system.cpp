@@ -130,6 +130,7 @@ System with_fabric(System system, const FabricChoice& choice) {
                              Field::routing);
         system.topology_file = choice.topology_file;
         const FileShape shape = file_shape(*choice.topology_file);
+        system.topology_file_gpus = shape.gpus;
         system.gpus_per_nvlink_domain = shape.largest_domain;
         system.gpus_per_node = std::min(system.gpus_per_node, shape.largest_domain);
         return system;
@@ -151,10 +152,9 @@ System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string l
 void check_job_size(const System& system, int gpus) {
     if (gpus < 1) throw InputError("GPU count must be at least 1 (got " + std::to_string(gpus) + ")", Field::gpus);
     if (system.topology_file) {
-        const FileShape shape = file_shape(*system.topology_file);
-        if (gpus != shape.gpus)
+        if (gpus != system.topology_file_gpus)
             throw InputError(std::to_string(gpus) + " GPUs asked for, but topology " + *system.topology_file +
-                                 " has " + std::to_string(shape.gpus),
+                                 " has " + std::to_string(system.topology_file_gpus),
                              Field::gpus);
         return;
     }

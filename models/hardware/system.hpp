@@ -41,6 +41,7 @@ struct System {
     // build_topology() always passes the GPU's own NVLink rate.
     FabricOptions fabric;
     std::optional<std::string> topology_file;  // a YAML topology in place of node shape + SuperPOD fabric
+    int topology_file_gpus = 0;                // its GPU count, read once by with_fabric()
 
     // The node shape the topology is built from (GPUs per node and domain, the GPU's NVLink rate).
     PresetInfo node_shape() const;

@@ -123,6 +123,18 @@ HardwareVariant read_variant(const ConfigNode& node) {
     return v;
 }
 
+// A `gpu_variants:` list (sweeps and plans), names unique.
+std::vector<HardwareVariant> read_variants(const ConfigNode& list) {
+    std::vector<HardwareVariant> variants;
+    std::set<std::string> names;
+    for (const ConfigNode& item : list.items()) {
+        HardwareVariant v = read_variant(item);
+        if (!names.insert(v.name).second) item.required("name").fail("duplicate variant name '" + v.name + "'");
+        variants.push_back(std::move(v));
+    }
+    return variants;
+}
+
 std::string read_format(const ConfigNode& root) {
     if (auto output = root.optional("output")) {
         output->check_keys({"format"});
@@ -159,12 +171,7 @@ std::string base_system_of(const std::string& label, const std::vector<HardwareV
 void read_sweep_cluster(const ConfigNode& cluster, const ConfigNode& root, SweepSpec& spec) {
     cluster.check_keys({"topology_file"});
     const ConfigNode file = cluster.required("topology_file");
-    std::filesystem::path path = file.as_string();
-    if (path.is_relative()) {
-        const std::filesystem::path base = std::filesystem::path(file.location().file).parent_path();
-        if (!std::filesystem::exists(path) && std::filesystem::exists(base / path)) path = base / path;
-    }
-    if (!std::filesystem::exists(path)) file.fail("topology file '" + path.string() + "' not found");
+    const std::filesystem::path path = topology_file_path(file);
     int file_gpus = 0;
     try {
         file_gpus = load_topology_file(path.string()).gpu_count();
@@ -253,14 +260,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         s.spec.workloads.push_back(canonical_workload(item));
     if (s.spec.workloads.empty()) root.required("workloads").fail("must list at least one workload");
 
-    if (auto variants = root.optional("gpu_variants")) {
-        std::set<std::string> names;
-        for (const ConfigNode& item : variants->items()) {
-            HardwareVariant v = read_variant(item);
-            if (!names.insert(v.name).second) item.required("name").fail("duplicate variant name '" + v.name + "'");
-            s.spec.variants.push_back(std::move(v));
-        }
-    }
+    if (auto variants = root.optional("gpu_variants")) s.spec.variants = read_variants(*variants);
     if (root.has("system") == root.has("systems")) root.fail("give exactly one of 'system' or 'systems'");
     const ConfigNode systems = root.has("system") ? root.required("system") : root.required("systems");
     const std::vector<ConfigNode> system_nodes = systems.is_scalar() ? std::vector<ConfigNode>{systems} : systems.items();
@@ -366,14 +366,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     if (auto cost = root.optional("cost")) read_cost_section(*cost, s.cost);
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy);
     // Hypothetical GPUs, searched where `systems` names them (as in a sweep).
-    if (auto variants = root.optional("gpu_variants")) {
-        std::set<std::string> names;
-        for (const ConfigNode& item : variants->items()) {
-            HardwareVariant v = read_variant(item);
-            if (!names.insert(v.name).second) item.required("name").fail("duplicate variant name '" + v.name + "'");
-            s.query.variants.push_back(std::move(v));
-        }
-    }
+    if (auto variants = root.optional("gpu_variants")) s.query.variants = read_variants(*variants);
     if (auto systems = root.optional("systems")) {
         for (const ConfigNode& item : systems->is_scalar() ? std::vector<ConfigNode>{*systems} : systems->items())
             s.query.systems.push_back(canonical_system(item, item.as_string(), s.query.variants));

@@ -82,13 +82,7 @@ ClusterSpec read_cluster(const ConfigNode& node) {
     if (auto file = node.optional("topology_file")) {
         for (const char* key : {"system", "gpus", "nic", "oversubscription", "routing"})
             if (node.has(key)) node.required(key).fail("cannot be combined with topology_file");
-        std::filesystem::path path = file->as_string();
-        if (path.is_relative()) {
-            const std::filesystem::path base = std::filesystem::path(file->location().file).parent_path();
-            if (!std::filesystem::exists(path) && std::filesystem::exists(base / path)) path = base / path;
-        }
-        if (!std::filesystem::exists(path)) file->fail("topology file '" + path.string() + "' not found");
-        spec.topology_file = path.string();
+        spec.topology_file = topology_file_path(*file);
     } else {
         spec.system = node.required("system").as_string();
         const ConfigNode gpus = node.required("gpus");
