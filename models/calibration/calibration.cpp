@@ -1,4 +1,6 @@
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/fit_loss.hpp"
+#include "models/calibration/operator_fit.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -71,31 +73,6 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
 
 double sq(double v) { return v * v; }
 
-// Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
-// convergence points), else its published score against the prediction at its published mean convergence.
-// Robust fits (SharedFit::robust) replace the square by soft-L1: quadratic below kRobustScale, linear above, so a
-// result that no shared term can explain (another software release, another cluster) pulls the shared parameters
-// with a bounded force. Scale 5 % of a log error: the spread of same-configuration results across submitters
-// (the in-sample per-group tolerance), fixed before the option was tried.
-constexpr double kRobustScale = 0.05;
-
-double log_error_loss(double log_error, bool robust) {
-    if (!robust) return sq(log_error);
-    const double r = log_error / kRobustScale;
-    return 2 * kRobustScale * kRobustScale * (std::sqrt(1 + r * r) - 1);
-}
-
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust) {
-    const RunClock clock = run_clock(point.fit_scenario, profile);
-    if (run_logs && point.runs_span_convergence()) {
-        double sum = 0;
-        for (const CalibrationPoint::Run& run : point.runs)
-            sum += log_error_loss(std::log(clock.seconds(run.samples) / run.seconds), robust);
-        return sum / static_cast<double>(point.runs.size());
-    }
-    return log_error_loss(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes), robust);
-}
-
 struct FitGroup {
     std::string workload, gpu;
     bool run_logs = false;         // fit option SharedFit::run_logs
@@ -151,7 +128,9 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
 }
 
 PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles) {
-    const ComputeProfile profile = profiles.find(*point.scenario.workload, *point.scenario.gpu);
+    ComputeProfile profile = profiles.find(*point.scenario.workload, *point.scenario.gpu);
+    if (const auto stack = profiles.stack_speeds.find(software_stack(point)); stack != profiles.stack_speeds.end())
+        profile.operator_speed *= stack->second;
     const Prediction prediction = evaluate(point.scenario, profile);
     PointError e;
     e.workload = point.scenario.workload->name;
@@ -407,7 +386,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
         {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
         {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
-        {"robust", &SharedFit::robust}};
+        {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
+        {"system-speed", &SharedFit::system_speed}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -446,11 +426,14 @@ std::string SharedFit::describe() const {
     add(run_logs, "run-logs");
     add(jitter_nodes, "jitter-nodes");
     add(robust, "robust");
+    add(operator_model, "operator");
+    add(system_speed, "system-speed");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                    const SharedFit& shared) {
+    if (shared.operator_model) return calibrate_operator_points(points, description, shared);
     std::map<std::pair<std::string, std::string>, FitGroup> groups;
     bool any_multi_node = false;
     for (const CalibrationPoint& p : points) {

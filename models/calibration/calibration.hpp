@@ -69,7 +69,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust";
+    "jitter-nodes, robust, operator, system-speed";
 
 struct SharedFit {
     bool multi_node = false;
@@ -93,6 +93,13 @@ struct SharedFit {
     // Not a parameter but a fit option: weight each result by 1 / (results of its workload and GPU at the same GPU
     // count), so every configuration counts once however many submitters ran it (default: every result once).
     bool configuration_weights = false;
+    // Model option: the operator-level model (models/calibration/operator_fit.hpp) instead of the lumped curve:
+    // kernel-class efficiencies and launch cost shared by every workload, a speed factor per GPU besides the
+    // reference one, a fixed step cost and (workload-run-overhead) a run overhead per workload.
+    bool operator_model = false;
+    // With operator: a speed factor per software stack (submitter and system family) pooled towards 1 by a
+    // log-normal prior (operator_fit.cpp), in place of one speed per GPU family only.
+    bool system_speed = false;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     std::string describe() const;

@@ -137,14 +137,14 @@ ProfileSet ProfileSet::load_dir(const std::filesystem::path& dir) {
 
 ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ConfigNode root = ConfigNode::load_file(file.string());
-    root.check_keys({"format", "profiles"});
+    root.check_keys({"format", "profiles", "stacks"});
     if (root.required("format").as_string() != "ttsim-compute-profiles-1")
         root.required("format").fail("expected 'ttsim-compute-profiles-1'");
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
                          "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "tp_comm_exposed_fraction", "transferred_from",
-                         "fitted_samples_per_gpu", "fitted_gpus"});
+                         "fitted_samples_per_gpu", "fitted_gpus", "operator"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
         p.gpu = find_gpu(item.required("gpu").as_string()).name;
@@ -163,6 +163,18 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
+        if (auto op = item.optional("operator")) {
+            op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds", "speed"});
+            layers::Efficiency e;
+            e.gemm = op->required("gemm").as_double(1e-3, 1.0);
+            e.conv = op->required("conv").as_double(1e-3, 1.0);
+            e.attention = op->required("attention").as_double(1e-3, 1.0);
+            e.memory = op->required("memory").as_double(1e-3, 1.0);
+            e.launch_seconds = op->required("launch_seconds").as_double(0.0, 1.0);
+            e.graph_launch_seconds = op->required("graph_launch_seconds").as_double(0.0, 1.0);
+            p.operator_efficiency = e;
+            if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
+        }
         const auto batches = item.optional("fitted_samples_per_gpu");
         const auto counts = item.optional("fitted_gpus");
         if (batches.has_value() != counts.has_value())
@@ -185,6 +197,13 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (set.contains(p.workload, p.gpu)) item.fail("duplicate profile for " + p.workload + " on " + p.gpu);
         set.add(std::move(p));
     }
+    if (const auto stacks = root.optional("stacks"))
+        for (const ConfigNode& item : stacks->items()) {
+            item.check_keys({"stack", "speed"});
+            const std::string stack = item.required("stack").as_string();
+            if (set.stack_speeds.count(stack)) item.fail("duplicate stack " + stack);
+            set.stack_speeds[stack] = item.required("speed").as_double(1e-3, 1e3);
+        }
     return set;
 }
 
@@ -208,10 +227,16 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
         if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";
+        if (const auto& e = p.operator_efficiency)
+            out << "    operator: {gemm: " << e->gemm << ", conv: " << e->conv << ", attention: " << e->attention
+                << ", memory: " << e->memory << ", launch_seconds: " << e->launch_seconds
+                << ", graph_launch_seconds: " << e->graph_launch_seconds << ", speed: " << p.operator_speed << "}\n";
         if (const auto& r = p.calibrated_range)
             out << "    fitted_samples_per_gpu: [" << r->min_samples_per_gpu << ", " << r->max_samples_per_gpu << "]\n"
                 << "    fitted_gpus: [" << r->min_gpus << ", " << r->max_gpus << "]\n";
     }
+    if (!stack_speeds.empty()) out << "stacks:\n";
+    for (const auto& [stack, speed] : stack_speeds) out << "  - {stack: \"" << stack << "\", speed: " << speed << "}\n";
     std::error_code ec;
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
     std::ofstream f(file);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/workloads/layers/kernel_time.hpp"
 #include "models/workloads/workload.hpp"
 
 namespace ttsim {
@@ -65,6 +66,14 @@ struct ComputeProfile {
     double eval_fixed_seconds = 0.05;      // per evaluation: launch, metric all-reduce, host-side bookkeeping
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
+    // The operator-level model (models/training/operator_step.hpp): kernel-class efficiencies and launch costs of
+    // this GPU, shared by every workload on it, and a speed factor of this profile's software stack (kernel
+    // times divided by it; 1 = the GPU's population). Set: predictions price the step from the workload's layer
+    // graph and max_flops_fraction / half_saturation_samples are unused. YAML: `operator: {gemm, conv,
+    // attention, memory, launch_seconds, graph_launch_seconds, speed}`.
+    std::optional<layers::Efficiency> operator_efficiency;
+    double operator_speed = 1.0;
+
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
     // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred
     // profile keeps its source's. Unset: no range warnings.
@@ -107,6 +116,10 @@ public:
     const std::map<std::pair<std::string, std::string>, ComputeProfile>& all() const { return profiles_; }
 
     std::string header_comment;            // provenance (data, filter, date, residual), written into YAML
+    // Operator model with per-stack speeds (calibration option system-speed): "<submitter>/<GPU family>" ->
+    // factor on the GPU's operator_speed for results (and `--like` predictions) of that software stack.
+    // YAML: `stacks: [{stack: NVIDIA/H100-SXM, speed: 1.03}, ...]`.
+    std::map<std::string, double> stack_speeds;
 
     // YAML: one file `profiles.yaml` under a directory; strict (unknown keys -> InputError with file:line).
     static ProfileSet load_file(const std::filesystem::path& file);

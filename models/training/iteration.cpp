@@ -18,6 +18,8 @@ double expected_max_standard_normal(long long n) {
 IterationResult simulate_iteration(const IterationPlan& plan) {
     TTSIM_ASSERT(plan.micro_steps >= 1, "iteration needs at least one micro step");
     TTSIM_ASSERT(plan.straggler_factor >= 1.0, "straggler factor below 1");
+    TTSIM_ASSERT(plan.bucket_ready_fractions.empty() || plan.bucket_ready_fractions.size() == plan.bucket_comm_seconds.size(),
+                 "one ready point per gradient bucket");
     const double micro = plan.micro_step_compute_seconds * plan.straggler_factor;
     const double forward = micro * (1.0 - plan.backward_share);
     const double backward = micro * plan.backward_share;
@@ -38,7 +40,9 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     // own duration without a tick of rounding drift (keeps exposure monotone across scales with equal tails).
     auto ready_at = [&](std::size_t b) {
         if (b + 1 == buckets) return backward_end;
-        return SimTime::from_seconds(micro * (plan.micro_steps - 1) + forward + backward * double(b + 1) / double(buckets));
+        const double share = plan.bucket_ready_fractions.empty() ? double(b + 1) / double(buckets)
+                                                                 : plan.bucket_ready_fractions[b];
+        return SimTime::from_seconds(micro * (plan.micro_steps - 1) + forward + backward * share);
     };
     for (std::size_t b = 0; b < buckets; ++b) {
         const SimTime ready = ready_at(b);

@@ -40,6 +40,9 @@ struct IterationPlan {
     double micro_step_compute_seconds = 0;   // forward + backward of one micro step (incl. exposed TP/CP comm)
     double backward_share = 2.0 / 3.0;       // backward = 2x forward FLOPs
     std::vector<double> bucket_comm_seconds; // one per gradient bucket, in emission order (last layer first)
+    // When each bucket is ready, as a share of the last micro step's backward (non-decreasing, the last 1): from
+    // the layers' gradients (operator model, operator_step.hpp). Empty: at even intervals (lumped model).
+    std::vector<double> bucket_ready_fractions;
     double optimizer_seconds = 0;
     double fixed_step_seconds = 0;           // host overhead per optimizer step
     double param_all_gather_seconds = 0;     // distributed optimizer, after the optimizer step

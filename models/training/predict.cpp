@@ -78,6 +78,9 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     const double eval_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
     s.eval_samples_per_gpu = eval_per_rank / model_split;
 
+    if (workload.layer_model && system.gpu->sms)
+        s.operator_table = build_operator_table(workload, *system.gpu, layout, s.optimizer_shards);
+
     s.straggler_sigmas = expected_max_standard_normal(gpus);
     const int domain = system.gpus_per_nvlink_domain;
     s.node_straggler_sigmas = expected_max_standard_normal((gpus + domain - 1) / domain);
@@ -229,24 +232,53 @@ PreparedScenario prepare(const PredictionRequest& request) {
 }
 
 namespace {
-double evaluation_seconds(const PreparedScenario& s, const ComputeProfile& profile) {
-    const Workload& w = *s.workload;
-    if (!w.eval_on_the_clock) return 0.0;
-    return forward_seconds(profile, w, *s.gpu, s.layout.fp8, s.eval_samples_per_gpu) + profile.eval_fixed_seconds;
-}
-}  // namespace
 
-IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfile& profile) {
+// What the compute model says of one step: the lumped curve, or the layer graph priced with the profile's
+// operator efficiencies when both the profile and the scenario have them.
+struct ComputeTerms {
+    bool operator_model = false;
+    double micro_step_seconds = 0;         // forward + backward of one micro step (no TP/CP communication)
+    double backward_share = 2.0 / 3.0;
+    std::vector<double> bucket_ready_fractions;
+    double optimizer_seconds = 0;
+    double eval_forward_seconds = 0;       // one evaluation's forward passes on one GPU
+    bool launch_bound = false;
+};
+
+ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& profile) {
     const Workload& w = *s.workload;
     const GpuSpec& gpu = *s.gpu;
     const ParallelismConfig& c = s.layout;
+    ComputeTerms t;
+    if (profile.operator_efficiency && s.operator_table) {
+        const OperatorStepTimes step = price_operator_step(*s.operator_table, *profile.operator_efficiency,
+                                                           profile.operator_speed);
+        t.operator_model = true;
+        t.micro_step_seconds = step.forward_seconds + step.backward_seconds;
+        t.backward_share = t.micro_step_seconds > 0 ? step.backward_seconds / t.micro_step_seconds : t.backward_share;
+        t.bucket_ready_fractions = bucket_ready_fractions(step, s.bucket_comm_seconds.size());
+        t.optimizer_seconds = step.optimizer_seconds + step.graph_launch_seconds;
+        if (w.eval_on_the_clock) t.eval_forward_seconds = operator_forward_seconds(*s.operator_table, step, s.eval_samples_per_gpu);
+        t.launch_bound = step.launch_bound;
+        return t;
+    }
+    t.micro_step_seconds = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
+    t.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
+    if (w.eval_on_the_clock) t.eval_forward_seconds = forward_seconds(profile, w, gpu, c.fp8, s.eval_samples_per_gpu);
+    return t;
+}
+
+IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile, const ComputeTerms& terms) {
+    const ParallelismConfig& c = s.layout;
     IterationPlan plan;
     plan.micro_steps = c.gradient_accumulation;
-    const double compute = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
-    plan.micro_step_compute_seconds = compute + profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
+    plan.micro_step_compute_seconds =
+        terms.micro_step_seconds + profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
+    plan.backward_share = terms.backward_share;
     plan.bucket_comm_seconds = s.bucket_comm_seconds;
+    plan.bucket_ready_fractions = terms.bucket_ready_fractions;
     plan.bucket_comm_name = s.bucket_comm_name;
-    plan.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
+    plan.optimizer_seconds = terms.optimizer_seconds;
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
     const bool multi_node = s.system.spans_domains(s.gpus);
     const double sigmas = profile.step_jitter_per_node ? s.node_straggler_sigmas : s.straggler_sigmas;
@@ -254,8 +286,14 @@ IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfil
                               profile.step_jitter_seconds * sigmas;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
-    plan.eval_seconds = evaluation_seconds(s, profile);
+    plan.eval_seconds = s.workload->eval_on_the_clock ? terms.eval_forward_seconds + profile.eval_fixed_seconds : 0.0;
     return plan;
+}
+
+}  // namespace
+
+IterationPlan make_iteration_plan(const PreparedScenario& s, const ComputeProfile& profile) {
+    return plan_from(s, profile, compute_terms(s, profile));
 }
 
 double RunClock::seconds(double samples, long long* steps_out, long long* evaluations_out) const {
@@ -284,8 +322,9 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     const GpuSpec& gpu = *s.gpu;
     const ParallelismConfig& c = s.layout;
 
-    const IterationPlan plan = make_iteration_plan(s, profile);
-    const double compute = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
+    const ComputeTerms terms = compute_terms(s, profile);
+    const IterationPlan plan = plan_from(s, profile, terms);
+    const double compute = terms.micro_step_seconds;
     const IterationResult it = simulate_iteration(plan);
     const double eval_seconds = plan.eval_seconds;
     const RunClock clock = clock_of(s, profile, it.step_seconds, eval_seconds);
@@ -321,10 +360,20 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;
     p.defaults = s.defaults;
     p.warnings = s.warnings;
+    p.compute_model = terms.operator_model ? "operator" : "lumped";
+    p.launch_bound = terms.launch_bound;
+    if (s.operator_table) {
+        const layers::MemoryEstimate& m = s.operator_table->memory;
+        p.memory_per_gpu_bytes = m.total;
+        p.memory_capacity_bytes = m.capacity;
+        p.memory_fits = m.fits;
+        p.memory_summary = m.summary;
+    }
     if (profile.transferred_from)
         p.warnings.push_back("no v4.1 calibration for " + gpu.name + "; " + w.name + " compute profile transferred from " +
                              *profile.transferred_from + " by scaling with peak FLOP/s and HBM bandwidth");
-    for (auto& w : extrapolation_warnings(profile, s.samples_per_gpu, s.gpus)) p.warnings.push_back(std::move(w));
+    if (!terms.operator_model)
+        for (auto& w : extrapolation_warnings(profile, s.samples_per_gpu, s.gpus)) p.warnings.push_back(std::move(w));
     return p;
 }
 

@@ -22,6 +22,7 @@
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/hardware/system.hpp"
 #include "models/training/iteration.hpp"
+#include "models/training/operator_step.hpp"
 #include "models/training/step_collectives.hpp"
 #include "models/workloads/workload.hpp"
 #include "topologies/topology.hpp"
@@ -73,6 +74,14 @@ struct Prediction {
     // ttt_minutes = steps x step_ms + eval_minutes + run_overhead_minutes.
     double per_gpu_throughput = 0;         // samples / s / GPU
     std::optional<double> efficiency_vs_8gpu;   // per-GPU throughput relative to the default 8-GPU layout
+    // Which compute model priced the step: "operator" (layer graph, operator_step.hpp) or "lumped"
+    // (compute_profile.hpp's curve).
+    std::string compute_model = "lumped";
+    bool launch_bound = false;             // operator model: the host's kernel launches set a pass's time
+    // Memory per GPU of the layout (operator model's layer graph; empty summary when the workload has none).
+    double memory_per_gpu_bytes = 0, memory_capacity_bytes = 0;
+    bool memory_fits = true;
+    std::string memory_summary;
     double gpu_hours = 0;
     double compute_only_bound_minutes = 0; // steps x compute-only step time (no comm, no fixed costs, no eval)
     std::vector<std::string> defaults;     // what was taken from v4.1 defaults
@@ -104,6 +113,9 @@ struct PreparedScenario {
     double node_straggler_sigmas = 0;      // the same with N = scale-up domains (nodes) spanned
     std::string comm_topology;             // name of the topology the collectives were simulated on
     std::uint64_t collective_simulations = 0;   // flow simulations run by prepare (cache misses)
+    // The layer graph's kernels priced at efficiency 1 for this layout (workloads with a layer_model and GPUs
+    // with an SM count; null otherwise): what the operator model prices with a profile's efficiencies.
+    std::shared_ptr<const OperatorTable> operator_table;
     std::vector<std::string> defaults;
     std::vector<std::string> warnings;
 };

@@ -72,6 +72,14 @@ struct ModelParallelComm {
     double activation_bytes = 2;
 };
 
+// Which layer-graph description (models/data/workloads/<file>.yaml) describes a workload, and how many of the
+// workload's samples one graph sample stands for (BERT: one 512-token row holds 2 packed sequences).
+struct LayerModelRef {
+    std::string file;
+    double samples_per_graph_sample = 1;
+    std::string source;
+};
+
 // When a workload evaluates, by MLPerf's rules (eval_schedule()): the interval between evaluations, in samples, and
 // how many intervals pass before the first.
 struct EvalRule {
@@ -113,6 +121,8 @@ struct Workload {
     // TP/CP collectives; nullopt: data parallel only (the convolutional RetinaNet and the SD UNet, as in v4.1),
     // and a layout with TP or CP is refused.
     std::optional<ModelParallelComm> model_parallel;
+    // The layer graph the operator-level model prices (models/data/workloads/<file>.yaml); unset: lumped only.
+    std::optional<LayerModelRef> layer_model;
     bool tensor_parallel_modelled() const { return model_parallel.has_value(); }
     bool context_parallel_modelled() const { return model_parallel && model_parallel->context_kv_width > 0; }
 };

@@ -127,7 +127,7 @@ Workload read_workload(const ConfigNode& entry) {
                       "gradient_dtype", "gradient_dtype_confirmed", "gradient_bytes", "train_flops_per_sample",
                       "forward_flops_per_sample", "flops_note", "train_samples", "eval_samples", "convergence_unit",
                       "runs_per_result", "quality_target", "eval_on_the_clock", "eval_rule", "model_parallel",
-                      "published_parallelism"});
+                      "layer_model", "published_parallelism"});
     Workload w;
     w.name = entry.required("name").as_string();
     w.mlperf_benchmark = entry.required("mlperf_benchmark").as_string();
@@ -158,6 +158,16 @@ Workload read_workload(const ConfigNode& entry) {
     if (w.eval_rule.interval == EvalRule::Interval::epoch && !w.train_samples)
         train_samples.fail("a workload that evaluates every epoch needs its dataset size");
     w.model_parallel = read_model_parallel(entry);
+    if (const auto layer_model = entry.optional("layer_model")) {
+        layer_model->check_keys({"file", "samples_per_graph_sample", "source"});
+        LayerModelRef ref;
+        ref.file = layer_model->required("file").as_string();
+        if (ref.file.find_first_of("/\\.") != std::string::npos || ref.file.empty())
+            layer_model->required("file").fail("expected the stem of a file in models/data/workloads/");
+        ref.samples_per_graph_sample = layer_model->required("samples_per_graph_sample").as_double(1e-6, 1e6);
+        ref.source = layer_model->required("source").as_string();
+        w.layer_model = ref;
+    }
     bool has_reference = false;
     for (const ConfigNode& layout : entry.required("published_parallelism").items()) {
         w.published_parallelism.push_back(read_layout(layout));

@@ -1,0 +1,32 @@
+#include "models/calibration/fit_loss.hpp"
+
+#include <cmath>
+
+namespace ttsim {
+
+// Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
+// convergence points), else its published score against the prediction at its published mean convergence.
+// Robust fits (SharedFit::robust) replace the square by soft-L1: quadratic below kRobustScale, linear above, so a
+// result that no shared term can explain (another software release, another cluster) pulls the shared parameters
+// with a bounded force. Scale 5 % of a log error: the spread of same-configuration results across submitters
+// (the in-sample per-group tolerance), fixed before the option was tried.
+constexpr double kRobustScale = 0.05;
+
+double log_error_loss(double log_error, bool robust) {
+    if (!robust) return log_error * log_error;
+    const double r = log_error / kRobustScale;
+    return 2 * kRobustScale * kRobustScale * (std::sqrt(1 + r * r) - 1);
+}
+
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust) {
+    const RunClock clock = run_clock(point.fit_scenario, profile);
+    if (run_logs && point.runs_span_convergence()) {
+        double sum = 0;
+        for (const CalibrationPoint::Run& run : point.runs)
+            sum += log_error_loss(std::log(clock.seconds(run.samples) / run.seconds), robust);
+        return sum / static_cast<double>(point.runs.size());
+    }
+    return log_error_loss(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes), robust);
+}
+
+}  // namespace ttsim

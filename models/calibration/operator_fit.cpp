@@ -1,0 +1,200 @@
+#include "models/calibration/operator_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <nlopt.hpp>
+
+#include "models/calibration/fit_loss.hpp"
+#include "sim/errors.hpp"
+#include "sim/units.hpp"
+
+namespace ttsim {
+
+std::string software_stack(const CalibrationPoint& point) {
+    return point.result.submitter + "/" + point.scenario.gpu->name;
+}
+
+namespace {
+
+// One searched value: its bounds (physical plausibility, not tuning) and its start (the priors of kernel_time.hpp).
+struct Dimension {
+    std::string name;
+    double lower, upper, start;
+};
+
+// Where each parameter sits in the search vector.
+struct Layout {
+    std::vector<Dimension> dims;
+    int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1;
+    int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
+    std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed;
+    int add(Dimension d) {
+        dims.push_back(std::move(d));
+        return static_cast<int>(dims.size()) - 1;
+    }
+};
+
+struct Problem {
+    const std::vector<const CalibrationPoint*>* points;
+    std::vector<double> weights;
+    Layout layout;
+    SharedFit shared;
+    int* evaluations;
+
+    double value(const std::vector<double>& x, int index, double fallback) const {
+        return index < 0 ? fallback : std::exp(x[static_cast<std::size_t>(index)]);
+    }
+
+    ComputeProfile profile(const std::vector<double>& x, const std::string& workload, const std::string& gpu) const {
+        ComputeProfile p;
+        p.workload = workload;
+        p.gpu = gpu;
+        layers::Efficiency e;
+        e.gemm = value(x, layout.gemm, e.gemm);
+        e.conv = value(x, layout.conv, e.conv);
+        e.attention = value(x, layout.attention, e.attention);
+        e.memory = value(x, layout.memory, e.memory);
+        e.launch_seconds = value(x, layout.launch, e.launch_seconds);
+        e.graph_launch_seconds = 2 * e.launch_seconds;
+        p.operator_efficiency = e;
+        const auto speed = layout.gpu_speed.find(gpu);
+        p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);
+        p.fixed_step_seconds = value(x, layout.fixed_step.at(workload), p.fixed_step_seconds);
+        const auto run = layout.workload_run_overhead.find(workload);
+        p.run_overhead_seconds = run != layout.workload_run_overhead.end() ? value(x, run->second, 0.0)
+                                                                            : value(x, layout.run_overhead, 0.0);
+        p.step_jitter_cv = value(x, layout.jitter_cv, p.step_jitter_cv);
+        p.multi_node_step_seconds = value(x, layout.multi_node, 0.0);
+        p.eval_fixed_seconds = value(x, layout.eval_fixed, p.eval_fixed_seconds);
+        p.step_jitter_seconds = value(x, layout.step_jitter, 0.0);
+        p.step_jitter_per_node = shared.jitter_nodes;
+        return p;
+    }
+
+    double stack_speed(const std::vector<double>& x, const CalibrationPoint& point) const {
+        const auto it = layout.stack_speed.find(software_stack(point));
+        return it == layout.stack_speed.end() ? 1.0 : value(x, it->second, 1.0);
+    }
+
+    double operator()(const std::vector<double>& x) const {
+        ++*evaluations;
+        double sum = 0;
+        for (std::size_t i = 0; i < points->size(); ++i) {
+            const CalibrationPoint& point = *(*points)[i];
+            ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
+            p.operator_speed *= stack_speed(x, point);
+            sum += weights[i] * point_loss(point, p, shared.run_logs, shared.robust);
+        }
+        // Log-normal prior of the stack speeds, in units of the loss: a residual of kRobustScale-sized log errors
+        // costs about (error / 0.05)^2 x 0.05^2, so the prior is (log s / sigma)^2 x 0.05^2.
+        for (const auto& [stack, index] : layout.stack_speed) {
+            const double z = x[static_cast<std::size_t>(index)] / kSystemSpeedSigma;
+            sum += z * z * 0.05 * 0.05;
+        }
+        return sum;
+    }
+};
+
+double nlopt_objective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
+    TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
+    return (*static_cast<const Problem*>(data))(x);
+}
+
+}  // namespace
+
+CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& all_points, const std::string& description,
+                                            const SharedFit& shared) {
+    std::vector<const CalibrationPoint*> points;
+    for (const CalibrationPoint& p : all_points)
+        if (p.scenario.operator_table) points.push_back(&p);
+    TTSIM_ASSERT(!points.empty(), "operator calibration without a result whose workload has a layer graph");
+
+    Problem problem;
+    problem.points = &points;
+    problem.shared = shared;
+    CalibrationReport report;
+    problem.evaluations = &report.objective_evaluations;
+    Layout& L = problem.layout;
+    // Efficiencies: a GEMM reaches 20-100 % of the dense peak, convolutions and attention 5-100 %, a streaming
+    // kernel 30-100 % of HBM bandwidth; a launch costs 0.5-100 us of host time.
+    L.gemm = L.add({"gemm efficiency", 0.2, 1.0, 0.8});
+    L.conv = L.add({"conv efficiency", 0.05, 1.0, 0.65});
+    L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});
+    L.memory = L.add({"memory efficiency", 0.3, 1.0, 0.85});
+    L.launch = L.add({"launch seconds", 5e-7, 1e-4, 5e-6});
+    std::set<std::string> gpus, workloads, stacks;
+    bool any_multi_node = false, any_eval = false;
+    for (const CalibrationPoint* p : points) {
+        gpus.insert(p->scenario.gpu->name);
+        workloads.insert(p->scenario.workload->name);
+        stacks.insert(software_stack(*p));
+        any_multi_node = any_multi_node || p->scenario.system.spans_domains(p->scenario.gpus);
+        any_eval = any_eval || p->scenario.evaluations > 0;
+    }
+    // Speed of a GPU family against its roofline: 0.3-3x the reference GPU's.
+    for (const std::string& gpu : gpus)
+        if (gpu != reference_gpu().name) L.gpu_speed[gpu] = L.add({gpu + " speed", 0.3, 3.0, 1.0});
+    // Per workload: fixed step cost 10 us..1 s; run overhead 10 ms..5 min (as the lumped fit's bounds).
+    for (const std::string& w : workloads) {
+        L.fixed_step[w] = L.add({w + " fixed step seconds", 1e-5, 1.0, 5e-3});
+        if (shared.workload_run_overhead) L.workload_run_overhead[w] = L.add({w + " run overhead seconds", 0.01, 300.0, 5.0});
+    }
+    if (shared.run_overhead && !shared.workload_run_overhead) L.run_overhead = L.add({"run overhead seconds", 0.01, 300.0, 5.0});
+    if (shared.jitter_cv) L.jitter_cv = L.add({"step jitter cv", 1e-4, 0.3, 0.01});
+    if (shared.multi_node && any_multi_node) L.multi_node = L.add({"multi-node step seconds", 1e-5, 0.1, 0.005});
+    if (shared.eval_fixed && any_eval) L.eval_fixed = L.add({"eval fixed seconds", 1e-3, 30.0, 0.05});
+    if (shared.step_jitter) L.step_jitter = L.add({"step jitter seconds", 1e-6, 0.05, 1e-4});
+    // Stack speeds 0.5-2x their family.
+    if (shared.system_speed)
+        for (const std::string& stack : stacks) L.stack_speed[stack] = L.add({stack + " speed", 0.5, 2.0, 1.0});
+
+    std::map<std::pair<std::string, int>, int> per_count;
+    for (const CalibrationPoint* p : points) ++per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}];
+    for (const CalibrationPoint* p : points)
+        problem.weights.push_back(shared.configuration_weights
+                                      ? 1.0 / per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}]
+                                      : 1.0);
+
+    std::vector<double> x, lower, upper;
+    for (const Dimension& d : L.dims) {
+        x.push_back(std::log(d.start));
+        lower.push_back(std::log(d.lower));
+        upper.push_back(std::log(d.upper));
+    }
+    nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(x.size()));
+    opt.set_lower_bounds(lower);
+    opt.set_upper_bounds(upper);
+    opt.set_min_objective(nlopt_objective, &problem);
+    opt.set_xtol_rel(1e-6);
+    opt.set_ftol_abs(1e-12);
+    opt.set_maxeval(20000);
+    opt.set_initial_step(std::vector<double>(x.size(), 0.3));
+    double best = 0;
+    try {
+        opt.optimize(x, best);
+    } catch (const nlopt::roundoff_limited&) {
+        // converged as far as floating point allows; x holds the best point
+    }
+
+    for (const std::string& w : workloads)
+        for (const std::string& gpu : gpus) {
+            ComputeProfile p = problem.profile(x, w, gpu);
+            report.profiles.add(std::move(p));
+        }
+    for (const auto& [stack, index] : L.stack_speed) report.profiles.stack_speeds[stack] = std::exp(x[static_cast<std::size_t>(index)]);
+    double sum = 0;
+    for (const CalibrationPoint* p : points) {
+        report.fitted.push_back(evaluate_point(*p, report.profiles));
+        sum += std::pow(std::log1p(report.fitted.back().error), 2);
+    }
+    report.rms_log_error = points.empty() ? 0.0 : std::sqrt(sum / points.size());
+    report.data_description = description + "\nmodel: operator-level (layer graphs, roofline kernels); fitted: ";
+    for (std::size_t i = 0; i < L.dims.size(); ++i)
+        report.data_description += (i ? ", " : "") + L.dims[i].name + " " + units::format_number(std::exp(x[i]), 4);
+    return report;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,164 @@
+#include "models/training/operator_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/workloads/layers/layer_workload.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+namespace {
+
+std::uint8_t kind_class(layers::KernelKind kind) {
+    switch (kind) {
+        case layers::KernelKind::gemm: return 0;
+        case layers::KernelKind::conv: return 1;
+        case layers::KernelKind::attention: return 2;
+        default: return 3;
+    }
+}
+
+// Efficiency 1 everywhere: the table stores the two roofs before any efficiency divides them.
+const layers::Efficiency& unit_efficiency() {
+    static const layers::Efficiency unit = [] {
+        layers::Efficiency e;
+        e.gemm = e.conv = e.attention = e.memory = 1.0;
+        return e;
+    }();
+    return unit;
+}
+
+std::vector<KernelPrice> price_list(const std::vector<layers::Kernel>& kernels, const GpuSpec& gpu) {
+    std::vector<KernelPrice> out;
+    out.reserve(kernels.size());
+    for (const layers::Kernel& k : kernels) {
+        const layers::KernelTime t = layers::kernel_time(k, gpu, unit_efficiency());
+        out.push_back({kind_class(k.kind), t.compute_seconds, t.memory_seconds});
+    }
+    return out;
+}
+
+double pass_seconds(const std::vector<KernelPrice>& kernels, const double class_efficiency[4], double memory_efficiency) {
+    double sum = 0;
+    for (const KernelPrice& k : kernels)
+        sum += std::max(k.compute_seconds / class_efficiency[k.kind_class], k.memory_seconds / memory_efficiency);
+    return sum;
+}
+
+}  // namespace
+
+std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
+                                                          const ParallelismConfig& layout, int optimizer_shards) {
+    TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
+    const LayerModelRef& ref = *workload.layer_model;
+    auto table = std::make_shared<OperatorTable>();
+    table->graph = ref.file;
+    table->samples_per_graph_sample = ref.samples_per_graph_sample;
+    // A micro batch of packed rows: a partly filled row costs a whole one.
+    const int graph_micro = std::max(1, static_cast<int>(std::ceil(layout.samples_per_micro_batch / ref.samples_per_graph_sample - 1e-9)));
+    table->graph_micro_batch = graph_micro;
+
+    layers::MemoryLayout memory_layout;
+    memory_layout.tensor_parallel = layout.tensor_parallel;
+    memory_layout.context_parallel = layout.context_parallel;
+    memory_layout.pipeline_parallel = layout.pipeline_parallel;
+    memory_layout.data_parallel = layout.data_parallel;
+    memory_layout.micro_batch = graph_micro;
+    memory_layout.sequence_parallel = layout.sequence_parallel && layout.tensor_parallel > 1;
+    memory_layout.distributed_optimizer = layout.distributed_optimizer;
+    const layers::LayerGraph graph = layers::load_shipped_layer_workload(ref.file, layers::build_options(memory_layout));
+    table->cuda_graphs = graph.facts.cuda_graphs;
+    table->memory = layers::memory_per_gpu(graph, memory_layout, gpu);
+
+    const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
+    for (const layers::Layer& layer : graph.layers) {
+        LayerPrices prices;
+        prices.name = layer.name;
+        prices.block = layer.role == layers::LayerRole::block;
+        prices.forward = price_list(layer.forward, gpu);
+        prices.backward = price_list(layer.backward, gpu);
+        prices.gradient_bytes = gradient_element_bytes * static_cast<double>(layer.local_trainable);
+        table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
+        if (auto k = layers::optimizer_kernel(layer, optimizer_shards)) {
+            table->optimizer_memory_seconds += layers::kernel_time(*k, gpu, unit_efficiency()).memory_seconds;
+            ++table->optimizer_kernels;
+        }
+        table->layers.push_back(std::move(prices));
+    }
+    return table;
+}
+
+OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed) {
+    TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
+    const double efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
+    OperatorStepTimes t;
+    std::size_t eager_forward = 0, eager_backward = 0, graphs_per_pass = 0;
+    std::vector<double> backward_layer(table.layers.size());
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+        const LayerPrices& layer = table.layers[i];
+        t.forward_gpu_seconds += pass_seconds(layer.forward, efficiency, e.memory) / speed;
+        backward_layer[i] = pass_seconds(layer.backward, efficiency, e.memory) / speed;
+        t.backward_gpu_seconds += backward_layer[i];
+        switch (table.cuda_graphs) {
+            case layers::CudaGraphs::none:
+                eager_forward += layer.forward.size();
+                eager_backward += layer.backward.size();
+                break;
+            case layers::CudaGraphs::per_layer:   // each block's passes replayed, the rest eager
+                if (layer.block) {
+                    ++graphs_per_pass;
+                } else {
+                    eager_forward += layer.forward.size();
+                    eager_backward += layer.backward.size();
+                }
+                break;
+            default: break;
+        }
+    }
+    if (table.cuda_graphs == layers::CudaGraphs::segmented) graphs_per_pass = 1;
+    const double host_forward = eager_forward * e.launch_seconds + graphs_per_pass * e.graph_launch_seconds;
+    const double host_backward = eager_backward * e.launch_seconds + graphs_per_pass * e.graph_launch_seconds;
+    t.host_seconds_per_micro_step = host_forward + host_backward;
+    // The host runs ahead of the GPU within a pass, so a pass takes the longer of its kernels and its launches.
+    t.forward_seconds = std::max(t.forward_gpu_seconds, host_forward);
+    t.backward_seconds = std::max(t.backward_gpu_seconds, host_backward);
+    t.launch_bound = host_forward > t.forward_gpu_seconds || host_backward > t.backward_gpu_seconds;
+
+    const double optimizer_gpu = table.optimizer_memory_seconds / e.memory / speed;
+    const bool whole_step_graph = table.cuda_graphs == layers::CudaGraphs::full_iteration;
+    const double optimizer_host = whole_step_graph ? 0.0 : table.optimizer_kernels * e.launch_seconds;
+    t.optimizer_seconds = std::max(optimizer_gpu, optimizer_host);
+    t.graph_launch_seconds = whole_step_graph ? e.graph_launch_seconds : 0.0;
+
+    // Backward runs the layers last to first; a layer's gradients are ready when its backward ends.
+    double done = 0;
+    for (std::size_t i = table.layers.size(); i-- > 0;) {
+        done += backward_layer[i];
+        t.gradient_ready_fraction.push_back(t.backward_gpu_seconds > 0 ? done / t.backward_gpu_seconds : 1.0);
+        t.gradient_bytes.push_back(table.layers[i].gradient_bytes);
+    }
+    return t;
+}
+
+double operator_forward_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_gpu) {
+    const double samples_per_micro_step = table.graph_micro_batch * table.samples_per_graph_sample;
+    return step.forward_seconds * samples_per_gpu / samples_per_micro_step;
+}
+
+std::vector<double> bucket_ready_fractions(const OperatorStepTimes& step, std::size_t buckets) {
+    std::vector<double> ready(buckets, 1.0);
+    double total = 0;
+    for (double b : step.gradient_bytes) total += b;
+    if (buckets == 0 || total <= 0) return ready;
+    std::size_t layer = 0;
+    double filled = 0;
+    for (std::size_t b = 0; b + 1 < buckets; ++b) {
+        const double target = total * static_cast<double>(b + 1) / static_cast<double>(buckets);
+        while (layer < step.gradient_bytes.size() && filled + step.gradient_bytes[layer] < target) filled += step.gradient_bytes[layer++];
+        ready[b] = layer < step.gradient_ready_fraction.size() ? step.gradient_ready_fraction[layer] : 1.0;
+    }
+    return ready;
+}
+
+}  // namespace ttsim

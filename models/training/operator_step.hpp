@@ -1,0 +1,84 @@
+// The operator-level compute model of a training step (issue 12): the workload's layer graph (models/workloads/
+// layers) built for one GPU's share of a layout, every kernel priced by its roofline (kernel_time.hpp) with
+// efficiencies calibrated per GPU, the host's launches against the GPU's work per pass, and each layer's
+// gradients in the order backward produces them, so the gradient buckets are released when their last layer's
+// backward ends (iteration.hpp) instead of at even intervals.
+//
+// Calibration re-prices the same step thousands of times with other efficiencies, so the graph is reduced once
+// per layout to an OperatorTable: every kernel's compute seconds at efficiency 1 (FLOP x tile/wave quantisation /
+// peak) and memory seconds at efficiency 1 (bytes / HBM bandwidth); a pricing is then one pass over the
+// kernels (max of the two roofs divided by their efficiencies), no graph, no allocation beyond the result.
+//
+// The lumped curve (compute_profile.hpp) stays the other named model; predictions use this one when the profile
+// carries operator efficiencies (ComputeProfile::operator_efficiency) and the workload has a layer graph.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/hardware/gpu_catalog.hpp"
+#include "models/workloads/layers/kernel_time.hpp"
+#include "models/workloads/layers/memory.hpp"
+#include "models/workloads/workload.hpp"
+
+namespace ttsim {
+
+// One kernel at efficiency 1. kind_class: 0 gemm, 1 conv, 2 attention, 3 memory-only (no FLOP counted).
+struct KernelPrice {
+    std::uint8_t kind_class = 3;
+    double compute_seconds = 0;
+    double memory_seconds = 0;
+};
+
+struct LayerPrices {
+    std::string name;
+    bool block = true;                     // a repeated block (one captured graph each under per_layer)
+    std::vector<KernelPrice> forward, backward;
+    double gradient_bytes = 0;             // this GPU's gradients of the layer (trainable parameters x 2 bytes)
+};
+
+struct OperatorTable {
+    std::string graph;                     // the layer description, e.g. "bert_large"
+    double graph_micro_batch = 1;          // graph samples per GPU per micro step the table was built for
+    double samples_per_graph_sample = 1;   // workload samples one graph sample stands for
+    std::vector<LayerPrices> layers;       // execution order (forward)
+    double optimizer_memory_seconds = 0;   // every layer's update on this GPU's optimizer shard, efficiency 1
+    std::size_t optimizer_kernels = 0;
+    layers::CudaGraphs cuda_graphs = layers::CudaGraphs::none;
+    layers::MemoryEstimate memory;         // per GPU for this layout (weights, gradients, optimizer, activations)
+    std::size_t kernels_per_micro_step = 0;
+};
+
+// The table for `workload` (which must have a layer_model) on `gpu` with `layout` (its micro batch per rank,
+// TP, CP, SP, distributed optimizer over `optimizer_shards` ranks). Throws InputError for a micro batch that is
+// not a whole number of graph samples.
+std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
+                                                          const ParallelismConfig& layout, int optimizer_shards);
+
+// The step as the operator model prices it, per micro step unless said otherwise.
+struct OperatorStepTimes {
+    double forward_seconds = 0, backward_seconds = 0;   // max(GPU kernels, host launches) of each pass
+    double forward_gpu_seconds = 0, backward_gpu_seconds = 0;
+    double host_seconds_per_micro_step = 0;             // launches of forward + backward
+    double optimizer_seconds = 0;                       // per optimizer step (kernels and their launches)
+    double graph_launch_seconds = 0;                    // per optimizer step, full-iteration graphs only
+    // Cumulative share of backward's time at which each layer's gradients are ready, in backward order (last
+    // layer first), and the gradient bytes of each, same order.
+    std::vector<double> gradient_ready_fraction, gradient_bytes;
+    bool launch_bound = false;                          // the host, not the GPU, sets a pass's time
+};
+
+// Prices the table with `efficiency`; `speed` (> 0) divides every kernel time (a per-system efficiency offset).
+OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& efficiency,
+                                      double speed = 1.0);
+
+// Seconds to run `samples_per_gpu` workload samples forward only (evaluation), at the table's micro batch.
+double operator_forward_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_gpu);
+
+// Gradient buckets' ready points as fractions of the last backward: bucket b of `buckets` equal shares of the
+// gradient bytes is ready when the layer that completes it has finished its backward (the last bucket at 1).
+std::vector<double> bucket_ready_fractions(const OperatorStepTimes& step, std::size_t buckets);
+
+}  // namespace ttsim
