@@ -387,7 +387,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
         {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
         {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
-        {"system-speed", &SharedFit::system_speed}};
+        {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
+        {"tp-exposed", &SharedFit::tp_exposed}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -428,6 +429,8 @@ std::string SharedFit::describe() const {
     add(robust, "robust");
     add(operator_model, "operator");
     add(system_speed, "system-speed");
+    add(kernel_overhead, "kernel-overhead");
+    add(tp_exposed, "tp-exposed");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

@@ -69,7 +69,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed";
 
 struct SharedFit {
     bool multi_node = false;
@@ -100,6 +100,10 @@ struct SharedFit {
     // With operator: a speed factor per software stack (submitter and system family) pooled towards 1 by a
     // log-normal prior (operator_fit.cpp), in place of one speed per GPU family only.
     bool system_speed = false;
+    // With operator: fit the GPU time each kernel costs beyond its roofline (Efficiency::kernel_overhead_seconds).
+    bool kernel_overhead = false;
+    // Fit ComputeProfile::tp_comm_exposed_fraction (the share of TP/CP collective time not hidden), shared.
+    bool tp_exposed = false;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     std::string describe() const;

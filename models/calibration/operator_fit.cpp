@@ -28,7 +28,7 @@ struct Dimension {
 // Where each parameter sits in the search vector.
 struct Layout {
     std::vector<Dimension> dims;
-    int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1;
+    int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1, kernel_overhead = -1, tp_exposed = -1;
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed;
     int add(Dimension d) {
@@ -59,6 +59,7 @@ struct Problem {
         e.memory = value(x, layout.memory, e.memory);
         e.launch_seconds = value(x, layout.launch, e.launch_seconds);
         e.graph_launch_seconds = 2 * e.launch_seconds;
+        e.kernel_overhead_seconds = value(x, layout.kernel_overhead, 0.0);
         p.operator_efficiency = e;
         const auto speed = layout.gpu_speed.find(gpu);
         p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);
@@ -71,6 +72,7 @@ struct Problem {
         p.eval_fixed_seconds = value(x, layout.eval_fixed, p.eval_fixed_seconds);
         p.step_jitter_seconds = value(x, layout.step_jitter, 0.0);
         p.step_jitter_per_node = shared.jitter_nodes;
+        p.tp_comm_exposed_fraction = value(x, layout.tp_exposed, p.tp_comm_exposed_fraction);
         return p;
     }
 
@@ -125,6 +127,8 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});
     L.memory = L.add({"memory efficiency", 0.3, 1.0, 0.85});
     L.launch = L.add({"launch seconds", 5e-7, 1e-4, 5e-6});
+    // GPU time per kernel beyond the roofline: 0.1-20 us.
+    if (shared.kernel_overhead) L.kernel_overhead = L.add({"kernel overhead seconds", 1e-7, 2e-5, 2e-6});
     std::set<std::string> gpus, workloads, stacks;
     bool any_multi_node = false, any_eval = false;
     for (const CalibrationPoint* p : points) {
@@ -146,6 +150,10 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     if (shared.jitter_cv) L.jitter_cv = L.add({"step jitter cv", 1e-4, 0.3, 0.01});
     if (shared.multi_node && any_multi_node) L.multi_node = L.add({"multi-node step seconds", 1e-5, 0.1, 0.005});
     if (shared.eval_fixed && any_eval) L.eval_fixed = L.add({"eval fixed seconds", 1e-3, 30.0, 0.05});
+    // Share of TP/CP collective time exposed: 1-100 %.
+    bool any_model_parallel = false;
+    for (const CalibrationPoint* p : points) any_model_parallel = any_model_parallel || p->scenario.tp_cp_comm_seconds_per_micro_step > 0;
+    if (shared.tp_exposed && any_model_parallel) L.tp_exposed = L.add({"TP/CP exposed fraction", 0.01, 1.0, 0.3});
     if (shared.step_jitter) L.step_jitter = L.add({"step jitter seconds", 1e-6, 0.05, 1e-4});
     // Stack speeds 0.5-2x their family.
     if (shared.system_speed)

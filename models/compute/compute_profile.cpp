@@ -164,7 +164,8 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
-            op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds", "speed"});
+            op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
+                            "kernel_overhead_seconds", "speed"});
             layers::Efficiency e;
             e.gemm = op->required("gemm").as_double(1e-3, 1.0);
             e.conv = op->required("conv").as_double(1e-3, 1.0);
@@ -172,6 +173,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             e.memory = op->required("memory").as_double(1e-3, 1.0);
             e.launch_seconds = op->required("launch_seconds").as_double(0.0, 1.0);
             e.graph_launch_seconds = op->required("graph_launch_seconds").as_double(0.0, 1.0);
+            if (auto k = op->optional("kernel_overhead_seconds")) e.kernel_overhead_seconds = k->as_double(0.0, 1e-3);
             p.operator_efficiency = e;
             if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
         }
@@ -230,7 +232,8 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
         if (const auto& e = p.operator_efficiency)
             out << "    operator: {gemm: " << e->gemm << ", conv: " << e->conv << ", attention: " << e->attention
                 << ", memory: " << e->memory << ", launch_seconds: " << e->launch_seconds
-                << ", graph_launch_seconds: " << e->graph_launch_seconds << ", speed: " << p.operator_speed << "}\n";
+                << ", graph_launch_seconds: " << e->graph_launch_seconds
+                << ", kernel_overhead_seconds: " << e->kernel_overhead_seconds << ", speed: " << p.operator_speed << "}\n";
         if (const auto& r = p.calibrated_range)
             out << "    fitted_samples_per_gpu: [" << r->min_samples_per_gpu << ", " << r->max_samples_per_gpu << "]\n"
                 << "    fitted_gpus: [" << r->min_gpus << ", " << r->max_gpus << "]\n";

@@ -39,8 +39,9 @@ std::vector<KernelPrice> price_list(const std::vector<layers::Kernel>& kernels, 
     return out;
 }
 
-double pass_seconds(const std::vector<KernelPrice>& kernels, const double class_efficiency[4], double memory_efficiency) {
-    double sum = 0;
+double pass_seconds(const std::vector<KernelPrice>& kernels, const double class_efficiency[4], double memory_efficiency,
+                    double kernel_overhead) {
+    double sum = kernel_overhead * static_cast<double>(kernels.size());
     for (const KernelPrice& k : kernels)
         sum += std::max(k.compute_seconds / class_efficiency[k.kind_class], k.memory_seconds / memory_efficiency);
     return sum;
@@ -69,6 +70,9 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     memory_layout.distributed_optimizer = layout.distributed_optimizer;
     const layers::LayerGraph graph = layers::load_shipped_layer_workload(ref.file, layers::build_options(memory_layout));
     table->cuda_graphs = graph.facts.cuda_graphs;
+    for (const auto mode : {layers::CudaGraphs::none, layers::CudaGraphs::per_layer, layers::CudaGraphs::segmented,
+                            layers::CudaGraphs::full_iteration})
+        if (layout.cuda_graphs == layers::to_string(mode)) table->cuda_graphs = mode;
     table->memory = layers::memory_per_gpu(graph, memory_layout, gpu);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
@@ -97,8 +101,8 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     std::vector<double> backward_layer(table.layers.size());
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
-        t.forward_gpu_seconds += pass_seconds(layer.forward, efficiency, e.memory) / speed;
-        backward_layer[i] = pass_seconds(layer.backward, efficiency, e.memory) / speed;
+        t.forward_gpu_seconds += pass_seconds(layer.forward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
+        backward_layer[i] = pass_seconds(layer.backward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -125,7 +129,8 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.backward_seconds = std::max(t.backward_gpu_seconds, host_backward);
     t.launch_bound = host_forward > t.forward_gpu_seconds || host_backward > t.backward_gpu_seconds;
 
-    const double optimizer_gpu = table.optimizer_memory_seconds / e.memory / speed;
+    const double optimizer_gpu =
+        (table.optimizer_memory_seconds / e.memory + table.optimizer_kernels * e.kernel_overhead_seconds) / speed;
     const bool whole_step_graph = table.cuda_graphs == layers::CudaGraphs::full_iteration;
     const double optimizer_host = whole_step_graph ? 0.0 : table.optimizer_kernels * e.launch_seconds;
     t.optimizer_seconds = std::max(optimizer_gpu, optimizer_host);

@@ -45,6 +45,9 @@ struct ParallelismConfig {
     bool sharp = false;                     // InfiniBand SHARP in-network reduction enabled
     bool sequence_parallel = false;
     bool fp8 = false;
+    // How the framework launches kernels in this layout (none, per_layer, segmented, full_iteration: the layer
+    // graph's CudaGraphs); empty = the workload description's own mode. A fact of each submission.
+    std::string cuda_graphs;
 
     int gpus() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
 };

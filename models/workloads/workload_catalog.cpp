@@ -85,7 +85,7 @@ std::optional<ModelParallelComm> read_model_parallel(const ConfigNode& entry) {
 
 PublishedParallelism read_layout(const ConfigNode& entry) {
     entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
-                      "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "source"});
+                      "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "source"});
     PublishedParallelism p;
     const ConfigNode system = entry.required("system");
     p.system_family = system.as_string();
@@ -111,6 +111,8 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
     c.sharp = flag("sharp");
     c.sequence_parallel = flag("sequence_parallel");
     c.fp8 = flag("fp8");
+    if (const auto graphs = entry.optional("cuda_graphs"))
+        c.cuda_graphs = graphs->as_choice({"none", "per_layer", "segmented", "full_iteration"});
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)
         entry.required("gpus").fail("the layout does not multiply out to its GPU count: TP " +
                                     std::to_string(c.tensor_parallel) + " x CP " + std::to_string(c.context_parallel) +

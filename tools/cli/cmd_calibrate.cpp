@@ -9,6 +9,7 @@
 #include "models/calibration/calibration.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/atomic_file.hpp"
+#include "tools/cli/model_flag.hpp"
 #include "tools/cli/command_list.hpp"
 
 namespace ttsim::cli {
@@ -16,7 +17,8 @@ namespace ttsim::cli {
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
-                     "print predicted vs published for every result used, and write DIR/profiles.yaml.");
+                     "print predicted vs published for every result used, and write DIR/profiles.yaml (--model operator: "
+                     "DIR/operator_profiles.yaml).");
     parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
@@ -29,6 +31,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                 std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
                 SharedFit{}.describe());
+    declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
@@ -37,6 +40,12 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
+    const ComputeModel model = model_flag(parser);
+    if (options.shared.operator_model && parser.has("model") && model == ComputeModel::lumped)
+        parser.fail("model", "lumped contradicts 'operator' in --shared");
+    options.shared.operator_model = model == ComputeModel::operator_level || options.shared.operator_model;
+    const std::filesystem::path file_name =
+        profile_file("", options.shared.operator_model ? ComputeModel::operator_level : ComputeModel::lumped);
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
     // Default ./profiles: a plain `ttsim calibrate` must not overwrite the shipped, tested profiles.
     const std::filesystem::path dir = parser.get("out");
@@ -53,10 +62,10 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     report.profiles.header_comment = "ttsim compute profiles, fitted by 'ttsim calibrate' (NLopt LN_BOBYQA / "
                                      "LN_NELDERMEAD on log-parameters, squared log error)\n" +
                                      report.data_description + "\ndate: " + date + "\n" + residual;
-    parser.naming_flags([&] { report.profiles.save_file(dir / "profiles.yaml"); });   // names Field::output_dir
+    parser.naming_flags([&] { report.profiles.save_file(dir / file_name); });   // names Field::output_dir
     out << format_point_table(report.fitted) << residual << "\n"
         << "objective evaluations: " << report.objective_evaluations << "\n"
-        << "wrote " << (dir / "profiles.yaml").string() << "\n";
+        << "wrote " << (dir / file_name).string() << "\n";
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
+#include "tools/cli/model_flag.hpp"
 #include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
@@ -63,6 +64,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("threads", "N", "worker threads (0 = all cores)", "0")
         .option("format", "F", "table, csv or json", "table");
     declare_fabric_flags(args);
+    declare_model_flag(args);
     if (!args.parse(raw, out)) return 0;
 
     planning::PlanQuery query;
@@ -158,7 +160,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const std::string format = args.get("format");
     if (format != "table" && format != "csv" && format != "json") args.fail("format", "expected table, csv or json");
 
-    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    const ProfileSet profiles = load_model_profiles(args, false);
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer =

@@ -11,6 +11,7 @@
 #include "topologies/presets.hpp"
 #include "topologies/yaml_topology.hpp"
 #include "tools/cli/args.hpp"
+#include "tools/cli/model_flag.hpp"
 #include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
 
@@ -75,9 +76,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
                 "domain, which has no switch fabric)",
                 "on for NVIDIA jobs spanning NVLink domains, as v4.1")
-        .option("profiles", "DIR", "directory with calibrated profiles.yaml", "models/profiles")
+        .option("profiles", "DIR", "directory with the calibrated profiles (profiles.yaml, operator_profiles.yaml)",
+                "models/profiles")
         .option("format", "F", "table or json", "table");
     declare_fabric_flags(parser);
+    declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
     PredictionRequest request;
     request.workload = parser.get("workload");
@@ -96,9 +99,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
     const Prediction p = parser.naming_flags([&] {
-        const ProfileSet profiles = ProfileSet::load_dir(
-            parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir());
-        return predict(request, profiles);
+        return predict(request, load_model_profiles(parser));
     });
 
     if (format == "json") {
@@ -132,6 +133,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         j["evaluations"] = p.evaluations;
         j["run_overhead_minutes"] = p.run_overhead_minutes;
         j["per_gpu_throughput"] = p.per_gpu_throughput;
+        j["compute_model"] = p.compute_model;
+        if (p.compute_model == "operator") j["launch_bound"] = p.launch_bound;
+        if (!p.memory_summary.empty())
+            j["memory_per_gpu"] = {{"bytes", p.memory_per_gpu_bytes}, {"capacity_bytes", p.memory_capacity_bytes},
+                                   {"fits", p.memory_fits}, {"summary", p.memory_summary}};
         // Throughput efficiency (per-GPU samples/s relative to 8 GPUs), not the time-to-train efficiency of
         // `ttsim run` (speedup / GPU ratio, which includes convergence): named so the two are never confused.
         j["throughput_efficiency_vs_8gpu"] =
@@ -158,6 +164,10 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         << p.samples_to_converge << ", steps " << p.steps << std::setprecision(3) << "\n"
         << "  step               " << p.step_ms << " ms = compute " << p.compute_ms << " + exposed comm "
         << p.exposed_comm_ms << " + fixed " << p.fixed_ms << " (gradient comm total " << p.comm_total_ms << ")\n";
+    if (p.compute_model == "operator")
+        out << "  compute model      operator (layer graph, roofline kernels)"
+            << (p.launch_bound ? "; launch-bound: the host's kernel launches, not the GPU, set a pass's time" : "")
+            << "\n  memory per GPU     " << p.memory_summary << "\n";
     if (p.tp_cp_comm_ms > 0)
         out << "  TP/CP comm         " << p.tp_cp_comm_ms << " ms per step, " << p.tp_cp_exposed_ms
             << " ms of it exposed (counted in compute)\n";

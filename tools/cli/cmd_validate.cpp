@@ -1,5 +1,6 @@
 // `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
 // predicts the large-scale H100/H200 results it never saw.
+#include <cmath>
 #include <filesystem>
 #include <ostream>
 #include <string>
@@ -11,6 +12,7 @@
 #include "models/planning/holdout_error.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
+#include "tools/cli/model_flag.hpp"
 
 namespace ttsim::cli {
 
@@ -22,10 +24,74 @@ constexpr const char* kRunLinesLegend =
     "point gives the model's; RCP/runs = the samples the prediction uses over the runs' mean";
 // Percentages with two decimals: the data do not support more (3.61%, not 3.61315%).
 std::string percent(double value) { return fmt::format("{:.2f}%", value); }
+
+double step_time_mape(const std::vector<StepTimeCheck>& checks) {
+    double sum = 0;
+    for (const StepTimeCheck& c : checks) sum += std::abs(c.model_step_seconds() / c.measured_step_seconds() - 1.0);
+    return checks.empty() ? 0.0 : 100.0 * sum / static_cast<double>(checks.size());
+}
+
+// One model's figures for the side-by-side report (--compare).
+struct ModelFigures {
+    double in_sample = 0, forward = 0, loco = 0, holdout = 0, holdout_step = 0;
+    std::vector<PointError> holdout_points;
+};
+
+ModelFigures model_figures(const std::vector<CalibrationPoint>& points, const ProfileSet& shipped, const SharedFit& shared) {
+    ModelFigures f;
+    std::vector<PointError> in_sample;
+    for (const auto& p : points) in_sample.push_back(evaluate_point(p, shipped));
+    f.in_sample = mean_absolute_percentage_error(in_sample);
+    f.forward = cross_validate(points, CrossValidationScheme::ForwardChaining, 64, shared).mape_percent;
+    f.loco = cross_validate(points, CrossValidationScheme::LeaveOneGpuCountOut, 64, shared).mape_percent;
+    const HoldoutReport holdout = holdout_validation(points, 64, 128, shared);
+    f.holdout = holdout.mape_percent;
+    f.holdout_step = step_time_mape(step_time_checks(holdout.held_out, holdout.fit.profiles));
+    f.holdout_points = holdout.predicted;
+    return f;
+}
+
+int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParser& parser, const SharedFit& shared,
+                     std::ostream& out) {
+    SharedFit lumped = shared, op = shared;
+    lumped.operator_model = false;
+    op.operator_model = true;
+    const ProfileSet lumped_profiles = parser.naming_flags([&] {
+        return load_profiles(parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir(),
+                             ComputeModel::lumped);
+    });
+    const ProfileSet operator_profiles = parser.naming_flags([&] {
+        return load_profiles(parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir(),
+                             ComputeModel::operator_level);
+    });
+    const ModelFigures a = model_figures(points, lumped_profiles, lumped);
+    const ModelFigures b = model_figures(points, operator_profiles, op);
+    out << "lumped and operator-level model side by side (MAPE, %; in-sample: shipped profiles; cross-validation on "
+           "results with <= 64 GPUs; hold-out: fitted on <= 64 GPUs, predicting >= 128; step time: the hold-out "
+           "model against the runs' line)\n";
+    out << fmt::format("{:<10} {:>10} {:>12} {:>8} {:>10} {:>15}\n", "model", "in-sample", "forward CV", "LOCO",
+                       "hold-out", "hold-out step");
+    for (const auto& [name, f] : {std::pair{"lumped", &a}, std::pair{"operator", &b}})
+        out << fmt::format("{:<10} {:>10.2f} {:>12.2f} {:>8.2f} {:>10.2f} {:>15.2f}\n", name, f->in_sample, f->forward,
+                           f->loco, f->holdout, f->holdout_step);
+    out << "default model: " << to_string(kDefaultComputeModel) << " (the lower forward-chaining CV MAPE decides)\n\n"
+        << "hold-out points, predicted minutes by each model\n";
+    out << fmt::format("{:<17} {:<10} {:>6} {:<26} {:>10} {:>10} {:>8} {:>10} {:>8}\n", "workload", "gpu", "gpus",
+                       "submitter/system", "published", "lumped", "err%", "operator", "err%");
+    for (std::size_t i = 0; i < a.holdout_points.size() && i < b.holdout_points.size(); ++i) {
+        const PointError& x = a.holdout_points[i];
+        const PointError& y = b.holdout_points[i];
+        out << fmt::format("{:<17} {:<10} {:>6} {:<26.26} {:>10.4f} {:>10.4f} {:>+8.2f} {:>10.4f} {:>+8.2f}\n", x.workload,
+                           x.gpu, x.gpus, x.submitter + "/" + x.system, x.published_minutes, x.predicted_minutes,
+                           100 * x.error, y.predicted_minutes, 100 * y.error);
+    }
+    return 0;
+}
 }  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--shared LIST] [--cross-validate | --run-lines | --holdout-yaml]",
+    ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--model M] [--shared LIST] "
+                     "[--cross-validate | --run-lines | --holdout-yaml | --compare]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
@@ -44,8 +110,18 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "which plans quote)")
         .flag("cross-validate",
               "print the in-sample table and cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
-              "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out");
+              "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out")
+        .flag("compare",
+              "only print the lumped and the operator-level model side by side: in-sample, forward-chaining and "
+              "leave-one-count-out cross-validation, hold-out time-to-train and step time, and every hold-out point "
+              "(both models fitted with --shared; several minutes)");
+    declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
+    for (const char* other : {"run-lines", "cross-validate", "holdout-yaml"})
+        if (parser.get_flag("compare") && parser.get_flag(other))
+            parser.fail("compare", std::string("cannot be combined with --") + other + " (each prints its own report)");
+    if (parser.get_flag("compare") && parser.has("model"))
+        parser.fail("model", "--compare reports both models");
     if (parser.get_flag("run-lines") && parser.get_flag("cross-validate"))
         parser.fail("run-lines", "cannot be combined with --cross-validate (each prints its own report)");
     if (parser.get_flag("holdout-yaml") && (parser.get_flag("run-lines") || parser.get_flag("cross-validate")))
@@ -57,12 +133,13 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
-    // ProfileSet names Field::profiles; the user typed --profiles.
-    const ProfileSet profiles = parser.naming_flags([&] {
-        return ProfileSet::load_dir(parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
-                                                           : ProfileSet::default_dir());
-    });
     const std::vector<CalibrationPoint> points = load_calibration_points(options);
+    if (parser.get_flag("compare")) return print_comparison(points, parser, options.shared, out);
+    const ComputeModel model = model_flag(parser);
+    if (options.shared.operator_model && parser.has("model") && model == ComputeModel::lumped)
+        parser.fail("model", "lumped contradicts 'operator' in --shared");
+    options.shared.operator_model = model == ComputeModel::operator_level || options.shared.operator_model;
+    const ProfileSet profiles = load_model_profiles(parser);
     constexpr int kFitMaxGpus = 64, kPredictMinGpus = 128;
     if (parser.get_flag("holdout-yaml")) {
         const HoldoutReport holdout = holdout_validation(points, kFitMaxGpus, kPredictMinGpus, options.shared);

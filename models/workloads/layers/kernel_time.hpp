@@ -49,6 +49,10 @@ struct Efficiency {
     // per op; prior 5 us. One cudaGraphLaunch of a captured graph: prior 10 us.
     double launch_seconds = 5e-6;
     double graph_launch_seconds = 10e-6;
+    // GPU time every kernel costs beyond its roofline, seconds: block scheduling, ramp-up and the tail of its
+    // last wave, and the gap to the next kernel on the stream (a few microseconds even when replayed from a CUDA
+    // graph). 0 in the priors; the operator calibration may fit it (option kernel-overhead).
+    double kernel_overhead_seconds = 0;
 };
 
 // Bytes an Adam/LAMB update moves per parameter it updates: reads the 2-byte gradient and the fp32 master

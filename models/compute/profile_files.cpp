@@ -1,0 +1,35 @@
+#include "models/compute/profile_files.hpp"
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+std::optional<ComputeModel> parse_compute_model(const std::string& text) {
+    if (text == "lumped") return ComputeModel::lumped;
+    if (text == "operator") return ComputeModel::operator_level;
+    return std::nullopt;
+}
+
+const char* to_string(ComputeModel model) { return model == ComputeModel::lumped ? "lumped" : "operator"; }
+
+std::filesystem::path profile_file(const std::filesystem::path& dir, ComputeModel model) {
+    return dir / (model == ComputeModel::lumped ? "profiles.yaml" : "operator_profiles.yaml");
+}
+
+ProfileSet load_profiles(const std::filesystem::path& dir, ComputeModel model) {
+    const auto file = profile_file(dir, model);
+    if (!std::filesystem::is_regular_file(file))
+        throw InputError("profile file " + file.string() + " not found (write one with 'ttsim calibrate --model " +
+                             to_string(model) + " --out " + dir.string() + "')",
+                         Field::profiles);
+    ProfileSet set = ProfileSet::load_file(file);
+    for (const auto& [key, profile] : set.all())
+        if (profile.operator_efficiency.has_value() != (model == ComputeModel::operator_level))
+            throw InputError(file.string() + ": the profile of " + key.first + " on " + key.second + " is " +
+                                 (profile.operator_efficiency ? "an operator" : "a lumped") + " profile, not " +
+                                 (model == ComputeModel::lumped ? "lumped" : "operator"),
+                             Field::profiles);
+    return set;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,119 @@
+// The operator-level model wired into predictions (models/training/operator_step.hpp) and its calibration
+// (models/calibration/operator_fit.hpp).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "models/calibration/calibration.hpp"
+#include "models/compute/profile_files.hpp"
+#include "models/training/operator_step.hpp"
+#include "models/training/predict.hpp"
+#include "models/workloads/layers/kernel_time.hpp"
+
+using namespace ttsim;
+
+namespace {
+
+ProfileSet operator_profiles() { return load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level); }
+
+PredictionRequest request(const std::string& workload, int gpus) {
+    PredictionRequest r;
+    r.workload = workload;
+    r.system = "dgx-h100";
+    r.gpus = gpus;
+    r.compute_efficiency_vs_8gpu = false;
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("operator model: every catalog workload has a layer graph and prices on the catalog GPUs", "[operator]") {
+    for (const Workload& w : workload_catalog()) {
+        INFO(w.name);
+        REQUIRE(w.layer_model.has_value());
+        const PreparedScenario s = prepare(request(w.name, 64));
+        REQUIRE(s.operator_table);
+        CHECK(s.operator_table->memory.fits);
+        CHECK(!s.operator_table->layers.empty());
+    }
+}
+
+TEST_CASE("operator model: gradient buckets are released in order, the last when backward ends", "[operator]") {
+    const PreparedScenario s = prepare(request("bert", 64));
+    const OperatorStepTimes step = price_operator_step(*s.operator_table, layers::Efficiency{});
+    for (std::size_t buckets : {1u, 2u, 5u, 11u, 40u}) {
+        const std::vector<double> ready = bucket_ready_fractions(step, buckets);
+        REQUIRE(ready.size() == buckets);
+        CHECK(ready.back() == 1.0);
+        CHECK(std::is_sorted(ready.begin(), ready.end()));
+        CHECK(ready.front() > 0.0);
+    }
+    // BERT's last layers (heads) hold few gradients: the first of many buckets needs several blocks' backward.
+    CHECK(bucket_ready_fractions(step, 10).front() > 0.05);
+}
+
+TEST_CASE("operator model: kernel times respect the roofline and move the right way", "[operator]") {
+    const PreparedScenario s = prepare(request("stable_diffusion", 8));
+    const OperatorTable& table = *s.operator_table;
+    layers::Efficiency perfect;
+    perfect.gemm = perfect.conv = perfect.attention = perfect.memory = 1.0;
+    perfect.launch_seconds = perfect.graph_launch_seconds = 0;
+    const OperatorStepTimes best = price_operator_step(table, perfect);
+    // No step beats its roofline: each kernel is at least its compute and its memory time at full efficiency.
+    double compute = 0;
+    for (const LayerPrices& layer : table.layers)
+        for (const auto* pass : {&layer.forward, &layer.backward})
+            for (const KernelPrice& k : *pass) compute += std::max(k.compute_seconds, k.memory_seconds);
+    CHECK(best.forward_seconds + best.backward_seconds == Approx(compute).epsilon(1e-9));
+
+    layers::Efficiency slower = perfect;
+    slower.gemm = 0.5;
+    slower.memory = 0.5;
+    const OperatorStepTimes worse = price_operator_step(table, slower);
+    CHECK(worse.forward_seconds + worse.backward_seconds > best.forward_seconds + best.backward_seconds);
+    layers::Efficiency overhead = perfect;
+    overhead.kernel_overhead_seconds = 3e-6;
+    const OperatorStepTimes with_overhead = price_operator_step(table, overhead);
+    CHECK(with_overhead.backward_seconds > best.backward_seconds);
+    // A faster software stack (speed > 1) is faster.
+    CHECK(price_operator_step(table, perfect, 2.0).backward_seconds == Approx(best.backward_seconds / 2));
+}
+
+TEST_CASE("operator model: eager launches make a small-batch step launch-bound", "[operator]") {
+    PredictionRequest r = request("bert", 64);
+    const PreparedScenario s = prepare(r);
+    OperatorTable eager = *s.operator_table;
+    eager.cuda_graphs = layers::CudaGraphs::none;
+    layers::Efficiency e;
+    e.launch_seconds = 1e-3;   // an absurdly slow host: every pass is bound by its launches
+    const OperatorStepTimes step = price_operator_step(eager, e);
+    CHECK(step.launch_bound);
+    CHECK(step.backward_seconds > step.backward_gpu_seconds);
+    OperatorTable graphed = eager;
+    graphed.cuda_graphs = layers::CudaGraphs::full_iteration;
+    CHECK(!price_operator_step(graphed, e).launch_bound);
+}
+
+TEST_CASE("operator model: shipped operator profiles give operator predictions with memory", "[operator]") {
+    const ProfileSet profiles = operator_profiles();
+    for (const char* w : {"bert", "llama2_70b_lora", "retinanet", "stable_diffusion"}) {
+        INFO(w);
+        const Prediction p = predict(request(w, 64), profiles);
+        CHECK(p.compute_model == "operator");
+        CHECK(p.memory_fits);
+        CHECK(p.memory_per_gpu_bytes > 0);
+        CHECK(p.memory_per_gpu_bytes <= p.memory_capacity_bytes);
+        CHECK(p.step_ms > 0);
+        CHECK(p.ttt_minutes > 0);
+    }
+    // The lumped profiles stay lumped.
+    const Prediction lumped = predict(request("bert", 64), load_profiles(ProfileSet::default_dir(), ComputeModel::lumped));
+    CHECK(lumped.compute_model == "lumped");
+}
+
+TEST_CASE("operator model: a profile file of the other model is refused", "[operator]") {
+    CHECK_THROWS_AS(ProfileSet::load_dir(ProfileSet::default_dir()).all().begin()->second.operator_efficiency.value(),
+                    std::bad_optional_access);
+    const ProfileSet op = operator_profiles();
+    for (const auto& [key, profile] : op.all()) CHECK(profile.operator_efficiency.has_value());
+}

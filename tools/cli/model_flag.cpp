@@ -1,0 +1,29 @@
+#include "tools/cli/model_flag.hpp"
+
+namespace ttsim::cli {
+
+void declare_model_flag(ArgParser& parser) {
+    parser.option("model", "M",
+                  "compute model: lumped (a calibrated curve per workload and GPU) or operator (the workload's layer "
+                  "graph, every kernel priced by its roofline with efficiencies calibrated per GPU)",
+                  to_string(kDefaultComputeModel));
+}
+
+ComputeModel model_flag(const ArgParser& parser) {
+    if (!parser.has("model")) return kDefaultComputeModel;
+    const auto model = parse_compute_model(parser.get("model"));
+    if (!model) parser.fail("model", "expected 'lumped' or 'operator', got '" + parser.get("model") + "'");
+    return *model;
+}
+
+ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag) {
+    const ComputeModel model = model_flag(parser);
+    // ProfileSet names Field::profiles; the user typed --profiles.
+    return parser.naming_flags([&] {
+        return load_profiles(has_profiles_flag && parser.has("profiles") ? std::filesystem::path(parser.get("profiles"))
+                                                                         : ProfileSet::default_dir(),
+                             model);
+    });
+}
+
+}  // namespace ttsim::cli

@@ -1,0 +1,17 @@
+// `--model lumped|operator` (models/compute/profile_files.hpp), one declaration and reading for every command
+// that loads or writes compute profiles.
+#pragma once
+
+#include <filesystem>
+
+#include "models/compute/profile_files.hpp"
+#include "tools/cli/args.hpp"
+
+namespace ttsim::cli {
+
+void declare_model_flag(ArgParser& parser);
+ComputeModel model_flag(const ArgParser& parser);
+// The profiles of the chosen model, from --profiles DIR when the command has it and it is given, else shipped.
+ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag = true);
+
+}  // namespace ttsim::cli
