@@ -169,5 +169,13 @@ for fmt in table csv; do
   check "no progress bar when stderr is not a terminal ($fmt)" '[[ ! -s $tmp/bar.err ]]'
 done
 
+# On a terminal (script(1) gives the run a pseudo-terminal): a bar once the run has taken a second, erased before
+# each row; a quick run draws none.
+script -qec "timeout -s INT 4 $ttsim collective --gpus 2048 --routing static --op alltoall --min-size 1MiB --max-size 1TiB" \
+  /dev/null >"$tmp/tty.txt" 2>&1
+check "a long collective sweep draws a progress bar on a terminal" 'grep -aq "alltoall \[#*\.*\] [0-9]*/21 sizes" "$tmp/tty.txt"'
+script -qec "$ttsim collective --gpus 8 --max-size 4MiB" /dev/null >"$tmp/tty-quick.txt" 2>&1
+check "a quick collective sweep draws no bar on a terminal" '! grep -aq "sizes *$(printf "\r")*$" "$tmp/tty-quick.txt" && ! grep -aq "\[#" "$tmp/tty-quick.txt"'
+
 echo "output contract: $fail failed"
 [[ $fail -eq 0 ]]

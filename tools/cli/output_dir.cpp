@@ -27,8 +27,7 @@ OutputDir::OutputDir(std::string dir, std::string flag) : dir_(std::move(dir)), 
     const fs::file_status status = fs::status(dir_, ec);
     if (fs::exists(status)) {
         if (fs::is_regular_file(status))
-            refuse(flag_, "'" + dir_ + "' is a file; --out names a folder (results.csv, results.json and, where they "
-                          "apply, trace.json and plots go into it)");
+            refuse(flag_, "'" + dir_ + "' is a file; --out names a folder, which receives the result files");
         if (!fs::is_directory(status)) refuse(flag_, "'" + dir_ + "' exists and is not a folder");
         if (::access(dir_.c_str(), W_OK | X_OK) != 0) refuse(flag_, "cannot write into folder '" + dir_ + "'");
         return;
