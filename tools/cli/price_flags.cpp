@@ -12,7 +12,7 @@ namespace ttsim::cli {
 void declare_price_flags(ArgParser& args) {
     args.option("price", "P | S=P,...", "price per GPU-hour, one for all or per system",
                 "dgx-h100=2.5,dgx-h200=3.5,dgx-b200=5,gb200-nvl72=6 (estimates)")
-        .option("currency", "C", "currency of prices and --budget", "USD");
+        .option("currency", "C", "currency of the prices (and of plan's --budget)", "USD");
 }
 
 planning::CostParameters price_flags(const ArgParser& args, const std::vector<std::string>& systems) {
