@@ -113,7 +113,6 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
 
     PredictionReport report;
     report.prediction = &p;
-    report.system = request.system;
     report.prices = &prices;
     report.energy = &energy;
     report.cost = planning::cost_of_prediction(p, request.system, energy, prices);

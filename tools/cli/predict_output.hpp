@@ -12,7 +12,6 @@ namespace ttsim::cli {
 
 struct PredictionReport {
     const Prediction* prediction = nullptr;
-    std::string system;                          // as requested (PredictionRequest::system)
     const planning::CostParameters* prices = nullptr;
     const planning::EnergyParameters* energy = nullptr;
     planning::PredictionCost cost;               // cost_of_prediction(prediction, system, energy, prices)
