@@ -14,10 +14,7 @@
 
 namespace ttsim::planning {
 
-namespace {
-
-// Eight significant digits: enough to compare runs, stable across platforms with IEEE doubles.
-std::string number(double value) { return units::format_number(value, 8); }
+std::string csv_number(double value) { return units::format_number(value, 8); }
 
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -25,6 +22,10 @@ std::string csv_field(const std::string& text) {
     for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
     return quoted + "\"";
 }
+
+namespace {
+
+std::string number(double value) { return csv_number(value); }
 
 // The SHARP the point asked for (its network option's, else the sweep's `sharp:`); whether it ran is the
 // layout's (sharp_used, layout.sharp).

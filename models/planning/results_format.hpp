@@ -13,6 +13,11 @@ namespace ttsim::planning {
 // are at the published results' own batches (docs/results-schema.md).
 inline constexpr const char* kResultsSchema = "ttsim.results/2";
 
+// A CSV field: quoted (RFC 4180) when it holds a comma, quote or newline.
+std::string csv_field(const std::string& text);
+// A CSV number: eight significant digits, enough to compare runs, stable across platforms with IEEE doubles.
+std::string csv_number(double value);
+
 std::string format_sweep_table(const std::string& title, const SweepResult& result);
 std::string format_sweep_csv(const SweepResult& result);
 std::string format_sweep_json(const std::string& kind, const std::string& name, const SweepResult& result);

@@ -180,9 +180,9 @@ collective_sigint() {  # NAME LOG OUT COMMAND...
   if ((ok)); then pass=$((pass+1)); else fail=$((fail+1)); sed 's/^/    /' "$log.stderr" | head -3; fi
 }
 mkdir -p "$tmp/coll"
-collective_sigint "collective --out FILE" "$tmp/coll/flags" "$tmp/coll/sizes.csv" \
+collective_sigint "collective --out DIR" "$tmp/coll/flags" "$tmp/coll/sizes" \
   "$ttsim" collective --gpus 2048 --routing static --op alltoall --min-size 1MiB --max-size 1TiB --format csv \
-  --out "$tmp/coll/sizes.csv"
+  --out "$tmp/coll/sizes"
 collective_sigint "run collective scenario --out DIR" "$tmp/coll/scenario" "$tmp/coll/results" \
   "$ttsim" run tests/cli/long_collective.yaml --format csv --out "$tmp/coll/results"
 

@@ -8,8 +8,8 @@
 
 #include "models/calibration/calibration.hpp"
 #include "tools/cli/args.hpp"
-#include "tools/cli/atomic_file.hpp"
 #include "tools/cli/model_flag.hpp"
+#include "tools/cli/output_dir.hpp"
 #include "tools/cli/command_list.hpp"
 
 namespace ttsim::cli {
@@ -49,7 +49,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
     // Default ./profiles: a plain `ttsim calibrate` must not overwrite the shipped, tested profiles.
     const std::filesystem::path dir = parser.get("out");
-    parser.naming_flags([&] { ensure_directory(dir.string()); });   // an unusable --out fails before the fit
+    OutputDir output(dir.string());   // an unusable --out fails before the fit; the folder is made after it
 
     CalibrationReport report = calibrate(options);
     if (report.fitted.empty()) parser.fail("max-gpus", "no results left to fit");
@@ -62,7 +62,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     report.profiles.header_comment = "ttsim compute profiles, fitted by 'ttsim calibrate' (NLopt LN_BOBYQA / "
                                      "LN_NELDERMEAD on log-parameters, squared log error)\n" +
                                      report.data_description + "\ndate: " + date + "\n" + residual;
+    output.create();
     parser.naming_flags([&] { report.profiles.save_file(dir / file_name); });   // names Field::output_dir
+    output.keep();
     out << format_point_table(report.fitted) << residual << "\n"
         << "objective evaluations: " << report.objective_evaluations << "\n"
         << "wrote " << (dir / file_name).string() << "\n";

@@ -2,19 +2,48 @@
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
-#include "tools/cli/atomic_file.hpp"
 #include "tools/cli/collective_sweep.hpp"
+#include "tools/cli/collective_table.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
+#include "tools/cli/output_dir.hpp"
+#include "tools/cli/progress_bar.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 
 namespace ttsim::cli {
 namespace {
 
-// The sweep under Ctrl-C (interrupt.hpp): the first SIGINT stops it before the next size.
-CollectiveSweepResult run_interruptible(const CollectiveSweepSpec& spec) {
+// Runs the sweep under Ctrl-C (interrupt.hpp: the first SIGINT stops it before the next size) and prints it as
+// nccl-tests does: each size's row as soon as it is simulated, flushed, so a long sweep shows its progress on
+// stdout and a pipe gets every finished row even if the run is stopped; the table's header comes with the first
+// row (an input error found while the cluster is built prints nothing) and its footer (average busbw) at the
+// end. JSON, one document, is printed whole at the end. A progress bar runs on stderr when it is a terminal.
+CollectiveSweepResult run_streaming(const CollectiveSweepSpec& spec, std::ostream& out) {
     const InterruptGuard interrupt_guard;
-    return run_collective_sweep(spec, [] { return interrupted(); });
+    ProgressBar bar(spec.name.empty() ? std::string(to_string(spec.op)) : spec.name, "sizes");
+    bool started = false;
+    auto start = [&] {
+        if (started) return;
+        started = true;
+        if (spec.format == "table") out << format_collective_table_header(spec);
+        if (spec.format == "csv") out << format_sweep_csv_header();
+    };
+    const CollectiveSweepResult result = run_collective_sweep(
+        spec, [] { return interrupted(); },
+        [&](const CollectiveSweepRow& row, std::size_t done, std::size_t total) {
+            bar.erase();   // the row must not land inside the bar when stdout and stderr share a terminal
+            start();
+            if (spec.format == "table") out << format_collective_table_row(spec, row);
+            if (spec.format == "csv") out << format_sweep_csv_row(row);
+            out.flush();
+            if (done < total) bar.update(done, total);   // after the last row only the footer follows
+        });
+    bar.erase();
+    start();
+    if (spec.format == "table") out << format_collective_table_footer(spec, result);
+    if (spec.format == "json") out << format_sweep_json(spec, result);
+    out.flush();
+    return result;
 }
 
 // Exit code of a sweep whose rows have been printed: 0, or for an interrupted one the stderr line and 130.
@@ -26,13 +55,29 @@ int finish(const CollectiveSweepResult& result, std::ostream& out, const std::st
                               "only those are printed" + (not_written.empty() ? "" : ", " + not_written));
 }
 
+// --out DIR of a finished sweep: results.csv and results.json (the same text as --format csv / json).
+int write_and_finish(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result, std::ostream& out,
+                     std::optional<OutputDir>& output) {
+    if (output && !result.interrupted) {
+        output->write("results.csv", format_sweep_csv(result));
+        output->write("results.json", format_sweep_json(spec, result));
+        output->keep();
+    }
+    return finish(result, out, output ? "no result files written to " + output->path() : "");
+}
+
 }  // namespace
 
 int run_collective(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("collective", "--system S --gpus N --op OP [options]",
                    "Sweeps one collective over message sizes on a simulated cluster and prints, per size, the time,\n"
-                   "algbw and busbw (nccl-tests' formulas). Sizes double from --min-size while they do not exceed\n"
-                   "--max-size (nccl-tests -f 2: 1MiB..3MiB runs 1 and 2 MiB).");
+                   "algbw and busbw (nccl-tests' formulas), each row as soon as its size is simulated. Sizes double\n"
+                   "from --min-size while they do not exceed --max-size (nccl-tests -f 2: 1MiB..3MiB runs 1 and 2 MiB).\n"
+                   "The table has nccl-tests' columns (size, count, type, redop, root, out-of-place and in-place\n"
+                   "time/algbw/busbw/#wrong), then ttsim's (algorithm, protocol, lower bound), and ends with\n"
+                   "\"# Avg bus bandwidth\" (mean busbw over the sizes, GB/s). The simulation has no buffers: the in-place\n"
+                   "figures are the out-of-place ones, #wrong is N/A (nothing is verified) and the type (float)\n"
+                   "only sets the count. A progress bar runs on stderr when it is a terminal.");
     args.option("system", "S", "preset system: dgx-h100, dgx-h200, dgx-b200, gb200-nvl72", "dgx-h100")
         .option("gpus", "N", "number of GPUs, at least 2 (whole nodes, or one partial node)", "8")
         .option("op", "OP", "allreduce, reducescatter, allgather, broadcast, alltoall", "allreduce")
@@ -54,8 +99,9 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
                 "a YAML topology file instead of --system/--gpus/--nic/--oversubscription/--routing (the file "
                 "sets those)")
         .option("format", "F", "table, csv or json", "table")
-        .option("out", "FILE",
-                "also write the output to FILE (atomically; not written when Ctrl-C stops the sweep, exit 130)");
+        .option("out", "DIR",
+                "also write results.csv and results.json into folder DIR (created if missing; each file atomic; "
+                "nothing written when Ctrl-C stops the sweep, exit 130)");
     if (!args.parse(raw, out)) return 0;
 
     CollectiveSweepSpec spec;
@@ -87,12 +133,10 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
     if (const auto problem = applicability_problem(spec, "--sharp on"))
         args.fail(problem->field == "algorithm" ? "algo" : problem->field, problem->message);
 
-    const std::optional<std::string> file = args.get_optional("out");
-    const CollectiveSweepResult result = run_interruptible(spec);
-    const std::string text = format_sweep(spec, result);
-    if (file && !result.interrupted) write_file_atomically(*file, text);
-    out << text;
-    return finish(result, out, file ? *file + " not written" : "");
+    std::optional<OutputDir> output;
+    if (const auto dir = args.get_optional("out")) output.emplace(*dir);   // checked now, created after the run
+    const CollectiveSweepResult result = run_streaming(spec, out);
+    return write_and_finish(spec, result, out, output);
 }
 
 int run_collective_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
@@ -100,15 +144,11 @@ int run_collective_scenario(const ConfigNode& root, const ScenarioContext& conte
     if (context.format) spec.format = *context.format;
     // A Ctrl-C while the scenario was read (caught by `ttsim run`'s guard) stops here, before --out exists.
     if (interrupted()) return report_interrupted_before_start();
-    if (context.out_dir) ensure_directory(*context.out_dir);   // an unusable --out fails before the run
+    std::optional<OutputDir> output;
+    if (context.out_dir) output.emplace(*context.out_dir);   // an unusable --out fails before the run
 
-    const CollectiveSweepResult result = run_interruptible(spec);
-    if (context.out_dir && !result.interrupted) {
-        write_file_atomically(*context.out_dir + "/results.csv", format_sweep_csv(result));
-        write_file_atomically(*context.out_dir + "/results.json", format_sweep_json(spec, result));
-    }
-    out << format_sweep(spec, result);
-    return finish(result, out, context.out_dir ? "no result files written to " + *context.out_dir : "");
+    const CollectiveSweepResult result = run_streaming(spec, out);
+    return write_and_finish(spec, result, out, output);
 }
 
 }  // namespace ttsim::cli

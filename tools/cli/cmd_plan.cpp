@@ -16,6 +16,8 @@
 #include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
+#include "tools/cli/output_dir.hpp"
+#include "tools/cli/price_flags.hpp"
 #include "tools/cli/scenario_sweep.hpp"
 #include "topologies/yaml_topology.hpp"
 
@@ -53,16 +55,16 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "and budgets", "p90")
         .option("margin", "PCT", "safety margin the chosen percentile must beat each limit by, e.g. 10%", "0%")
         .option("minimise", "O", "gpus, time, cost, gpu-hours or energy")
-        .option("price", "P | S=P,...", "price per GPU-hour, one for all or per system",
-                "dgx-h100=2.5,dgx-h200=3.5,dgx-b200=5,gb200-nvl72=6 (estimates)")
-        .option("currency", "C", "currency of prices and --budget", "USD")
         .option("min-gpus", "N", "smallest GPU count searched", "8")
         .option("max-gpus", "N", "largest GPU count searched", "8192")
         .option("node-power", "W", "non-GPU power per node, with unit", "2500W")
         .option("switch-power", "W", "power per network switch, with unit", "1300W")
         .option("pue", "X", "data-centre power usage effectiveness", "1.0")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
-        .option("format", "F", "table, csv or json", "table");
+        .option("format", "F", "table, csv or json", "table")
+        .option("out", "DIR", "also write results.csv and results.json into folder DIR (created if missing, each file "
+                              "atomic; after Ctrl-C they list what was evaluated)");
+    declare_price_flags(args);
     declare_fabric_flags(args);
     declare_model_flag(args);
     if (!args.parse(raw, out)) return 0;
@@ -84,29 +86,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     if (fabric.topology_file)
         args.naming_flags([&] { (void)with_fabric(resolve_system(query.systems.front()), fabric); });
 
-    cost.currency = args.get("currency");
-    if (args.has("price")) {
-        const std::optional<std::string> price = args.get_optional("price");
-        if (price->find('=') == std::string::npos) {
-            cost.price_per_gpu_hour.clear();
-            cost.default_price = args.get_double("price", 0.0, 1e6);
-            cost.default_given_by_user = true;
-        } else {
-            for (const std::string& entry : split(*price, ',')) {
-                const auto eq = entry.find('=');
-                if (eq == std::string::npos) args.fail("price", "expected SYSTEM=PRICE, got '" + entry + "'");
-                const std::string system =
-                    args.get_parsed("price", [&](const std::string&) { return resolve_system(entry.substr(0, eq)).name; });
-                const double value =
-                    args.get_parsed("price", [&](const std::string&) { return units::parse_number(entry.substr(eq + 1)); });
-                if (value < 0) args.fail("price", "must not be negative");
-                if (std::find(query.systems.begin(), query.systems.end(), system) == query.systems.end())
-                    args.fail("price", "a price for " + system + ", which --system does not search");
-                cost.price_per_gpu_hour[system] = value;
-                cost.given_by_user.insert(system);
-            }
-        }
-    }
+    cost = price_flags(args, query.systems);
     if (args.has("deadline")) {
         query.constraints.deadline_minutes =
             args.get_parsed("deadline", [](const std::string& s) { return units::parse_time_seconds(s); }) / 60.0;
@@ -157,22 +137,18 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     energy.node_watts = args.get_parsed("node-power", [](const std::string& s) { return units::parse_power(s); });
     energy.switch_watts = args.get_parsed("switch-power", [](const std::string& s) { return units::parse_power(s); });
     energy.pue = args.get_double("pue", 1.0, 3.0);
-    const std::string format = args.get("format");
-    if (format != "table" && format != "csv" && format != "json") args.fail("format", "expected table, csv or json");
+    const std::string format = args.get_choice("format", {"table", "csv", "json"});
+    std::optional<OutputDir> output;
+    if (const auto dir = args.get_optional("out")) output.emplace(*dir);   // checked now, created after the search
 
     const ProfileSet profiles = load_model_profiles(args, false);
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer =
-        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost, query));
+        planning::answer_plan_query(query, with_plan_progress(planning::make_prediction_evaluator(
+                                               workload, profiles, energy, cost, query), query));
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
-    if (format == "json")
-        out << planning::format_plan_json("ttsim plan", report, answer);
-    else if (format == "csv")
-        out << planning::format_plan_csv(report, answer);
-    else
-        out << planning::format_plan_table(report, answer);
-    return finish_plan(answer, out, std::nullopt);   // 1 when no configuration meets it (exit_codes.hpp)
+    return print_plan("ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
 }
 
 }  // namespace ttsim::cli

@@ -1,8 +1,5 @@
 // `ttsim predict`: time-to-train of one workload on one system at one scale.
-#include <iomanip>
 #include <ostream>
-
-#include <nlohmann/json.hpp>
 
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/training/predict.hpp"
@@ -11,9 +8,13 @@
 #include "topologies/presets.hpp"
 #include "topologies/yaml_topology.hpp"
 #include "tools/cli/args.hpp"
-#include "tools/cli/model_flag.hpp"
 #include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
+#include "tools/cli/model_flag.hpp"
+#include "tools/cli/output_dir.hpp"
+#include "tools/cli/predict_output.hpp"
+#include "tools/cli/price_flags.hpp"
+#include "tools/cli/scenario_sweep.hpp"
 
 namespace ttsim::cli {
 
@@ -60,8 +61,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
-                     "[--sharp on|off] [--profiles DIR] [--format table|json]",
-                     "Predict MLPerf-style time-to-train. Unset options default to NVIDIA's v4.1 layout at the nearest "
+                     "[--sharp on|off] [--profiles DIR] [--model lumped|operator] [--price P] [--format table|csv|json] [--out DIR]",
+                     "Predict MLPerf-style time-to-train, its cost (GPU-hours x price per GPU-hour) and energy (the "
+                     "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
     parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
         .option("system", "S",
@@ -78,7 +80,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                 "on for NVIDIA jobs spanning NVLink domains, as v4.1")
         .option("profiles", "DIR", "directory with the calibrated profiles (profiles.yaml, operator_profiles.yaml)",
                 "models/profiles")
-        .option("format", "F", "table or json", "table");
+        .option("format", "F", "table, csv or json", "table")
+        .option("out", "DIR",
+                "also write results.csv, results.json and trace.json (Chrome/Perfetto, one optimizer step) into "
+                "folder DIR (created if missing, each file atomic)");
+    declare_price_flags(parser);
     declare_fabric_flags(parser);
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
@@ -94,96 +100,37 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
-    const std::string format = parser.get("format");
-    if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
+    const std::string format = parser.get_choice("format", {"table", "csv", "json"});
+    const planning::CostParameters prices = parser.naming_flags(
+        [&] { return price_flags(parser, {resolve_system(request.system).name}); });
+    const planning::EnergyParameters energy;
+    std::optional<OutputDir> output;
+    if (const auto dir = parser.get_optional("out")) output.emplace(*dir);   // checked now, written after
     parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
-    const Prediction p = parser.naming_flags([&] {
-        return predict(request, load_model_profiles(parser));
-    });
+    const ProfileSet profiles = load_model_profiles(parser);
+    const Prediction p = parser.naming_flags([&] { return predict(request, profiles); });
 
-    if (format == "json") {
-        nlohmann::ordered_json j;
-        j["workload"] = p.workload;
-        j["system"] = p.system;
-        j["gpu"] = p.gpu;
-        j["gpus"] = p.gpus;
-        if (p.routing != FabricOptions{}.routing) j["routing"] = to_string(p.routing);   // only when not the default
-        j["fabric"] = p.fabric;
-        j["comm_topology"] = p.comm_topology;
-        j["layout"] = {{"tp", p.layout.tensor_parallel}, {"cp", p.layout.context_parallel},
-                       {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
-                       {"micro_batch", p.layout.samples_per_micro_batch},
-                       {"gradient_accumulation", p.layout.gradient_accumulation},
-                       {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp}};
-        j["ttt_minutes"] = p.ttt_minutes;
-        j["ttt_p10_minutes"] = p.ttt_p10_minutes;
-        j["ttt_p90_minutes"] = p.ttt_p90_minutes;
-        j["samples_to_converge"] = p.samples_to_converge;
-        j["global_batch"] = p.global_batch;
-        j["steps"] = p.steps;
-        j["step_ms"] = p.step_ms;
-        j["compute_ms"] = p.compute_ms;
-        j["exposed_comm_ms"] = p.exposed_comm_ms;
-        j["comm_total_ms"] = p.comm_total_ms;
-        j["tp_cp_comm_ms"] = p.tp_cp_comm_ms;
-        j["tp_cp_exposed_ms"] = p.tp_cp_exposed_ms;
-        j["fixed_ms"] = p.fixed_ms;
-        j["eval_minutes"] = p.eval_minutes;
-        j["evaluations"] = p.evaluations;
-        j["run_overhead_minutes"] = p.run_overhead_minutes;
-        j["per_gpu_throughput"] = p.per_gpu_throughput;
-        j["compute_model"] = p.compute_model;
-        if (p.compute_model == "operator") j["launch_bound"] = p.launch_bound;
-        if (!p.memory_summary.empty())
-            j["memory_per_gpu"] = {{"bytes", p.memory_per_gpu_bytes}, {"capacity_bytes", p.memory_capacity_bytes},
-                                   {"fits", p.memory_fits}, {"summary", p.memory_summary}};
-        // Throughput efficiency (per-GPU samples/s relative to 8 GPUs), not the time-to-train efficiency of
-        // `ttsim run` (speedup / GPU ratio, which includes convergence): named so the two are never confused.
-        j["throughput_efficiency_vs_8gpu"] =
-            p.efficiency_vs_8gpu ? nlohmann::ordered_json(*p.efficiency_vs_8gpu) : nullptr;
-        j["gpu_hours"] = p.gpu_hours;
-        j["compute_only_bound_minutes"] = p.compute_only_bound_minutes;
-        j["defaults"] = p.defaults;
-        j["warnings"] = p.warnings;
-        out << j.dump(2) << "\n";
-        return 0;
+    PredictionReport report;
+    report.prediction = &p;
+    report.prices = &prices;
+    report.energy = &energy;
+    report.cost = planning::cost_of_prediction(p, request.system, energy, prices);
+    const std::string text = format == "json"  ? format_prediction_json(report)
+                             : format == "csv" ? format_prediction_csv(report)
+                                               : format_prediction_table(report);
+    if (output) {
+        output->write("results.csv", format_prediction_csv(report));
+        output->write("results.json", format_prediction_json(report));
+        // One optimizer step of this prediction (the same scenario predict() evaluated).
+        const PreparedScenario scenario = parser.naming_flags([&] { return prepare(request); });
+        write_iteration_trace(scenario, profiles.find(*scenario.workload, *scenario.system.catalog_gpu),
+                              p.workload + " on " + std::to_string(p.gpus) + " GPUs of " + p.system +
+                                  ", one optimizer step",
+                              *output);
+        output->keep();
     }
-    out << std::fixed << std::setprecision(3);
-    // The header states the fabric choices: a non-default routing, and SHARP either way (on by default across
-    // NVLink domains, so whether it ran is not obvious from the request).
-    out << p.workload << " on " << p.gpus << " x " << p.gpu << " (" << p.system << ", " << p.fabric
-        << (p.layout.sharp ? ", SHARP on" : ", SHARP off") << ")\n"
-        << "  layout             TP " << p.layout.tensor_parallel << " CP " << p.layout.context_parallel << " DP "
-        << p.layout.data_parallel << ", micro batch " << p.layout.samples_per_micro_batch << " x "
-        << p.layout.gradient_accumulation << " micro steps" << (p.layout.distributed_optimizer ? ", distributed optimizer" : "")
-        << "\n"
-        << "  time to train      " << p.ttt_minutes << " min (p10 " << p.ttt_p10_minutes << ", p90 " << p.ttt_p90_minutes
-        << ")\n"
-        << "  global batch       " << p.global_batch << ", samples to converge " << std::setprecision(0)
-        << p.samples_to_converge << ", steps " << p.steps << std::setprecision(3) << "\n"
-        << "  step               " << p.step_ms << " ms = compute " << p.compute_ms << " + exposed comm "
-        << p.exposed_comm_ms << " + fixed " << p.fixed_ms << " (gradient comm total " << p.comm_total_ms << ")\n";
-    if (p.compute_model == "operator")
-        out << "  compute model      operator (layer graph, roofline kernels)"
-            << (p.launch_bound ? "; launch-bound: the host's kernel launches, not the GPU, set a pass's time" : "")
-            << "\n  memory per GPU     " << p.memory_summary << "\n";
-    if (p.tp_cp_comm_ms > 0)
-        out << "  TP/CP comm         " << p.tp_cp_comm_ms << " ms per step, " << p.tp_cp_exposed_ms
-            << " ms of it exposed (counted in compute)\n";
-    out
-        << "  evaluation         " << p.eval_minutes << " min on the clock (" << p.evaluations << " evaluations)\n"
-        << "  per-run overhead   " << p.run_overhead_minutes
-        << " min (once per run; time to train = steps x step + evaluation + this)\n"
-        << "  per-GPU throughput " << p.per_gpu_throughput << " samples/s";
-    out << "\n";
-    if (p.efficiency_vs_8gpu)
-        out << "  throughput eff.    " << *p.efficiency_vs_8gpu
-            << " (per-GPU samples/s relative to 8 GPUs; convergence not included, unlike the time-to-train "
-               "efficiency of `ttsim run`)\n";
-    out << "  GPU hours          " << p.gpu_hours << "\n";
-    for (const auto& d : p.defaults) out << "  default: " << d << "\n";
-    for (const auto& w : p.warnings) out << "  warning: " << w << "\n";
+    out << text;
     return 0;
 }
 

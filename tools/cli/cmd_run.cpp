@@ -47,7 +47,9 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
                        "Examples of each are in scenarios/; the keys are in docs/results-schema.md. The whole file is "
                        "validated before anything runs.");
     args.positional("SCENARIO", "the scenario file (YAML)")
-        .option("out", "DIR", "write results.csv / results.json (and plots, traces where the kind makes them) into DIR")
+        .option("out", "DIR",
+                "also write results.csv / results.json (the csv and json outputs; and trace.json, plots where the "
+                "kind makes them) into folder DIR (created after the run, never left partial or empty on error)")
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
         .option("format", "F", "override the scenario's output format: table, csv or json");
     if (!args.parse(raw, out)) return 0;

@@ -1,7 +1,5 @@
 #include "tools/cli/collective_sweep.hpp"
 
-#include <sstream>
-
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
@@ -11,6 +9,7 @@
 #include "models/collectives/nccl_params.hpp"
 #include "models/collectives/tuner.hpp"
 #include "sim/units.hpp"
+#include "tools/cli/collective_table.hpp"
 
 namespace ttsim::cli {
 
@@ -54,11 +53,11 @@ std::string op_text(CollectiveOp op) { return std::string(to_string(op)); }
 // The whole cluster's GPUs sit on InfiniBand switches, where SHARP can run (the model's rule, tuner.hpp).
 bool infiniband_switches(const Topology& topology) { return GroupLayout(topology, {}).infiniband_fabric(); }
 
-std::string cluster_description(const ClusterSpec& cluster) {
+}  // namespace
+
+std::string describe_collective_cluster(const ClusterSpec& cluster) {
     return cluster.describe(infiniband_switches(applicability_topology(cluster)));
 }
-
-}  // namespace
 
 std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweepSpec& spec, std::string_view sharp_on) {
     const bool explicit_algorithm = spec.algorithm != CollectiveAlgorithm::Auto;
@@ -94,7 +93,8 @@ std::optional<CollectiveSpecProblem> applicability_problem(const CollectiveSweep
     return CollectiveSpecProblem{"protocol", "no algorithm runs " + op_text(spec.op) + " with protocol " + protocol + on};
 }
 
-CollectiveSweepResult run_collective_sweep(const CollectiveSweepSpec& spec, const std::function<bool()>& cancelled) {
+CollectiveSweepResult run_collective_sweep(const CollectiveSweepSpec& spec, const std::function<bool()>& cancelled,
+                                           const CollectiveRowCallback& on_row) {
     if (spec.min_bytes == 0) throw InputError("minimum size must be at least 1B", {}, "--min-size");
     if (spec.max_bytes < spec.min_bytes) throw InputError("maximum size is below the minimum size", {}, "--max-size");
     const Topology topology = spec.cluster.build();
@@ -118,63 +118,51 @@ CollectiveSweepResult run_collective_sweep(const CollectiveSweepSpec& spec, cons
         request.algorithm = spec.algorithm;
         request.protocol = spec.protocol;
         result.rows.push_back({bytes, simulator.run(request)});
+        if (on_row) on_row(result.rows.back(), result.rows.size(), sizes.size());
     }
     return result;
 }
 
 std::string format_sweep_table(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
-    const std::vector<CollectiveSweepRow>& rows = result.rows;
-    std::ostringstream out;
-    if (!spec.name.empty()) out << "# " << spec.name << "\n";
-    out << "# " << to_string(spec.op) << " on " << cluster_description(spec.cluster) << ", algorithm "
-        << to_string(spec.algorithm) << "\n";
-    out << "# sizes double from " << units::format_bytes(spec.min_bytes) << " (nccl-tests -f 2)";
-    if (result.interrupted)
-        out << "; interrupted: " << rows.size() << " of " << result.sizes_requested << " sizes finished, only those"
-            << " are shown";
-    else if (!rows.empty() && rows.back().bytes != spec.max_bytes)
-        out << "; the maximum " << units::format_bytes(spec.max_bytes) << " is not reached by doubling, the last size is "
-            << units::format_bytes(rows.back().bytes);
-    out << "\n";
-    out << "# busbw by nccl-tests' formulas; lower bound = bytes through each GPU's narrowest link at line rate"
-           " + minimum path latency\n";
-    out << fmt::format("{:>14} {:>10} {:>14} {:>12} {:>12} {:>8} {:>7} {:>14}\n", "size(B)", "size", "time(us)",
-                       "algbw(GB/s)", "busbw(GB/s)", "algo", "proto", "lowbound(us)");
-    for (const auto& row : rows) {
-        const auto& r = row.result;
-        out << fmt::format("{:>14} {:>10} {:>14.2f} {:>12.2f} {:>12.2f} {:>8} {:>7} {:>14.2f}\n", row.bytes,
-                           units::format_bytes(row.bytes), r.duration.microseconds_f(), r.algbw_bytes_per_s / 1e9,
-                           r.busbw_bytes_per_s / 1e9, to_string(r.algorithm), to_string(r.protocol),
-                           r.lower_bound.microseconds_f());
-    }
-    return out.str();
+    std::string out = format_collective_table_header(spec);
+    for (const CollectiveSweepRow& row : result.rows) out += format_collective_table_row(spec, row);
+    return out + format_collective_table_footer(spec, result);
+}
+
+std::string format_sweep_csv_header() {
+    return "bytes,time_us,algbw_gbps,busbw_gbps,algo,protocol,lower_bound_us,max_link_utilisation\n";
+}
+
+std::string format_sweep_csv_row(const CollectiveSweepRow& row) {
+    const auto& r = row.result;
+    return fmt::format("{},{:.3f},{:.3f},{:.3f},{},{},{:.3f},{:.4f}\n", row.bytes, r.duration.microseconds_f(),
+                       r.algbw_bytes_per_s / 1e9, r.busbw_bytes_per_s / 1e9, to_string(r.algorithm),
+                       to_string(r.protocol), r.lower_bound.microseconds_f(), r.max_link_utilisation);
 }
 
 std::string format_sweep_csv(const CollectiveSweepResult& result) {
-    std::ostringstream out;
-    out << "bytes,time_us,algbw_gbps,busbw_gbps,algo,protocol,lower_bound_us,max_link_utilisation\n";
-    for (const auto& row : result.rows) {
-        const auto& r = row.result;
-        out << row.bytes << "," << fmt::format("{:.3f}", r.duration.microseconds_f()) << "," << fmt::format("{:.3f}", r.algbw_bytes_per_s / 1e9)
-            << "," << fmt::format("{:.3f}", r.busbw_bytes_per_s / 1e9) << "," << to_string(r.algorithm) << ","
-            << to_string(r.protocol) << "," << fmt::format("{:.3f}", r.lower_bound.microseconds_f()) << ","
-            << fmt::format("{:.4f}", r.max_link_utilisation) << "\n";
-    }
-    return out.str();
+    std::string out = format_sweep_csv_header();
+    for (const CollectiveSweepRow& row : result.rows) out += format_sweep_csv_row(row);
+    return out;
 }
 
 std::string format_sweep_json(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
     nlohmann::ordered_json doc;
     doc["schema"] = "ttsim.collective/1";
     if (!spec.name.empty()) doc["name"] = spec.name;
-    doc["cluster"] = cluster_description(spec.cluster);
+    doc["cluster"] = describe_collective_cluster(spec.cluster);
     doc["op"] = std::string(to_string(spec.op));
     doc["algorithm_requested"] = std::string(to_string(spec.algorithm));
+    // nccl-tests' columns (collective_table.hpp): the type fixes `count` only; in-place equals out-of-place.
+    doc["type"] = kNcclTestsType;
+    doc["redop"] = nccl_tests_redop(spec.op);
+    doc["root"] = nccl_tests_root(spec.op);
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     for (const auto& row : result.rows) {
         const auto& r = row.result;
         nlohmann::ordered_json entry;
         entry["bytes"] = row.bytes;
+        entry["count"] = nccl_tests_count(spec.op, row.bytes, r.ranks);
         entry["time_us"] = r.duration.microseconds_f();
         entry["algbw_gbps"] = r.algbw_bytes_per_s / 1e9;
         entry["busbw_gbps"] = r.busbw_bytes_per_s / 1e9;
@@ -188,6 +176,9 @@ std::string format_sweep_json(const CollectiveSweepSpec& spec, const CollectiveS
         results.push_back(entry);
     }
     doc["results"] = results;
+    // nccl-tests' "# Avg bus bandwidth": the mean busbw over the sizes (null when none finished).
+    doc["avg_busbw_gbps"] = result.rows.empty() ? nlohmann::ordered_json(nullptr)
+                                                : nlohmann::ordered_json(average_busbw_gbps(result));
     if (result.interrupted)
         doc["interrupted"] = {{"sizes_finished", result.rows.size()}, {"sizes_requested", result.sizes_requested}};
     return doc.dump(2) + "\n";

@@ -37,12 +37,20 @@ struct CollectiveSweepResult {
     bool interrupted = false;               // cancelled: `rows` holds only the sizes that finished
 };
 
+// Called with each size's row as soon as it finishes (streamed output, progress), with how many sizes are done
+// and how many were requested.
+using CollectiveRowCallback = std::function<void(const CollectiveSweepRow&, std::size_t done, std::size_t total)>;
+
 // Runs the sweep. `cancelled` (empty = never) is polled before each size, as the planning sweeps poll theirs
 // (the caller decides what cancels, e.g. the SIGINT flag of tools/cli/interrupt.hpp; nothing here reads global
 // state): once it returns true the remaining sizes are skipped and the result is marked interrupted. A size in
 // progress finishes first (one size of all-to-all at 16,384 GPUs takes ~17 s).
 CollectiveSweepResult run_collective_sweep(const CollectiveSweepSpec& spec,
-                                           const std::function<bool()>& cancelled = {});
+                                           const std::function<bool()>& cancelled = {},
+                                           const CollectiveRowCallback& on_row = {});
+
+// "8 x H100-SXM (dgx-h100, ...)": the cluster as the table header and JSON name it.
+std::string describe_collective_cluster(const ClusterSpec& cluster);
 
 // A collective moves data between GPUs: one GPU has nothing to send (time 0, "1 GPUs"), so it is refused.
 inline constexpr int kMinCollectiveGpus = 2;
@@ -52,7 +60,11 @@ std::string one_gpu_message(int gpus);
 std::vector<std::uint64_t> sweep_sizes(std::uint64_t min_bytes, std::uint64_t max_bytes);
 
 // An interrupted result says so in the table (a comment line) and the JSON ("interrupted"); CSV has rows only.
+// The table is nccl-tests' (collective_table.hpp). Each text is its header, then one piece per row, then (table)
+// a footer: what the streamed output (cmd_collective.cpp) prints piece by piece as the sizes finish.
 std::string format_sweep_table(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result);
+std::string format_sweep_csv_header();
+std::string format_sweep_csv_row(const CollectiveSweepRow& row);
 std::string format_sweep_csv(const CollectiveSweepResult& result);
 std::string format_sweep_json(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result);
 std::string format_sweep(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result);

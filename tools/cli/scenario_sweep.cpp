@@ -3,9 +3,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
-#include <iostream>
-#include <mutex>
+#include <memory>
 
 #include <tbb/info.h>
 
@@ -15,7 +16,7 @@
 #include "models/planning/results_format.hpp"
 #include "models/trace/iteration_timeline.hpp"
 #include "tools/cli/args.hpp"
-#include "tools/cli/atomic_file.hpp"
+#include "tools/cli/output_dir.hpp"
 #include "tools/cli/exit_codes.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
@@ -30,11 +31,6 @@ constexpr int kTracedGpus = 8;
 // Default traced point: the largest count <= this, multi-node enough to show gradient communication.
 constexpr int kDefaultTraceGpus = 64;
 
-struct ProgressState {
-    std::mutex mutex;
-    int drawn_percent = -1;
-};
-
 int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     // Everything is read and validated before any point runs.
     planning::SweepScenario scenario = planning::read_sweep_scenario(root);
@@ -46,7 +42,8 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     // came while the file was read stops here, before any output exists.
     const InterruptGuard interrupt_guard;
     if (interrupted()) return report_interrupted_before_start();
-    if (context.out_dir) ensure_directory(*context.out_dir);
+    std::optional<OutputDir> output;
+    if (context.out_dir) output.emplace(*context.out_dir);   // checked before the run, created after it
     scenario.options.threads = context.threads;
     scenario.options.progress = make_progress_bar(scenario.name);
     scenario.options.cancelled = [] { return interrupted(); };
@@ -58,14 +55,14 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     if (result.interrupted)
         title += "\ninterrupted: " + std::to_string(result.points.size()) + " of " +
                  std::to_string(result.points_requested) + " points finished; only those are shown";
-    if (context.out_dir) {
-        const std::string& dir = *context.out_dir;
-        write_file_atomically(dir + "/results.csv", planning::format_sweep_csv(result));
-        write_file_atomically(dir + "/results.json", planning::format_sweep_json(scenario.kind, scenario.name, result));
+    if (output) {
+        output->write("results.csv", planning::format_sweep_csv(result));
+        output->write("results.json", planning::format_sweep_json(scenario.kind, scenario.name, result));
         if (!result.interrupted) {
-            write_point_trace(result, scenario.trace, profiles, dir);
-            if (scenario.plots) write_sweep_plots(result, dir);
+            write_point_trace(result, scenario.trace, profiles, *output);
+            if (scenario.plots) write_sweep_plots(result, output->create());
         }
+        output->keep();
     }
     if (scenario.format == "csv")
         out << planning::format_sweep_csv(result);
@@ -92,25 +89,8 @@ int worker_threads(const ArgParser& args) {
     return available;
 }
 
-std::function<void(std::size_t, std::size_t)> make_progress_bar(const std::string& label) {
-    if (!isatty(STDERR_FILENO)) return {};
-    auto state = std::make_shared<ProgressState>();
-    return [state, label](std::size_t done, std::size_t total) {
-        const int percent = total ? static_cast<int>(100 * done / total) : 100;
-        std::lock_guard<std::mutex> lock(state->mutex);
-        if (percent <= state->drawn_percent) return;
-        state->drawn_percent = percent;
-        constexpr int kWidth = 30;
-        const int filled = percent * kWidth / 100;
-        std::fprintf(stderr, "\r%s [%s%s] %zu/%zu points", label.c_str(), std::string(filled, '#').c_str(),
-                     std::string(kWidth - filled, '.').c_str(), done, total);
-        if (done == total) std::fprintf(stderr, "\n");
-        std::fflush(stderr);
-    };
-}
-
 std::string write_point_trace(const planning::SweepResult& result, const planning::TraceChoice& choice,
-                              const ProfileSet& profiles, const std::string& out_dir) {
+                              const ProfileSet& profiles, OutputDir& output) {
     // The series: the first matching the chosen workload and system.
     const planning::SeriesSummary* series = nullptr;
     for (const auto& s : result.series) {
@@ -144,10 +124,14 @@ std::string write_point_trace(const planning::SweepResult& result, const plannin
     const planning::PreparedPoint prepared = planning::prepare_point(point, profiles, batch);
     const std::string description = point.workload + " on " + std::to_string(point.gpus) + " GPUs of " + point.system +
                                     (series->label != point.system ? " (" + series->label + ")" : "") + ", one optimizer step";
-    const trace::Trace t =
-        trace::iteration_trace(prepared.scenario, prepared.profile, std::min(point.gpus, kTracedGpus), description);
-    write_file_atomically(out_dir + "/trace.json", trace::format_trace_json(t));
+    write_iteration_trace(prepared.scenario, prepared.profile, description, output);
     return description;
+}
+
+void write_iteration_trace(const PreparedScenario& scenario, const ComputeProfile& profile,
+                           const std::string& description, OutputDir& output) {
+    const trace::Trace t = trace::iteration_trace(scenario, profile, std::min(scenario.gpus, kTracedGpus), description);
+    output.write("trace.json", trace::format_trace_json(t));
 }
 
 int run_scaling_study_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
@@ -164,24 +148,45 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     if (context.format) scenario.format = *context.format;
     const InterruptGuard interrupt_guard;
     if (interrupted()) return report_interrupted_before_start();
-    if (context.out_dir) ensure_directory(*context.out_dir);
+    std::optional<OutputDir> output;
+    if (context.out_dir) output.emplace(*context.out_dir);
     scenario.query.threads = context.threads;
     scenario.query.cancelled = [] { return interrupted(); };
     const planning::PlanAnswer answer = planning::answer_plan_query(
-        scenario.query, planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy, scenario.cost,
-                                                            scenario.query));
+        scenario.query,
+        with_plan_progress(planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy,
+                                                               scenario.cost, scenario.query),
+                           scenario.query));
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
-    if (context.out_dir) {
-        write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
-        write_file_atomically(*context.out_dir + "/results.json", planning::format_plan_json(scenario.name, report, answer));
+    return print_plan(scenario.name, scenario.format, report, answer, out, output);
+}
+
+int print_plan(const std::string& name, const std::string& format, const planning::PlanReportContext& report,
+               const planning::PlanAnswer& answer, std::ostream& out, std::optional<OutputDir>& output) {
+    if (output) {
+        output->write("results.csv", planning::format_plan_csv(report, answer));
+        output->write("results.json", planning::format_plan_json(name, report, answer));
+        output->keep();
     }
-    if (scenario.format == "csv")
+    if (format == "csv")
         out << planning::format_plan_csv(report, answer);
-    else if (scenario.format == "json")
-        out << planning::format_plan_json(scenario.name, report, answer);
+    else if (format == "json")
+        out << planning::format_plan_json(name, report, answer);
     else
         out << planning::format_plan_table(report, answer);
-    return finish_plan(answer, out, context.out_dir);
+    return finish_plan(answer, out, output ? std::optional<std::string>(output->path()) : std::nullopt);
+}
+
+planning::PlanEvaluator with_plan_progress(planning::PlanEvaluator evaluate, const planning::PlanQuery& query) {
+    if (!isatty(STDERR_FILENO)) return evaluate;
+    const std::size_t total = query.systems.size() * query.gpu_counts.size();
+    auto bar = std::make_shared<ProgressBar>("plan", "configurations");
+    auto done = std::make_shared<std::atomic<std::size_t>>(0);
+    return [evaluate = std::move(evaluate), bar, done, total](const planning::PlanCandidate& candidate) {
+        planning::PlanEvaluation evaluation = evaluate(candidate);
+        bar->update(std::min(++*done, total), total);   // evaluator calls come from worker threads
+        return evaluation;
+    };
 }
 
 int sweep_exit_code(const planning::SweepResult& result) {

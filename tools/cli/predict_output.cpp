@@ -1,0 +1,164 @@
+#include "tools/cli/predict_output.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "models/planning/results_format.hpp"
+
+namespace ttsim::cli {
+
+namespace {
+
+// The price statement of a sweep's or plan's notes (results_format.cpp), for this prediction's system.
+std::string price_note(const PredictionReport& r) {
+    return "cost = GPU-hours x price per GPU-hour: " + r.prices->describe_prices({r.cost.system});
+}
+
+std::string layout_text(const ParallelismConfig& l) {
+    return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}", l.tensor_parallel, l.context_parallel,
+                       l.data_parallel, l.samples_per_micro_batch, l.gradient_accumulation,
+                       l.distributed_optimizer ? ", distributed optimizer" : "");
+}
+
+}  // namespace
+
+std::string format_prediction_table(const PredictionReport& report) {
+    const Prediction& p = *report.prediction;
+    const planning::PredictionCost& c = report.cost;
+    std::string out;
+    auto line = [&](const char* label, const std::string& text) { out += fmt::format("  {:<19}{}\n", label, text); };
+    // The header states the fabric choices: a non-default routing, and SHARP either way (on by default across
+    // NVLink domains, so whether it ran is not obvious from the request).
+    out += fmt::format("{} on {} x {} ({}, {}{})\n", p.workload, p.gpus, p.gpu, p.system, p.fabric,
+                       p.layout.sharp ? ", SHARP on" : ", SHARP off");
+    line("layout", layout_text(p.layout));
+    line("time to train", fmt::format("{:.3f} min (p10 {:.3f}, p90 {:.3f})", p.ttt_minutes, p.ttt_p10_minutes,
+                                      p.ttt_p90_minutes));
+    line("global batch", fmt::format("{}, samples to converge {:.0f}, steps {}", p.global_batch,
+                                     p.samples_to_converge, p.steps));
+    line("step", fmt::format("{:.3f} ms = compute {:.3f} + exposed comm {:.3f} + fixed {:.3f} (gradient comm total "
+                             "{:.3f})",
+                             p.step_ms, p.compute_ms, p.exposed_comm_ms, p.fixed_ms, p.comm_total_ms));
+    if (p.compute_model == "operator") {
+        line("compute model", std::string("operator (layer graph, roofline kernels)") +
+                                  (p.launch_bound ? "; launch-bound: the host's kernel launches, not the GPU, set a pass's time" : ""));
+        line("memory per GPU", p.memory_summary);
+    }
+    if (p.tp_cp_comm_ms > 0)
+        line("TP/CP comm", fmt::format("{:.3f} ms per step, {:.3f} ms of it exposed (counted in compute)",
+                                       p.tp_cp_comm_ms, p.tp_cp_exposed_ms));
+    line("evaluation", fmt::format("{:.3f} min on the clock ({} evaluations)", p.eval_minutes, p.evaluations));
+    line("per-run overhead", fmt::format("{:.3f} min (once per run; time to train = steps x step + evaluation + this)",
+                                         p.run_overhead_minutes));
+    line("per-GPU throughput", fmt::format("{:.3f} samples/s", p.per_gpu_throughput));
+    if (p.efficiency_vs_8gpu)
+        line("throughput eff.", fmt::format("{:.3f} (per-GPU samples/s relative to 8 GPUs; convergence not included, "
+                                            "unlike the time-to-train efficiency of `ttsim run`)",
+                                            *p.efficiency_vs_8gpu));
+    line("GPU hours", fmt::format("{:.3f}", p.gpu_hours));
+    // Cost and energy with the figures and units of a sweep or plan row ("cost USD", "energy kWh").
+    line("cost", fmt::format("{:.2f} {} ({:.2f} {} per GPU-hour{})", c.cost, report.prices->currency,
+                             c.price_per_gpu_hour, report.prices->currency,
+                             c.price_is_estimate ? ", default estimate" : ""));
+    line("energy", fmt::format("{:.1f} kWh (GPUs {:.1f}, nodes {:.1f}, network {:.1f}; x PUE {:.2f})",
+                               c.energy.facility_kwh, c.energy.gpu_kwh, c.energy.node_kwh, c.energy.network_kwh,
+                               report.energy->pue));
+    for (const auto& d : p.defaults) out += "  default: " + d + "\n";
+    for (const auto& w : p.warnings) out += "  warning: " + w + "\n";
+    out += "  note: " + price_note(report) + "\n";
+    out += "  note: " + planning::describe_energy_model(*report.energy) + "\n";
+    return out;
+}
+
+std::string format_prediction_csv(const PredictionReport& report) {
+    const Prediction& p = *report.prediction;
+    const planning::PredictionCost& c = report.cost;
+    using planning::csv_field;
+    using planning::csv_number;
+    std::string out =
+        "workload,system,gpu,gpus,fabric,routing,tp,cp,pp,dp,micro_batch,gradient_accumulation,distributed_optimizer,"
+        "sharp_used,global_batch,ttt_minutes,ttt_p10_minutes,ttt_p90_minutes,samples_to_converge,steps,step_ms,"
+        "compute_ms,exposed_comm_ms,comm_total_ms,tp_cp_comm_ms,fixed_ms,eval_minutes,evaluations,"
+        "run_overhead_minutes,per_gpu_throughput,throughput_efficiency_vs_8gpu,gpu_hours,price_per_gpu_hour,"
+        "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings\n";
+    const ParallelismConfig& l = p.layout;
+    std::string warnings;
+    for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},", csv_field(p.workload), csv_field(p.system),
+                       csv_field(p.gpu), p.gpus, csv_field(p.fabric), to_string(p.routing), l.tensor_parallel,
+                       l.context_parallel, l.pipeline_parallel, l.data_parallel, l.samples_per_micro_batch,
+                       l.gradient_accumulation, l.distributed_optimizer, l.sharp, p.global_batch);
+    for (const double v : {p.ttt_minutes, p.ttt_p10_minutes, p.ttt_p90_minutes, p.samples_to_converge})
+        out += csv_number(v) + ",";
+    out += std::to_string(p.steps) + ",";
+    for (const double v : {p.step_ms, p.compute_ms, p.exposed_comm_ms, p.comm_total_ms, p.tp_cp_comm_ms, p.fixed_ms,
+                           p.eval_minutes})
+        out += csv_number(v) + ",";
+    out += std::to_string(p.evaluations) + ",";
+    out += csv_number(p.run_overhead_minutes) + "," + csv_number(p.per_gpu_throughput) + ",";
+    out += (p.efficiency_vs_8gpu ? csv_number(*p.efficiency_vs_8gpu) : "") + ",";
+    out += csv_number(p.gpu_hours) + "," + csv_number(c.price_per_gpu_hour) + "," +
+           (c.price_is_estimate ? "true" : "false") + "," + csv_number(c.cost) + "," +
+           csv_field(report.prices->currency) + ",";
+    for (const double v : {c.energy.gpu_kwh, c.energy.node_kwh, c.energy.network_kwh, c.energy.facility_kwh})
+        out += csv_number(v) + ",";
+    out += csv_field(warnings) + "\n";
+    return out;
+}
+
+std::string format_prediction_json(const PredictionReport& report) {
+    const Prediction& p = *report.prediction;
+    const planning::PredictionCost& c = report.cost;
+    nlohmann::ordered_json j;
+    j["workload"] = p.workload;
+    j["system"] = p.system;
+    j["gpu"] = p.gpu;
+    j["gpus"] = p.gpus;
+    if (p.routing != FabricOptions{}.routing) j["routing"] = to_string(p.routing);   // only when not the default
+    j["fabric"] = p.fabric;
+    j["comm_topology"] = p.comm_topology;
+    j["layout"] = {{"tp", p.layout.tensor_parallel}, {"cp", p.layout.context_parallel},
+                   {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
+                   {"micro_batch", p.layout.samples_per_micro_batch},
+                   {"gradient_accumulation", p.layout.gradient_accumulation},
+                   {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp}};
+    j["ttt_minutes"] = p.ttt_minutes;
+    j["ttt_p10_minutes"] = p.ttt_p10_minutes;
+    j["ttt_p90_minutes"] = p.ttt_p90_minutes;
+    j["samples_to_converge"] = p.samples_to_converge;
+    j["global_batch"] = p.global_batch;
+    j["steps"] = p.steps;
+    j["step_ms"] = p.step_ms;
+    j["compute_ms"] = p.compute_ms;
+    j["exposed_comm_ms"] = p.exposed_comm_ms;
+    j["comm_total_ms"] = p.comm_total_ms;
+    j["tp_cp_comm_ms"] = p.tp_cp_comm_ms;
+    j["tp_cp_exposed_ms"] = p.tp_cp_exposed_ms;
+    j["fixed_ms"] = p.fixed_ms;
+    j["eval_minutes"] = p.eval_minutes;
+    j["evaluations"] = p.evaluations;
+    j["run_overhead_minutes"] = p.run_overhead_minutes;
+    j["per_gpu_throughput"] = p.per_gpu_throughput;
+    j["compute_model"] = p.compute_model;
+    if (p.compute_model == "operator") j["launch_bound"] = p.launch_bound;
+    if (!p.memory_summary.empty())
+        j["memory_per_gpu"] = {{"bytes", p.memory_per_gpu_bytes}, {"capacity_bytes", p.memory_capacity_bytes},
+                               {"fits", p.memory_fits}, {"summary", p.memory_summary}};
+    // Throughput efficiency (per-GPU samples/s relative to 8 GPUs), not the time-to-train efficiency of
+    // `ttsim run` (speedup / GPU ratio, which includes convergence): named so the two are never confused.
+    j["throughput_efficiency_vs_8gpu"] = p.efficiency_vs_8gpu ? nlohmann::ordered_json(*p.efficiency_vs_8gpu) : nullptr;
+    j["gpu_hours"] = p.gpu_hours;
+    // The same objects as a sweep point's (docs/results-schema.md).
+    j["cost"] = {{"amount", c.cost}, {"currency", report.prices->currency},
+                 {"price_per_gpu_hour", c.price_per_gpu_hour}, {"price_is_estimate", c.price_is_estimate}};
+    j["energy_kwh"] = {{"gpu", c.energy.gpu_kwh}, {"nodes", c.energy.node_kwh}, {"network", c.energy.network_kwh},
+                       {"it", c.energy.it_kwh}, {"total", c.energy.facility_kwh}};
+    j["models"] = {{"cost", price_note(report)}, {"energy", planning::describe_energy_model(*report.energy)}};
+    j["compute_only_bound_minutes"] = p.compute_only_bound_minutes;
+    j["defaults"] = p.defaults;
+    j["warnings"] = p.warnings;
+    return j.dump(2) + "\n";
+}
+
+}  // namespace ttsim::cli
