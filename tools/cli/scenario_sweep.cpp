@@ -20,6 +20,7 @@
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
 #include "tools/cli/scenario_kinds.hpp"
+#include "tools/report/results_report.hpp"
 
 namespace ttsim::cli {
 
@@ -29,6 +30,10 @@ namespace {
 constexpr int kTracedGpus = 8;
 // Default traced point: the largest count <= this, multi-node enough to show gradient communication.
 constexpr int kDefaultTraceGpus = 64;
+
+// The command a report names as its source. Without --out DIR: the page is the same wherever it was written
+// (two runs into two folders give byte-identical reports, as tests/cli/shipped_scenarios.sh checks).
+std::string run_command(const ScenarioContext& context) { return "ttsim run " + context.file; }
 
 struct ProgressState {
     std::mutex mutex;
@@ -60,12 +65,16 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
                  std::to_string(result.points_requested) + " points finished; only those are shown";
     if (context.out_dir) {
         const std::string& dir = *context.out_dir;
+        const std::string results_json = planning::format_sweep_json(scenario.kind, scenario.name, result);
         write_file_atomically(dir + "/results.csv", planning::format_sweep_csv(result));
-        write_file_atomically(dir + "/results.json", planning::format_sweep_json(scenario.kind, scenario.name, result));
+        write_file_atomically(dir + "/results.json", results_json);
+        std::vector<std::string> images;
         if (!result.interrupted) {
             write_point_trace(result, scenario.trace, profiles, dir);
-            if (scenario.plots) write_sweep_plots(result, dir);
+            if (scenario.plots) images = write_sweep_plots(result, dir);
         }
+        report::write_html_report(dir + "/report.html", report::report_from_results(results_json, run_command(context),
+                                                                                    report::read_svg_plots(images)));
     }
     if (scenario.format == "csv")
         out << planning::format_sweep_csv(result);
@@ -172,8 +181,11 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
                                                             scenario.query));
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
     if (context.out_dir) {
+        const std::string results_json = planning::format_plan_json(scenario.name, report, answer);
         write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
-        write_file_atomically(*context.out_dir + "/results.json", planning::format_plan_json(scenario.name, report, answer));
+        write_file_atomically(*context.out_dir + "/results.json", results_json);
+        report::write_html_report(*context.out_dir + "/report.html",
+                                  report::report_from_results(results_json, run_command(context)));
     }
     if (scenario.format == "csv")
         out << planning::format_plan_csv(report, answer);

@@ -1,0 +1,317 @@
+#include "tools/report/results_report.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "models/planning/footnotes.hpp"
+#include "models/planning/plan_format.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim::report {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// How a figure is shown; the exact number is on the cell either way. The rules are the text tables' (plan_format):
+// durations in s / min / h, everything else to three significant figures.
+enum class Style { duration, significant, count, percent };
+
+constexpr const char* kMissing = "\u2013";   // en dash: no number (a failed row; results.json has null)
+
+std::string shown(const json& v, Style style) {
+    const double x = v.get<double>();
+    switch (style) {
+        case Style::duration: return planning::format_duration(x);
+        case Style::count: return v.dump();
+        case Style::percent: return (x >= 0 ? "+" : "") + fmt::format("{:.1f}", x) + "%";
+        case Style::significant: break;
+    }
+    return planning::three_significant(x);
+}
+
+// A figure of results.json at `pointer` (a JSON pointer), shown in `style`.
+Cell figure(const json& root, const std::string& pointer, Style style) {
+    Cell cell{kMissing, pointer, "", true};
+    const json::json_pointer at(pointer);
+    if (!root.contains(at) || !root.at(at).is_number()) return cell;
+    cell.value = root.at(at).dump();
+    cell.text = shown(root.at(at), style);
+    return cell;
+}
+
+Cell label(const std::string& text) { return Cell{text, "", "", false}; }
+
+std::string text_of(const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return kMissing;
+    return v.dump();
+}
+
+// Warnings of a row as footnote marks, shared across the table's rows (footnotes.hpp folds same-shape messages).
+std::string marks(const json& warnings, planning::Footnotes& footnotes) {
+    std::string out;
+    if (!warnings.is_array()) return out;
+    for (const json& w : warnings) {
+        const std::string mark = "[" + std::to_string(footnotes.add(w.get<std::string>())) + "]";
+        if (out.find(mark) == std::string::npos) out += (out.empty() ? "" : " ") + mark;
+    }
+    return out;
+}
+
+void add_models(const json& root, ReportInput& report) {
+    if (root.contains("models"))
+        for (const auto& [name, text] : root["models"].items()) report.assumptions.push_back(name + ": " + text_of(text));
+    if (root.contains("parameters") && root["parameters"].contains("prices"))
+        report.assumptions.push_back("prices: " + text_of(root["parameters"]["prices"]));
+}
+
+// --- scaling-study and sweep ---------------------------------------------------------------------------------
+
+ReportInput sweep_report(const json& root, ReportInput report) {
+    const json& points = root["points"];
+    const std::string currency = root["parameters"].value("currency", "");
+    std::size_t failed = 0;
+    std::vector<std::string> failed_points;
+    for (const json& p : points)
+        if (p["status"] != "ok") {
+            ++failed;
+            failed_points.push_back(text_of(p["workload"]) + " on " + p["gpus"].dump() + " GPUs of " + text_of(p["system"]));
+        }
+    report.summary.push_back(fmt::format("{} points, {} predicted, {} failed", points.size(), points.size() - failed, failed));
+    if (root.contains("interrupted"))
+        report.warnings.push_back(fmt::format("interrupted: {} of {} points finished; only those are shown",
+                                              text_of(root["interrupted"]["points_finished"]),
+                                              text_of(root["interrupted"]["points_requested"])));
+    if (failed)
+        report.warnings.push_back(fmt::format("{} point{} could not be predicted ({}); {} row{} say{} why", failed,
+                                              failed == 1 ? "" : "s", fmt::join(failed_points, ", "),
+                                              failed == 1 ? "its" : "their", failed == 1 ? "" : "s", failed == 1 ? "s" : ""));
+
+    Table published{"Published points against ttsim", {}, {"workload", "series", "GPUs", "v4.1 TTT", "results",
+                                                        "v4.1 batch", "ttsim@v4.1", "error"}, {}, {}};
+    for (const json& series : root["series"]) {
+        const std::string name = series["workload"].get<std::string>() + " on " + series["label"].get<std::string>();
+        Table table{name, {}, {"GPUs", "batch", "TTT p50", "TTT p10", "TTT p90", "speedup", "TTT eff.", "GPU-hours",
+                               "energy kWh", "cost " + currency, "notes"}, {}, {}};
+        if (series["reference_gpus"].is_number())
+            table.lines.push_back("reference " + series["reference_gpus"].dump() + " GPUs");
+        table.lines.push_back(text_of(series["break_even_text"]));
+        planning::Footnotes footnotes;
+        const json* fastest = nullptr;
+        for (const json& index : series["points"]) {
+            const std::string at = "/points/" + index.dump();
+            const json& p = root.at(json::json_pointer(at));
+            std::vector<Cell> row{figure(root, at + "/gpus", Style::count), figure(root, at + "/global_batch", Style::count),
+                                  figure(root, at + "/ttt_minutes", Style::duration),
+                                  figure(root, at + "/ttt_p10_minutes", Style::duration),
+                                  figure(root, at + "/ttt_p90_minutes", Style::duration),
+                                  figure(root, at + "/speedup", Style::significant),
+                                  figure(root, at + "/ttt_efficiency", Style::significant),
+                                  figure(root, at + "/gpu_hours", Style::significant),
+                                  figure(root, at + "/energy_kwh/total", Style::significant),
+                                  figure(root, at + "/cost/amount", Style::significant)};
+            if (p["status"] != "ok") {
+                row.push_back(label("not run: " + text_of(p["error"])));
+            } else {
+                std::string notes = marks(p["warnings"], footnotes);
+                if (p.value("pareto_cost", false) && !p.value("pareto", false)) notes = "pareto($) " + notes;
+                if (p.value("pareto", false)) notes = "pareto " + notes;
+                row.push_back(label(notes));
+                if (!fastest || p["ttt_minutes"].get<double>() < (*fastest)["ttt_minutes"].get<double>()) fastest = &p;
+            }
+            table.rows.push_back(std::move(row));
+            if (p.contains("published") && p["published"].is_object())
+                published.rows.push_back({label(series["workload"].get<std::string>()), label(series["label"].get<std::string>()),
+                                          figure(root, at + "/gpus", Style::count),
+                                          figure(root, at + "/published/minutes", Style::duration),
+                                          figure(root, at + "/published/results", Style::count),
+                                          label(text_of(p["published"]["global_batches"])),
+                                          figure(root, at + "/published/predicted_minutes", Style::duration),
+                                          figure(root, at + "/published/error_percent", Style::percent)});
+        }
+        table.notes = footnotes.lines();
+        std::string line = name + ": ";
+        line += fastest ? "fastest " + planning::format_duration((*fastest)["ttt_minutes"].get<double>()) + " on " +
+                              (*fastest)["gpus"].dump() + " GPUs"
+                        : "no successful point";
+        if (series["break_even"].is_object())
+            line += "; break-even " + series["break_even"]["gpus"].dump() + " GPUs" +
+                    (series["break_even"].value("limited_by_sweep", false) ? " or more (the sweep ends first)" : "");
+        report.summary.push_back(line);
+        report.tables.push_back(std::move(table));
+    }
+    if (!published.rows.empty()) {
+        published.lines.push_back("MLPerf Training v4.1 official scores, median of the distinct results at each count; "
+                                  "ttsim@v4.1 is ttsim at each result's own batch and layout (as ttsim validate); "
+                                  "error = (ttsim@v4.1 - v4.1) / v4.1");
+        report.published.push_back(std::move(published));
+    }
+    add_models(root, report);
+    return report;
+}
+
+// --- plan -----------------------------------------------------------------------------------------------------
+
+std::string constraints_text(const json& c) {
+    std::vector<std::string> parts;
+    const std::string at = " at " + text_of(c["confidence"]);
+    if (c["deadline_minutes"].is_number())
+        parts.push_back("time-to-train <= " + planning::format_duration(c["deadline_minutes"].get<double>()) + at);
+    if (c["budget_gpu_hours"].is_number())
+        parts.push_back(planning::three_significant(c["budget_gpu_hours"].get<double>()) + " GPU-hours" + at);
+    if (c["budget"].is_number())
+        parts.push_back("cost <= " + planning::three_significant(c["budget"].get<double>()) + " " + text_of(c["currency"]) + at);
+    std::string text = parts.empty() ? "no constraint" : fmt::format("{}", fmt::join(parts, " and "));
+    if (c["margin"].is_number() && c["margin"].get<double>() > 0)
+        text += fmt::format(", less a {:.0f}% margin", 100 * c["margin"].get<double>());
+    return text;
+}
+
+std::vector<Cell> candidate_row(const json& root, const std::string& at, planning::Footnotes& footnotes) {
+    const json& c = root.at(json::json_pointer(at));
+    std::vector<Cell> row{label(text_of(c["system"])), figure(root, at + "/gpus", Style::count),
+                          label(c.value("feasible", false) ? "yes" : "no"),
+                          figure(root, at + "/at_confidence/ttt_minutes", Style::duration),
+                          figure(root, at + "/ttt_p10_minutes", Style::duration),
+                          figure(root, at + "/ttt_minutes", Style::duration),
+                          figure(root, at + "/ttt_p90_minutes", Style::duration),
+                          figure(root, at + "/at_confidence/gpu_hours", Style::significant),
+                          figure(root, at + "/at_confidence/cost", Style::significant),
+                          figure(root, at + "/energy_kwh", Style::significant)};
+    row.push_back(label(c["status"] == "ok" ? marks(c.value("warnings", json::array()), footnotes)
+                                            : "not run: " + text_of(c["error"])));
+    return row;
+}
+
+ReportInput plan_report(const json& root, ReportInput report) {
+    const json& c = root["constraints"];
+    const std::string confidence = text_of(c["confidence"]), currency = text_of(c["currency"]);
+    const std::vector<std::string> columns{"system", "GPUs", "feasible", "TTT at " + confidence, "TTT p10", "TTT p50",
+                                           "TTT p90", "GPU-hours at " + confidence, "cost " + currency + " at " + confidence,
+                                           "energy kWh", "notes"};
+    report.summary.push_back(text_of(root["workload"]) + ": " +
+                             planning::objective_text(planning::parse_objective(text_of(root["objective"]))) + " within " + constraints_text(c) +
+                             ", searching " + fmt::format("{}", fmt::join(root["systems"].get<std::vector<std::string>>(), ", ")) +
+                             " at " + text_of(root["search_range"]["from"]) + ".." + text_of(root["search_range"]["to"]) + " GPUs");
+    planning::Footnotes footnotes;
+    if (root["answer"].is_object()) {
+        const json& a = root["answer"];
+        const auto duration = [&](const char* key) { return planning::format_duration(a[key].get<double>()); };
+        const json& at = a["at_confidence"];
+        report.summary.push_back(
+            "answer: " + a["gpus"].dump() + " GPUs of " + text_of(a["system"]) + ": " +
+            planning::format_duration(at["ttt_minutes"].get<double>()) + " at " + confidence + " (p10 " +
+            duration("ttt_p10_minutes") + ", p50 " + duration("ttt_minutes") + ", p90 " + duration("ttt_p90_minutes") +
+            "), " + planning::three_significant(at["gpu_hours"].get<double>()) + " GPU-hours and " +
+            planning::three_significant(at["cost"].get<double>()) + " " + currency + " at " + confidence);
+        if (a.value("limited_by_search_range", false))
+            report.warnings.push_back("the answer is at the largest count searched: the search range may be what limits it");
+        Table answer{"Answer", {}, columns, {candidate_row(root, "/answer", footnotes)}, {}};
+        report.tables.push_back(std::move(answer));
+    } else {
+        report.warnings.push_back("no configuration searched meets the constraints (exit 1); the closest are listed");
+        Table closest{"Closest configurations", {}, columns, {}, {}};
+        for (std::size_t i = 0; root.contains("closest") && i < root["closest"].size(); ++i) {
+            const std::string at = "/closest/" + std::to_string(i);
+            closest.lines.push_back(text_of(root.at(json::json_pointer(at + "/criterion"))) + ": " +
+                                    planning::three_significant(root.at(json::json_pointer(at + "/ratio_to_limit")).get<double>()) +
+                                    "x the limit");
+            closest.rows.push_back(candidate_row(root, at, footnotes));
+        }
+        report.tables.push_back(std::move(closest));
+    }
+    if (root.contains("interrupted"))
+        report.warnings.push_back("interrupted: " + text_of(root["interrupted"]["grid_evaluated"]) + " of " +
+                                  text_of(root["interrupted"]["grid_size"]) + " configurations evaluated");
+    Table evaluated{"Every configuration evaluated", {}, columns, {}, {}};
+    for (std::size_t i = 0; i < root["evaluated"].size(); ++i)
+        evaluated.rows.push_back(candidate_row(root, "/evaluated/" + std::to_string(i), footnotes));
+    evaluated.notes = footnotes.lines();   // the marks of every table above, numbered once
+    report.tables.push_back(std::move(evaluated));
+
+    if (root.contains("holdout_error")) {
+        const json& h = root["holdout_error"];
+        report.summary.push_back(
+            "measured model error at scale for " + text_of(root["workload"]) + ": " +
+            (h["mape_percent"].is_number()
+                 ? fmt::format("{:.1f}% MAPE over {} result(s) at >= {} GPUs, fitted on <= {} GPUs",
+                               h["mape_percent"].get<double>(), text_of(h["results"]), text_of(h["predict_min_gpus"]),
+                               text_of(h["fit_max_gpus"]))
+                 : std::string("no hold-out result for this workload")) +
+            " (reproduce: " + text_of(h["command"]) + ")");
+    }
+    report.assumptions.push_back("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence; "
+                                 "constraints are judged at " + confidence);
+    report.assumptions.push_back("prices: " + text_of(root["prices"]));
+    report.assumptions.push_back("energy: " + text_of(root["energy_model"]));
+    return report;
+}
+
+// --- any other results.json ----------------------------------------------------------------------------------
+
+// Scalars become summary facts, objects of scalars assumptions, arrays of records one table each.
+ReportInput generic_report(const json& root, ReportInput report) {
+    for (const auto& [key, value] : root.items()) {
+        if (value.is_primitive()) {
+            if (key != "schema" && key != "kind" && key != "name") report.summary.push_back(key + ": " + text_of(value));
+        } else if (value.is_object()) {
+            for (const auto& [sub, v] : value.items())
+                if (v.is_primitive()) report.assumptions.push_back(key + "." + sub + ": " + text_of(v));
+        } else if (!value.empty() && value.front().is_object()) {
+            Table table{key, {}, {}, {}, {}};
+            for (const json& record : value)
+                for (const auto& [column, v] : record.items())
+                    if (v.is_primitive() && std::find(table.columns.begin(), table.columns.end(), column) == table.columns.end())
+                        table.columns.push_back(column);
+            for (std::size_t i = 0; i < value.size(); ++i) {
+                std::vector<Cell> row;
+                for (const std::string& column : table.columns) {
+                    const std::string at = "/" + key + "/" + std::to_string(i) + "/" + column;
+                    const json* v = value[i].contains(column) ? &value[i][column] : nullptr;
+                    row.push_back(v && v->is_number()
+                                      ? figure(root, at, v->is_number_integer() ? Style::count : Style::significant)
+                                      : label(v ? text_of(*v) : ""));
+                }
+                table.rows.push_back(std::move(row));
+            }
+            report.tables.push_back(std::move(table));
+        }
+    }
+    return report;
+}
+
+}  // namespace
+
+ReportInput report_from_results(const std::string& results_json, const std::string& command, std::vector<Plot> plots) {
+    const json root = json::parse(results_json);
+    ReportInput report;
+    report.kind = root.value("kind", "results");
+    report.title = root.value("name", "ttsim " + report.kind);
+    report.command = command;
+    report.results_json = results_json;
+    report.plots = std::move(plots);
+    if (report.kind == "scaling-study" || report.kind == "sweep") return sweep_report(root, std::move(report));
+    if (report.kind == "plan") return plan_report(root, std::move(report));
+    return generic_report(root, std::move(report));
+}
+
+std::vector<Plot> read_svg_plots(const std::vector<std::string>& images) {
+    std::vector<Plot> plots;
+    for (const std::string& image : images) {
+        const std::filesystem::path path(image);
+        if (path.extension() != ".svg") continue;
+        std::ifstream in(image, std::ios::binary);
+        if (!in) throw InputError("cannot read the plot '" + image + "' for report.html", {}, "--out");
+        std::ostringstream svg;
+        svg << in.rdbuf();
+        plots.push_back({path.stem().string(), svg.str()});
+    }
+    return plots;
+}
+
+}  // namespace ttsim::report
