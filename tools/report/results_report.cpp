@@ -36,9 +36,11 @@ std::string shown(const json& v, Style style) {
 
 // A figure of results.json at `pointer` (a JSON pointer), shown in `style`.
 Cell figure(const json& root, const std::string& pointer, Style style) {
-    Cell cell{kMissing, pointer, "", true};
     const json::json_pointer at(pointer);
-    if (!root.contains(at) || !root.at(at).is_number()) return cell;
+    // A failed row has only some of its figures, as null; the others are absent, and then so is the key.
+    if (!root.contains(at)) return Cell{kMissing, "", "", true};
+    Cell cell{kMissing, pointer, "", true};
+    if (!root.at(at).is_number()) return cell;
     cell.value = root.at(at).dump();
     cell.text = shown(root.at(at), style);
     return cell;
