@@ -117,6 +117,9 @@ ul.notes { font-size: 12px; color: var(--muted); margin: 6px 0 0; padding-left: 
 .plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 12px; }
 figure { margin: 0; border: 1px solid var(--rule); border-radius: 4px; padding: 4px; }
 figure svg { width: 100%; height: auto; display: block; }
+/* gnuplot lays out 900x600 at 10 pt (plots.cpp); two plots a row shrink it to ~0.65: larger text stays legible. */
+figure svg g[font-size="10.00"] { font-size: 15px; }
+figure svg g[font-size="9.00"] { font-size: 10px; }   /* the legend: gnuplot spaced its columns for 9 */
 figcaption { font-size: 12px; color: var(--muted); text-align: center; }
 ul.assumptions { font-size: 13px; padding-left: 20px; }
 ul.assumptions li { margin: 3px 0; }

@@ -1,5 +1,6 @@
 #include "tools/report/results_report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -51,6 +52,11 @@ Cell label(const std::string& text) { return Cell{text, "", "", false}; }
 std::string text_of(const json& v) {
     if (v.is_string()) return v.get<std::string>();
     if (v.is_null()) return kMissing;
+    if (v.is_array()) {   // [768, 6912] as the text tables write it: 768/6912
+        std::string out;
+        for (const json& e : v) out += (out.empty() ? "" : "/") + text_of(e);
+        return out;
+    }
     return v.dump();
 }
 
@@ -67,7 +73,13 @@ std::string marks(const json& warnings, planning::Footnotes& footnotes) {
 
 void add_models(const json& root, ReportInput& report) {
     if (root.contains("models"))
-        for (const auto& [name, text] : root["models"].items()) report.assumptions.push_back(name + ": " + text_of(text));
+        for (const auto& [name, text] : root["models"].items()) {
+            // "speedup: T(N_ref) / T(N) ..."; texts that already start with their name ("break-even: ...") as they are.
+            std::string term = name;
+            std::replace(term.begin(), term.end(), '_', '-');
+            const std::string line = text_of(text);
+            report.assumptions.push_back(line.rfind(term, 0) == 0 ? line : name + ": " + line);
+        }
     if (root.contains("parameters") && root["parameters"].contains("prices"))
         report.assumptions.push_back("prices: " + text_of(root["parameters"]["prices"]));
 }
