@@ -22,7 +22,9 @@ for scenario in scenarios/default.yaml scenarios/plan-deadline-bert.yaml; do
   check "$name: report.html written" '[[ -s $tmp/$name/report.html ]]'
   check "$name: report.html identical in two runs" 'cmp -s "$tmp/$name/report.html" "$tmp/$name-again/report.html"'
   check "$name: no temporary file left" '! ls "$tmp/$name" | grep -q "\.tmp-"'
+  # Inline SVGs: gnuplot's files of a scaling study; a plan's one chart, drawn by the report itself.
   svgs=$(find "$tmp/$name" -maxdepth 1 -name '*.svg' | wc -l)
+  [[ $name == plan-* ]] && svgs=$((svgs + 1))
   check "$name: report.html passes in Chromium" 'python3 "$checker" "$chromium" "$tmp/$name/report.html" "$tmp/$name/results.json" "$svgs"'
 done
 check "the scaling study inlines its plots" '[[ $(grep -c "<svg" "$tmp/default/report.html") -ge 8 ]]'

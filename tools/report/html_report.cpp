@@ -116,6 +116,7 @@ table.results tbody tr:nth-child(even) { background: #fafbfd; }
 ul.notes { font-size: 12px; color: var(--muted); margin: 6px 0 0; padding-left: 0; list-style: none; }
 .plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 12px; }
 figure { margin: 0; border: 1px solid var(--rule); border-radius: 4px; padding: 4px; }
+figure:only-child { max-width: 900px; }   /* a lone chart at its drawn size, not blown up to the page width */
 figure svg { width: 100%; height: auto; display: block; }
 /* gnuplot lays out 900x600 at 10 pt (plots.cpp); two plots a row shrink it to ~0.65: larger text stays legible. */
 figure svg g[font-size="10.00"] { font-size: 15px; }

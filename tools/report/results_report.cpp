@@ -11,6 +11,7 @@
 #include "models/planning/footnotes.hpp"
 #include "models/planning/plan_format.hpp"
 #include "sim/errors.hpp"
+#include "tools/report/percentile_chart.hpp"
 
 namespace ttsim::report {
 
@@ -202,6 +203,32 @@ std::vector<Cell> candidate_row(const json& root, const std::string& at, plannin
     return row;
 }
 
+// Time-to-train of every configuration evaluated, per system, with the deadline (less its margin) and the answer.
+PercentileChart plan_chart(const json& root) {
+    PercentileChart chart;
+    chart.title = text_of(root["workload"]) + ": time-to-train of the configurations evaluated";
+    for (const json& e : root["evaluated"]) {
+        if (e["status"] != "ok") continue;
+        const std::string system = text_of(e["system"]);
+        auto it = std::find_if(chart.series.begin(), chart.series.end(), [&](const auto& s) { return s.name == system; });
+        if (it == chart.series.end()) it = chart.series.insert(chart.series.end(), PercentileSeries{system, {}});
+        it->points.push_back({e["gpus"].get<int>(), e["ttt_p10_minutes"].get<double>(), e["ttt_minutes"].get<double>(),
+                              e["ttt_p90_minutes"].get<double>()});
+    }
+    const json& c = root["constraints"];
+    if (c["deadline_minutes"].is_number()) {
+        const double margin = c["margin"].is_number() ? c["margin"].get<double>() : 0.0;
+        chart.limit_minutes = c["deadline_minutes"].get<double>() * (1 - margin);
+        chart.limit_label = "deadline " + planning::format_duration(*chart.limit_minutes) + " at " + text_of(c["confidence"]) +
+                            (margin > 0 ? fmt::format(" ({:.0f}% margin)", 100 * margin) : "");
+    }
+    if (root["answer"].is_object()) {
+        chart.chosen = std::pair{text_of(root["answer"]["system"]), root["answer"]["gpus"].get<int>()};
+        chart.chosen_label = "answer";
+    }
+    return chart;
+}
+
 ReportInput plan_report(const json& root, ReportInput report) {
     const json& c = root["constraints"];
     const std::string confidence = text_of(c["confidence"]), currency = text_of(c["currency"]);
@@ -247,6 +274,10 @@ ReportInput plan_report(const json& root, ReportInput report) {
         evaluated.rows.push_back(candidate_row(root, "/evaluated/" + std::to_string(i), footnotes));
     evaluated.notes = footnotes.lines();   // the marks of every table above, numbered once
     report.tables.push_back(std::move(evaluated));
+
+    report.plots.push_back({"p50 time-to-train of every configuration evaluated, its p10..p90 spread as a bar",
+                            percentile_chart_svg(plan_chart(root))});
+    if (report.plots.back().svg.empty()) report.plots.pop_back();
 
     if (root.contains("holdout_error")) {
         const json& h = root["holdout_error"];
