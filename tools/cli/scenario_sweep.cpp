@@ -73,8 +73,7 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
             write_point_trace(result, scenario.trace, profiles, dir);
             if (scenario.plots) images = write_sweep_plots(result, dir);
         }
-        report::write_html_report(dir + "/report.html", report::report_from_results(results_json, run_command(context),
-                                                                                    report::read_svg_plots(images)));
+        write_file_atomically(dir + "/report.html", report::results_page(results_json, run_command(context), images));
     }
     if (scenario.format == "csv")
         out << planning::format_sweep_csv(result);
@@ -184,8 +183,7 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
         const std::string results_json = planning::format_plan_json(scenario.name, report, answer);
         write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
         write_file_atomically(*context.out_dir + "/results.json", results_json);
-        report::write_html_report(*context.out_dir + "/report.html",
-                                  report::report_from_results(results_json, run_command(context)));
+        write_file_atomically(*context.out_dir + "/report.html", report::results_page(results_json, run_command(context)));
     }
     if (scenario.format == "csv")
         out << planning::format_plan_csv(report, answer);

@@ -17,6 +17,11 @@ namespace ttsim::report {
 ReportInput report_from_results(const std::string& results_json, const std::string& command,
                                 std::vector<Plot> plots = {});
 
+// The whole page in one call, for a command's --out hook: report_from_results, its plots the SVG files among
+// `images` (paths), rendered. Write it with write_file_atomically or an output folder's writer.
+std::string results_page(const std::string& results_json, const std::string& command,
+                         const std::vector<std::string>& images = {});
+
 // The SVG plots among `images` (paths, as write_sweep_plots returns them), read from disk, captioned by file name.
 std::vector<Plot> read_svg_plots(const std::vector<std::string>& images);
 
