@@ -1,5 +1,7 @@
 #include "tools/report/html_report.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "tools/cli/atomic_file.hpp"
@@ -61,8 +63,10 @@ void render_table(std::string& out, const Table& table, const std::string& id) {
                escape(table.columns[c]) + "</th>";
     }
     out += "</tr></thead>\n<tbody>\n";
-    for (const auto& row : table.rows) {
-        out += "<tr>";
+    for (std::size_t r = 0; r < table.rows.size(); ++r) {
+        const auto& row = table.rows[r];
+        const bool marked = std::find(table.marked_rows.begin(), table.marked_rows.end(), r) != table.marked_rows.end();
+        out += marked ? "<tr class=\"marked\">" : "<tr>";
         for (const Cell& cell : row) {
             out += "<td";
             if (cell.numeric) out += " class=\"num\"";
@@ -113,6 +117,7 @@ table.results th { background: var(--band); cursor: pointer; position: sticky; t
 table.results td.num, table.results th.num { text-align: right; }
 table.results td:last-child { white-space: normal; min-width: 14em; }   /* notes and errors wrap */
 table.results tbody tr:nth-child(even) { background: #fafbfd; }
+table.results tbody tr.marked { background: #e4effb; font-weight: 600; }
 ul.notes { font-size: 12px; color: var(--muted); margin: 6px 0 0; padding-left: 0; list-style: none; }
 .plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 12px; }
 figure { margin: 0; border: 1px solid var(--rule); border-radius: 4px; padding: 4px; }

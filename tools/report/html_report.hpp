@@ -6,6 +6,7 @@
 // one from a results.json, so the page shows exactly the numbers that file holds) and calls write_html_report.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct Table {
     std::vector<std::string> columns;
     std::vector<std::vector<Cell>> rows;
     std::vector<std::string> notes;     // footnotes, "[1] ..." in the order their marks appear
+    std::vector<std::size_t> marked_rows = {};   // rows drawn highlighted (a plan's answer among all evaluated)
 };
 
 struct Plot {

@@ -290,8 +290,13 @@ ReportInput plan_report(const json& root, ReportInput report) {
         report.warnings.push_back("interrupted: " + text_of(field(field(root, "interrupted"), "grid_evaluated")) + " of " +
                                   text_of(field(field(root, "interrupted"), "grid_size")) + " configurations evaluated");
     Table evaluated{"Every configuration evaluated", {}, columns, {}, {}};
-    for (std::size_t i = 0; i < field(root, "evaluated").size(); ++i)
+    const json& answer = field(root, "answer");
+    for (std::size_t i = 0; i < field(root, "evaluated").size(); ++i) {
+        const json& e = field(root, "evaluated")[i];
+        if (answer.is_object() && field(e, "system") == field(answer, "system") && field(e, "gpus") == field(answer, "gpus"))
+            evaluated.marked_rows.push_back(i);
         evaluated.rows.push_back(candidate_row(root, "/evaluated/" + std::to_string(i), footnotes));
+    }
     evaluated.notes = footnotes.lines();   // the marks of every table above, numbered once
     report.tables.push_back(std::move(evaluated));
 
