@@ -141,7 +141,8 @@ window.addEventListener("error", function (e) {
 )";
 
 // Last in <body>: the embedded results parse, and a click on a column header sorts its table (numbers by the
-// exact value in data-value, other columns as text; a second click reverses).
+// exact value in data-value, other columns as text; a second click reverses; rows without the figure stay last).
+// Array.prototype.sort is stable, so equal keys keep their order.
 constexpr const char* kBehaviour = R"(
 (function () {
   var data = JSON.parse(document.getElementById("results-json").textContent);
@@ -153,15 +154,16 @@ constexpr const char* kBehaviour = R"(
         table.querySelectorAll("th").forEach(function (other) { other.removeAttribute("data-sorted"); });
         th.setAttribute("data-sorted", ascending ? "ascending" : "descending");
         var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-        var key = function (row) {
+        var key = function (row) {   // null: no figure (a failed row), sorted last either way
           var cell = row.cells[column];
-          if (!cell) return numeric ? Infinity : "";
+          if (!cell) return null;
           if (!numeric) return cell.textContent;
           var v = cell.getAttribute("data-value");
-          return v === null ? Infinity : Number(v);
+          return v === null ? null : Number(v);
         };
         rows.sort(function (a, b) {
           var x = key(a), y = key(b);
+          if (x === null || y === null) return (x === null) - (y === null);
           var order = x < y ? -1 : x > y ? 1 : 0;
           return ascending ? order : -order;
         });
