@@ -101,7 +101,7 @@ std::string percentile_chart_svg(const PercentileChart& chart) {
             const double px = x.at(std::log2(p.gpus));
             line += (line.empty() ? "" : " ") + n(px) + "," + n(y.at(std::log10(p.p50_minutes)));
             svg += "<line x1=\"" + n(px) + "\" y1=\"" + n(y.at(std::log10(p.p10_minutes))) + "\" x2=\"" + n(px) + "\" y2=\"" +
-                   n(y.at(std::log10(p.p90_minutes))) + "\" stroke=\"" + colour + "\" stroke-width=\"5\" opacity=\"0.35\"/>\n";
+                   n(y.at(std::log10(p.p90_minutes))) + "\" stroke=\"" + colour + "\" stroke-width=\"8\" opacity=\"0.4\"/>\n";
         }
         svg += "<polyline points=\"" + line + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\"/>\n";
         for (const auto& p : points) {

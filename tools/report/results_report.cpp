@@ -318,7 +318,7 @@ ReportInput plan_report(const json& root, ReportInput report) {
     report.assumptions.push_back("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence; "
                                  "constraints are judged at " + confidence);
     report.assumptions.push_back("prices: " + text_of(field(root, "prices")));
-    report.assumptions.push_back("energy: " + text_of(field(root, "energy_model")));
+    report.assumptions.push_back(text_of(field(root, "energy_model")));   // "energy = ..."
     return report;
 }
 
