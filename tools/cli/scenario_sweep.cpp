@@ -31,10 +31,6 @@ constexpr int kTracedGpus = 8;
 // Default traced point: the largest count <= this, multi-node enough to show gradient communication.
 constexpr int kDefaultTraceGpus = 64;
 
-// The command a report names as its source. Without --out DIR: the page is the same wherever it was written
-// (two runs into two folders give byte-identical reports, as tests/cli/shipped_scenarios.sh checks).
-std::string run_command(const ScenarioContext& context) { return "ttsim run " + context.file; }
-
 struct ProgressState {
     std::mutex mutex;
     int drawn_percent = -1;
@@ -73,7 +69,8 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
             write_point_trace(result, scenario.trace, profiles, dir);
             if (scenario.plots) images = write_sweep_plots(result, dir);
         }
-        write_file_atomically(dir + "/report.html", report::results_page(results_json, run_command(context), images));
+        write_file_atomically(dir + "/report.html",
+                              report::results_page(results_json, report::scenario_command(context.file), images));
     }
     if (scenario.format == "csv")
         out << planning::format_sweep_csv(result);
@@ -183,7 +180,8 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
         const std::string results_json = planning::format_plan_json(scenario.name, report, answer);
         write_file_atomically(*context.out_dir + "/results.csv", planning::format_plan_csv(report, answer));
         write_file_atomically(*context.out_dir + "/results.json", results_json);
-        write_file_atomically(*context.out_dir + "/report.html", report::results_page(results_json, run_command(context)));
+        write_file_atomically(*context.out_dir + "/report.html",
+                              report::results_page(results_json, report::scenario_command(context.file)));
     }
     if (scenario.format == "csv")
         out << planning::format_plan_csv(report, answer);

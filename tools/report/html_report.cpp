@@ -8,9 +8,7 @@
 
 namespace ttsim::report {
 
-namespace {
-
-std::string escape(const std::string& text) {
+std::string escape_html(const std::string& text) {
     std::string out;
     out.reserve(text.size());
     for (char c : text) {
@@ -24,6 +22,10 @@ std::string escape(const std::string& text) {
     }
     return out;
 }
+
+namespace {
+
+std::string escape(const std::string& text) { return escape_html(text); }
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
     for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))

@@ -49,6 +49,9 @@ struct ReportInput {
     std::string results_json;            // the text of results.json, embedded verbatim for scripts
 };
 
+// Text as HTML or SVG character data or a quoted attribute value: & < > " escaped.
+std::string escape_html(const std::string& text);
+
 // The page (pure: the same input gives the same bytes).
 std::string render_html_report(const ReportInput& input);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/planning/plan_format.hpp"
+#include "tools/report/html_report.hpp"
 
 namespace ttsim::report {
 
@@ -17,11 +18,7 @@ constexpr double kLeft = 84, kRight = 24, kTop = 44, kBottom = 56;
 // Okabe-Ito colours (distinguishable with colour-blindness); the ring of the chosen point is red, apart from them.
 constexpr const char* kColours[] = {"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"};
 
-std::string escape(const std::string& text) {
-    std::string out;
-    for (char c : text) out += c == '<' ? "&lt;" : c == '>' ? "&gt;" : c == '&' ? "&amp;" : c == '"' ? "&quot;" : std::string(1, c);
-    return out;
-}
+std::string escape(const std::string& text) { return escape_html(text); }
 
 std::string n(double value) { return fmt::format("{:.1f}", value); }
 

@@ -370,6 +370,8 @@ ReportInput report_from_results(const std::string& results_json, const std::stri
     return generic_report(root, std::move(report));
 }
 
+std::string scenario_command(const std::string& scenario_file) { return "ttsim run " + scenario_file; }
+
 std::string results_page(const std::string& results_json, const std::string& command,
                          const std::vector<std::string>& images) {
     return render_html_report(report_from_results(results_json, command, read_svg_plots(images)));

@@ -22,6 +22,11 @@ ReportInput report_from_results(const std::string& results_json, const std::stri
 std::string results_page(const std::string& results_json, const std::string& command,
                          const std::vector<std::string>& images = {});
 
+// The command a scenario's report names as its source: "ttsim run FILE", without --out DIR, so that the page is
+// the same wherever it was written (two runs into two folders give byte-identical reports, as
+// tests/cli/shipped_scenarios.sh checks).
+std::string scenario_command(const std::string& scenario_file);
+
 // The SVG plots among `images` (paths, as write_sweep_plots returns them), read from disk, captioned by file name.
 std::vector<Plot> read_svg_plots(const std::vector<std::string>& images);
 
