@@ -127,7 +127,7 @@ figure:only-child { max-width: 900px; }   /* a lone chart at its drawn size, not
 figure svg { width: 100%; height: auto; display: block; }
 /* gnuplot lays out 900x600 at 10 pt (plots.cpp); two plots a row shrink it to ~0.65: larger text stays legible. */
 figure svg g[font-size="10.00"] { font-size: 15px; }
-figure svg g[font-size="9.00"] { font-size: 10px; }   /* the legend: gnuplot spaced its columns for 9 */
+figure svg g[font-size="9.00"] { font-size: 11px; }   /* the legend: gnuplot spaced its columns for 9 */
 figcaption { font-size: 12px; color: var(--muted); text-align: center; }
 ul.assumptions { font-size: 13px; padding-left: 20px; }
 ul.assumptions li { margin: 3px 0; }
