@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-14-dev                   # libFuzzer targets and sanitizers
   gnuplot-nox                                # plots (PNG and SVG)
   python3                                    # test helpers (JSON checks)
+  chromium                                   # report.html test: headless rendering (tests/cli/report_html.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -13,8 +13,6 @@
 
 namespace ttsim::planning {
 
-namespace {
-
 std::string objective_text(Objective objective) {
     switch (objective) {
         case Objective::gpus: return "fewest GPUs";
@@ -25,8 +23,6 @@ std::string objective_text(Objective objective) {
     }
     return "?";
 }
-
-}  // namespace
 
 std::string three_significant(double value) {
     if (!(std::abs(value) > 0) || !std::isfinite(value)) return fmt::format("{:.2f}", value);

@@ -23,6 +23,8 @@ std::string format_plan_table(const PlanReportContext& context, const PlanAnswer
 std::string format_plan_json(const std::string& name, const PlanReportContext& context, const PlanAnswer& answer);
 std::string format_plan_csv(const PlanReportContext& context, const PlanAnswer& answer);
 
+// The objective in words: "fewest GPUs", "fastest", "cheapest", ...
+std::string objective_text(Objective objective);
 // Three significant figures, trailing zeros kept so that a column's precision is visible: 6.12, 12.3, 123,
 // 0.105 (4 digits only from 1000 up: 1234).
 std::string three_significant(double value);

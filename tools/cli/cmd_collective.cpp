@@ -7,6 +7,7 @@
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/output_dir.hpp"
+#include "tools/report/results_report.hpp"
 #include "tools/cli/progress_bar.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 
@@ -60,7 +61,9 @@ int write_and_finish(const CollectiveSweepSpec& spec, const CollectiveSweepResul
                      std::optional<OutputDir>& output) {
     if (output && !result.interrupted) {
         output->write("results.csv", format_sweep_csv(result));
-        output->write("results.json", format_sweep_json(spec, result));
+        const std::string results_json = format_sweep_json(spec, result);
+        output->write("results.json", results_json);
+        output->write("report.html", ::ttsim::report::results_page(results_json, "ttsim collective"));
         output->keep();
     }
     return finish(result, out, output ? "no result files written to " + output->path() : "");

@@ -148,7 +148,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         planning::answer_plan_query(query, with_plan_progress(planning::make_prediction_evaluator(
                                                workload, profiles, energy, cost, query), query));
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
-    return print_plan("ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
+    return print_plan("ttsim plan", "ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
 }
 
 }  // namespace ttsim::cli

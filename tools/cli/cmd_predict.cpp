@@ -12,6 +12,7 @@
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/model_flag.hpp"
 #include "tools/cli/output_dir.hpp"
+#include "tools/report/results_report.hpp"
 #include "tools/cli/predict_output.hpp"
 #include "tools/cli/price_flags.hpp"
 #include "tools/cli/scenario_sweep.hpp"
@@ -121,7 +122,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                                                : format_prediction_table(report);
     if (output) {
         output->write("results.csv", format_prediction_csv(report));
-        output->write("results.json", format_prediction_json(report));
+        const std::string results_json = format_prediction_json(report);
+        output->write("results.json", results_json);
+        output->write("report.html", ::ttsim::report::results_page(results_json, "ttsim predict"));
         // One optimizer step of this prediction (the same scenario predict() evaluated).
         const PreparedScenario scenario = parser.naming_flags([&] { return prepare(request); });
         write_iteration_trace(scenario, profiles.find(*scenario.workload, *scenario.system.catalog_gpu),

@@ -21,6 +21,7 @@
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
 #include "tools/cli/scenario_kinds.hpp"
+#include "tools/report/results_report.hpp"
 
 namespace ttsim::cli {
 
@@ -56,12 +57,16 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
         title += "\ninterrupted: " + std::to_string(result.points.size()) + " of " +
                  std::to_string(result.points_requested) + " points finished; only those are shown";
     if (output) {
+        const std::string results_json = planning::format_sweep_json(scenario.kind, scenario.name, result);
         output->write("results.csv", planning::format_sweep_csv(result));
-        output->write("results.json", planning::format_sweep_json(scenario.kind, scenario.name, result));
+        output->write("results.json", results_json);
+        std::vector<std::string> images;
         if (!result.interrupted) {
             write_point_trace(result, scenario.trace, profiles, *output);
-            if (scenario.plots) write_sweep_plots(result, output->create());
+            if (scenario.plots) images = write_sweep_plots(result, output->create());
         }
+        output->write("report.html",
+                      ::ttsim::report::results_page(results_json, ::ttsim::report::scenario_command(context.file), images));
         output->keep();
     }
     if (scenario.format == "csv")
@@ -158,14 +163,18 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
                                                                scenario.cost, scenario.query),
                            scenario.query));
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
-    return print_plan(scenario.name, scenario.format, report, answer, out, output);
+    return print_plan(scenario.name, ::ttsim::report::scenario_command(context.file), scenario.format, report, answer,
+                      out, output);
 }
 
-int print_plan(const std::string& name, const std::string& format, const planning::PlanReportContext& report,
-               const planning::PlanAnswer& answer, std::ostream& out, std::optional<OutputDir>& output) {
+int print_plan(const std::string& name, const std::string& command, const std::string& format,
+               const planning::PlanReportContext& report, const planning::PlanAnswer& answer, std::ostream& out,
+               std::optional<OutputDir>& output) {
     if (output) {
+        const std::string results_json = planning::format_plan_json(name, report, answer);
         output->write("results.csv", planning::format_plan_csv(report, answer));
-        output->write("results.json", planning::format_plan_json(name, report, answer));
+        output->write("results.json", results_json);
+        output->write("report.html", ::ttsim::report::results_page(results_json, command));
         output->keep();
     }
     if (format == "csv")

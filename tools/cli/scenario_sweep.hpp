@@ -48,9 +48,10 @@ int sweep_exit_code(const planning::SweepResult& result);
 
 int finish_plan(const planning::PlanAnswer& answer, std::ostream& out, const std::optional<std::string>& out_dir);
 
-// A plan's answer (`ttsim plan`, `scenario: plan`): results.csv and results.json into `output` when given, the
+// A plan's answer (`ttsim plan`, `scenario: plan`): results.csv, results.json and report.html (titled with
+// `command`) into `output` when given, the
 // report in `format` (table, csv or json) on `out`, then finish_plan's exit code.
-int print_plan(const std::string& name, const std::string& format, const planning::PlanReportContext& report,
-               const planning::PlanAnswer& answer, std::ostream& out, std::optional<OutputDir>& output);
+int print_plan(const std::string& name, const std::string& command, const std::string& format,
+               const planning::PlanReportContext& report, const planning::PlanAnswer& answer, std::ostream& out, std::optional<OutputDir>& output);
 
 }  // namespace ttsim::cli
