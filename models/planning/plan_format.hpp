@@ -41,6 +41,9 @@ struct ClosestCandidate {
 };
 std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const PlanAnswer& answer);
 
+// "dgx-h100 at 8..8192 GPUs (whole nodes of 8 GPUs), gb200-nvl72 at 72..6912 GPUs (whole racks of 72 GPUs)".
+std::string describe_search_counts(const PlanQuery& query);
+
 // The candidate is at the largest GPU count searched, so the search range may be what limits it.
 bool at_search_limit(const PlanQuery& query, const EvaluatedCandidate& candidate);
 

@@ -358,7 +358,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
-                     "minimise", "gpus", "cost", "energy", "output"});
+                     "minimise", "gpus", "allocation", "cost", "energy", "output"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -445,9 +445,17 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         const std::string nowhere = sharp_unavailable_everywhere(bases, max_gpus);
         if (!nowhere.empty()) root.required("sharp").fail(nowhere + "; no configuration searched spans two domains (raise gpus.to)");
     }
-    s.query.gpus_per_node = [variants = s.query.variants](const std::string& system) {
-        return resolve_system(base_system_of(system, variants)).gpus_per_node;
+    // What every candidate rents: each system's own unit, or `allocation: rack|tray` where every system
+    // searched has that unit (a DGX is rented by the node only).
+    if (auto x = root.optional("allocation")) {
+        const AllocationUnit unit = parse_allocation(x->as_choice({"rack", "tray"}));
+        for (const std::string& base : bases) x->feeding([&] { (void)with_allocation(resolve_system(base), unit); });
+        s.query.allocation = unit;
+    }
+    s.query.unit_of = [variants = s.query.variants, unit = s.query.allocation](const std::string& system) {
+        return plan_unit(with_allocation(resolve_system(base_system_of(system, variants)), unit));
     };
+    if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
     s.format = read_format(root);
     return s;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/hardware/system.hpp"
 #include "topologies/presets.hpp"
 
 namespace ttsim::planning {
@@ -85,6 +86,8 @@ struct SweepPoint {
     // job fits one NVLink domain, "on" runs without it (point_prediction.cpp), as the default does there.
     std::optional<bool> requested_sharp() const { return network.sharp ? network.sharp : sharp; }
     std::optional<std::string> topology_file;   // SweepSpec::topology_file
+    // What the point rents (a plan's `allocation`); nullopt: the system's own unit (system.hpp).
+    std::optional<AllocationUnit> allocation;
 
     // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
     std::string series_key() const;

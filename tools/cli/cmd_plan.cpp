@@ -55,6 +55,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("price", "P | S=P,...", "price per GPU-hour, one for all or per system",
                 "dgx-h100=2.5,dgx-h200=3.5,dgx-b200=5,gb200-nvl72=6 (estimates)")
         .option("currency", "C", "currency of prices and --budget", "USD")
+        .option("allocation", "rack|tray",
+                "what a rack-scale system (gb200-nvl72) is rented by: whole NVL72 racks or 4-GPU compute trays; "
+                "counts searched, GPU-hours billed and energy follow it (DGX systems: the node only)",
+                "each system's own unit: node (DGX), rack (gb200-nvl72)")
         .option("min-gpus", "N", "smallest GPU count searched", "8")
         .option("max-gpus", "N", "largest GPU count searched", "8192")
         .option("node-power", "W", "non-GPU power per node, with unit", "2500W")
@@ -150,7 +154,16 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         const std::string nowhere = planning::sharp_unavailable_everywhere(query.systems, max_gpus);
         if (!nowhere.empty()) args.fail("sharp", nowhere + "; no configuration searched spans two domains (raise --max-gpus)");
     }
-    query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
+    if (args.has("allocation")) {
+        const AllocationUnit unit = args.get_parsed("allocation", [](const std::string& s) { return parse_allocation(s); });
+        for (const std::string& system : query.systems)
+            args.naming_flags([&] { (void)with_allocation(resolve_system(system), unit); });
+        query.allocation = unit;
+    }
+    query.unit_of = [unit = query.allocation](const std::string& system) {
+        return planning::plan_unit(with_allocation(resolve_system(system), unit));
+    };
+    args.naming_flags([&] { planning::check_plan_range(query); });
     query.threads = worker_threads(args);
     energy.node_watts = args.get_parsed("node-power", [](const std::string& s) { return units::parse_power(s); });
     energy.switch_watts = args.get_parsed("switch-power", [](const std::string& s) { return units::parse_power(s); });

@@ -95,11 +95,14 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
     parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
-    const Prediction p = parser.naming_flags([&] {
+    Prediction p = parser.naming_flags([&] {
         const ProfileSet profiles = ProfileSet::load_dir(
             parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir());
         return predict(request, profiles);
     });
+    // A count that is not whole allocation units is answered, but what it rents is said (system.hpp).
+    if (std::string w = partial_allocation_warning(resolve_system(request.system), request.gpus); !w.empty())
+        p.warnings.push_back(std::move(w));
 
     if (format == "json") {
         nlohmann::ordered_json j;
