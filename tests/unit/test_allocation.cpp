@@ -154,14 +154,17 @@ TEST_CASE("allocation units: a GB200 plan answers whole racks by default, trays 
         make_prediction_evaluator(by_rack.workload, test::shipped_profile_set(), by_rack.energy, by_rack.cost, by_rack.query);
     const PlanEvaluator tray_eval =
         make_prediction_evaluator(by_tray.workload, test::shipped_profile_set(), by_tray.energy, by_tray.cost, by_tray.query);
-    const PlanEvaluation r36 = rack_eval({"gb200-nvl72", 36}), t36 = tray_eval({"gb200-nvl72", 36});
-    REQUIRE(r36.ok);
-    REQUIRE(t36.ok);
-    CHECK(r36.ttt_minutes == Approx(t36.ttt_minutes));
-    CHECK(r36.cost == Approx(2 * t36.cost));        // a whole rack (72 GPUs) billed against 9 trays (36)
-    CHECK(r36.energy_kwh > t36.energy_kwh);         // 36 idle GPUs and a whole rack's non-GPU draw
-    CHECK(r36.rented_gpus == 72);
-    CHECK_THAT(r36.warnings, Catch::VectorContains(partial_allocation_warning(resolve_system("gb200-nvl72"), 36)));
+    // 40 GPUs (5 LoRA replicas of 8): 10 trays, or part of one rack, billed whole (72 GPUs).
+    const PlanEvaluation r40 = rack_eval({"gb200-nvl72", 40}), t40 = tray_eval({"gb200-nvl72", 40});
+    REQUIRE(r40.ok);
+    REQUIRE(t40.ok);
+    CHECK(r40.ttt_minutes == Approx(t40.ttt_minutes));
+    CHECK(r40.cost == Approx(72.0 / 40.0 * t40.cost));   // a whole rack (72 GPUs) billed against 10 trays (40)
+    CHECK(r40.energy_kwh > t40.energy_kwh);              // 32 idle GPUs and a whole rack's non-GPU draw
+    CHECK(r40.rented_gpus == 72);
+    CHECK(t40.rented_gpus == 40);
+    CHECK_THAT(r40.warnings, Catch::VectorContains(partial_allocation_warning(resolve_system("gb200-nvl72"), 40)));
+    CHECK(t40.warnings.size() + 1 == r40.warnings.size());
     const PlanEvaluation r72 = rack_eval({"gb200-nvl72", 72}), t72 = tray_eval({"gb200-nvl72", 72});
     CHECK(r72.cost == Approx(t72.cost));
     CHECK(r72.energy_kwh == Approx(t72.energy_kwh));   // 18 trays' share = one rack
