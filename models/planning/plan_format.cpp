@@ -142,15 +142,24 @@ bool at_search_limit(const PlanQuery& query, const EvaluatedCandidate& candidate
 }
 
 std::string describe_search_counts(const PlanQuery& query) {
-    std::string text;
+    // Systems that search the same counts in the same unit are listed together.
+    std::vector<std::pair<std::string, std::string>> groups;   // (systems, what they search)
     for (const std::string& system : query.systems) {
         const std::vector<int> counts = plan_counts_for(query, system);
         if (counts.empty()) continue;
         const PlanUnit unit = query.unit_of(system);
-        const std::string unit_name = query.topology_file ? std::string("the topology file's GPUs")
-                                                          : fmt::format("whole {}s of {} GPUs", to_string(unit.unit), unit.gpus);
-        text += fmt::format("{}{} at {}..{} GPUs ({})", text.empty() ? "" : ", ", system, counts.front(), counts.back(), unit_name);
+        const std::string range = fmt::format("{}..{} GPUs", counts.front(), counts.back());
+        const std::string what = query.topology_file
+                                     ? range + " (the topology file's)"
+                                     : fmt::format("{} in whole {}s of {} GPUs", range, to_string(unit.unit), unit.gpus);
+        if (!groups.empty() && groups.back().second == what)
+            groups.back().first += ", " + system;
+        else
+            groups.push_back({system, what});
     }
+    if (groups.size() == 1) return groups.front().second;
+    std::string text;
+    for (const auto& [systems, what] : groups) text += (text.empty() ? "" : "; ") + systems + " " + what;
     return text;
 }
 
@@ -166,7 +175,10 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (q.network.nic != NicSpeed::Ndr400) add(q.network.nic.description() + " NICs");
     if (q.network.oversubscription != 1.0) add(units::format_number(q.network.oversubscription) + ":1 oversubscribed");
     if (q.batch.rule != BatchRule::published) add("batch " + q.batch.label());
-    out << "  searched " << describe_search_counts(q) << (fabric.empty() ? "" : "; " + fabric)
+    std::string systems;
+    for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
+    if (!fabric.empty()) systems += " (" + fabric + ")";
+    out << "  searched " << systems << ": " << describe_search_counts(q)
         << " (grid of powers of two and 1.5x units, boundaries bisected to whole units): " << answer.evaluated.size()
         << " configurations, published v4.1 layouts and batches\n";
     if (answer.interrupted)
