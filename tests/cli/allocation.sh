@@ -40,6 +40,7 @@ refused "--allocation on a DGX" "'--allocation'" "$ttsim" plan --workload bert -
 refused "--allocation on a DGX" "rented by the node" "$ttsim" plan --workload bert --system dgx-h100,gb200-nvl72 --deadline 1min --allocation rack
 refused "--allocation node" "valid: rack, tray" "$ttsim" plan --workload bert --system gb200-nvl72 --deadline 1min --allocation node
 refused "--max-gpus below a rack" "'--max-gpus'" "$ttsim" plan --workload bert --system gb200-nvl72 --deadline 1min --max-gpus 64
+refused "--node-power on racks only" "'--node-power'" "$ttsim" plan --workload bert --system gb200-nvl72 --deadline 1min --node-power 3kW
 cat >"$tmp/tray-dgx.yaml" <<'YAML'
 scenario: plan
 workload: bert

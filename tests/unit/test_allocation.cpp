@@ -15,17 +15,7 @@
 using namespace ttsim;
 using namespace ttsim::planning;
 
-namespace {
-template <class Body>
-std::string error_field(Body body) {
-    try {
-        body();
-    } catch (const InputError& e) {
-        return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.message();
-    }
-    return "(none)";
-}
-}  // namespace
+using test::error_key;
 
 TEST_CASE("allocation units: a GB200 NVL72 is rented by the rack (trays as an option), a DGX by the node", "[allocation]") {
     const System gb200 = resolve_system("gb200-nvl72");
@@ -43,11 +33,11 @@ TEST_CASE("allocation units: a GB200 NVL72 is rented by the rack (trays as an op
     CHECK(dgx.allocation == AllocationUnit::node);
     CHECK(dgx.allocation_unit_gpus == 8);
     CHECK(dgx.describe_allocation(144) == "18 nodes (144 GPUs)");
-    CHECK(error_field([&] { (void)with_allocation(dgx, AllocationUnit::tray); }) == "allocation");
-    CHECK(error_field([&] { (void)with_allocation(dgx, AllocationUnit::rack); }) == "allocation");
+    CHECK(error_key([&] { (void)with_allocation(dgx, AllocationUnit::tray); }) == "allocation");
+    CHECK(error_key([&] { (void)with_allocation(dgx, AllocationUnit::rack); }) == "allocation");
     CHECK_THROWS_WITH(with_allocation(dgx, AllocationUnit::tray), Catch::Contains("rented by the node"));
-    CHECK(error_field([] { (void)parse_allocation("node"); }) == "allocation");
-    CHECK(error_field([] { (void)parse_allocation("Rack"); }) == "allocation");
+    CHECK(error_key([] { (void)parse_allocation("node"); }) == "allocation");
+    CHECK(error_key([] { (void)parse_allocation("Rack"); }) == "allocation");
 
     CHECK(partial_allocation_warning(gb200, 144).empty());
     CHECK_THAT(partial_allocation_warning(gb200, 36),
@@ -112,9 +102,9 @@ TEST_CASE("allocation units: a plan's grid is whole units, refused when none fit
     q.systems = {"gb200-nvl72"};
     q.gpu_counts = plan_gpu_grid(8, 64);
     q.unit_of = [](const std::string&) { return PlanUnit{AllocationUnit::rack, 72}; };
-    CHECK(error_field([&] { check_plan_range(q); }) == "max_gpus");
+    CHECK(error_key([&] { check_plan_range(q); }) == "max_gpus");
     q.unit_of = [](const std::string&) { return PlanUnit{AllocationUnit::tray, 4}; };
-    CHECK(error_field([&] { check_plan_range(q); }) == "(none)");
+    CHECK(error_key([&] { check_plan_range(q); }) == "(none)");
     CHECK(plan_counts_for(q, "gb200-nvl72").front() == 8);
 }
 

@@ -14,6 +14,7 @@
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/plan_query.hpp"
+#include "prediction_helpers.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/config.hpp"
@@ -22,6 +23,7 @@
 
 using namespace ttsim;
 using namespace ttsim::planning;
+using ttsim::test::error_key;
 
 namespace {
 // T = 1000/N + 1 minutes at p50, p10 = 0.8 x p50, p90 = 1.2 x p50, one GPU-hour costs 1; counts above 4096 fail.
@@ -35,16 +37,6 @@ PlanQuery query_of(double deadline_minutes, Confidence confidence, double margin
     q.constraints.confidence = confidence;
     q.constraints.margin = margin;
     return q;
-}
-// The request field an InputError names, or "(none)" when `body` does not throw one.
-template <class Body>
-std::string error_key(Body body) {
-    try {
-        body();
-    } catch (const InputError& e) {
-        return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
-    }
-    return "(none)";
 }
 std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path);
