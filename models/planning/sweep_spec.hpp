@@ -69,6 +69,9 @@ struct SweepSpec {
     // SHARP of every point (`sharp:`); nullopt: predict()'s
     // default. A network option's own `sharp:` is the what-if form, so the reader refuses both in one sweep.
     std::optional<bool> sharp;
+    // What every point rents (`allocation: rack|tray`); nullopt: each system's own unit (system.hpp). It sets the
+    // GPU-hours billed and the energy charged, not the counts (a sweep answers the counts it is asked).
+    std::optional<AllocationUnit> allocation;
 };
 
 struct SweepPoint {

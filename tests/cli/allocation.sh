@@ -55,4 +55,17 @@ check "predict on 36 GB200 GPUs answers (rc $rc)" '[[ $rc -eq 0 ]] && grep -q "t
 check "predict on 36 GB200 GPUs warns of the partial rack" 'grep -q "warning: 36 GPUs are not a whole number of gb200-nvl72 racks" "$tmp/p36.txt"'
 "$ttsim" predict --workload bert --system gb200-nvl72 --gpus 72 >"$tmp/p72.txt" 2>&1
 check "predict on a whole rack does not warn" '! grep -q "not a whole number" "$tmp/p72.txt"'
+# A sweep bills a partial rack whole; with `allocation: tray` the same 36 GPUs pay 9 trays (half the cost).
+for unit in rack tray; do
+    printf 'scenario: sweep\nworkloads: [bert]\nsystems: [gb200-nvl72]\ngpus: [36, 72]\nplots: false\nallocation: %s\n' "$unit" >"$tmp/sweep-$unit.yaml"
+    "$ttsim" run "$tmp/sweep-$unit.yaml" --out "$tmp/sweep-$unit" >"$tmp/sweep-$unit.txt" || echo "FAIL: sweep by the $unit"
+done
+check "sweep by the rack warns of the partial rack" 'grep -q "36 GPUs are not a whole number of gb200-nvl72 racks" "$tmp/sweep-rack.txt"'
+check "sweep by the tray does not" '! grep -q "not a whole number" "$tmp/sweep-tray.txt"'
+check "sweep: 36 GPUs cost twice by the rack what they cost by the tray; 72 GPUs the same" 'python3 - "$tmp/sweep-rack/results.csv" "$tmp/sweep-tray/results.csv" <<"PY"
+import csv, sys
+rack, tray = ({int(r["gpus"]): float(r["cost"]) for r in csv.DictReader(open(f))} for f in sys.argv[1:])
+assert abs(rack[36] / tray[36] - 2) < 1e-6, (rack, tray)
+assert abs(rack[72] / tray[72] - 1) < 1e-9, (rack, tray)
+PY'
 exit $((fail > 0))

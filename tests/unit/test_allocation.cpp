@@ -5,6 +5,7 @@
 #include "models/hardware/system.hpp"
 #include "models/planning/cost_energy.hpp"
 #include "models/planning/plan_evaluator.hpp"
+#include "models/planning/point_prediction.hpp"
 #include "models/planning/plan_query.hpp"
 #include "models/planning/reference_prices.hpp"
 #include "models/planning/sweep_config.hpp"
@@ -174,4 +175,24 @@ TEST_CASE("allocation units: a plan scenario's allocation is checked at its key"
                           "scenario: plan\nworkload: bert\nsystems: [gb200-nvl72]\ndeadline: 1min\ngpus: {to: 64}\n",
                           "small.yaml")),
                       Catch::Contains("small.yaml:5") && Catch::Contains("one allocation unit of gb200-nvl72"));
+}
+
+TEST_CASE("allocation units: a sweep bills its points by the scenario's allocation", "[allocation]") {
+    const SweepScenario racks = read_sweep_scenario(ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystems: [gb200-nvl72]\ngpus: [36, 72]\n", "sweep.yaml"));
+    const SweepScenario trays = read_sweep_scenario(ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystems: [gb200-nvl72]\ngpus: [36, 72]\nallocation: tray\n", "sweep.yaml"));
+    CHECK_FALSE(racks.spec.allocation);
+    REQUIRE(trays.spec.allocation == std::optional<AllocationUnit>(AllocationUnit::tray));
+    for (const SweepPoint& p : expand_sweep(trays.spec)) CHECK(point_system(p).allocation_unit_gpus == 4);
+    for (const SweepPoint& p : expand_sweep(racks.spec)) CHECK(point_system(p).allocation_unit_gpus == 72);
+    CHECK_THROWS_WITH(read_sweep_scenario(ConfigNode::load_string(
+                          "scenario: sweep\nworkloads: [bert]\nsystems: [dgx-h100]\ngpus: [8]\nallocation: rack\n",
+                          "dgx.yaml")),
+                      Catch::Contains("dgx.yaml:5") && Catch::Contains("rented by the node"));
+    CHECK_THROWS_WITH(read_plan_scenario(ConfigNode::load_string(
+                          "scenario: plan\nworkload: bert\nsystems: [gb200-nvl72]\ndeadline: 1min\n"
+                          "energy: {node_power: 3kW}\n",
+                          "np.yaml")),
+                      Catch::Contains("np.yaml:5") && Catch::Contains("rented by the node"));
 }
