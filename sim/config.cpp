@@ -145,6 +145,7 @@ std::string_view scenario_key(Field field) {
         case Field::confidence: return "confidence";
         case Field::margin: return "margin";
         case Field::objective: return "minimise";
+        case Field::allocation: return "allocation";
         // Set by flags only: no scenario key names them.
         case Field::tensor_parallel:
         case Field::context_parallel:

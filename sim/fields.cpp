@@ -19,6 +19,7 @@ std::string_view to_string(Field field) {
         case Field::deadline: return "deadline";
         case Field::confidence: return "confidence";
         case Field::margin: return "margin";
+        case Field::allocation: return "allocation";
         case Field::objective: return "objective";
         case Field::profiles: return "profiles";
         case Field::shared_parameters: return "shared_parameters";

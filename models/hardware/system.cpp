@@ -42,6 +42,8 @@ System preset_system(const PresetSystem& entry) {
     s.catalog_gpu = &gpu;
     s.gpus_per_node = shape.gpus_per_node;
     s.gpus_per_nvlink_domain = shape.gpus_per_nvlink_domain;
+    s.rack_scale = entry.rack_unit;
+    s.allocation = entry.rack_unit ? AllocationUnit::rack : AllocationUnit::node;
     s.allocation_unit_gpus = entry.rack_unit ? shape.gpus_per_nvlink_domain : shape.gpus_per_node;
     s.fabric.nic = NicSpeed{gpu.nic_bandwidth_per_direction};
     return s;
@@ -79,7 +81,57 @@ FileShape file_shape(const std::string& path) {
     return shape;
 }
 
+std::string plural(int count, const char* noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+}
+
 }  // namespace
+
+const char* to_string(AllocationUnit unit) {
+    switch (unit) {
+        case AllocationUnit::node: return "node";
+        case AllocationUnit::rack: return "rack";
+        case AllocationUnit::tray: return "tray";
+    }
+    return "?";
+}
+
+AllocationUnit parse_allocation(const std::string& text) {
+    if (text == "rack") return AllocationUnit::rack;
+    if (text == "tray") return AllocationUnit::tray;
+    throw InputError("unknown allocation unit '" + text + "'; valid: rack, tray", Field::allocation);
+}
+
+int System::allocation_units(int gpus) const {
+    TTSIM_ASSERT(allocation_unit_gpus > 0, "allocation unit without GPUs");
+    return std::max(1, (gpus + allocation_unit_gpus - 1) / allocation_unit_gpus);
+}
+
+std::string System::describe_allocation(int gpus) const {
+    const int units = allocation_units(gpus);
+    return plural(units, to_string(allocation)) + " (" + plural(units * allocation_unit_gpus, "GPU") + ")";
+}
+
+System with_allocation(System system, std::optional<AllocationUnit> choice) {
+    if (!choice || *choice == system.allocation) return system;
+    const AllocationUnit unit = *choice;
+    if (!system.rack_scale)
+        throw InputError(system.name + " is rented by the node (" + std::to_string(system.allocation_unit_gpus) +
+                             " GPUs) only; '" + to_string(unit) +
+                             "' applies to rack-scale systems (gb200-nvl72): drop it or search such a system",
+                         Field::allocation);
+    // A rack-scale system's rack is its NVLink domain, its tray a node of its topology (SPOD_GB200: 18 x 4 GPUs).
+    system.allocation = unit;
+    system.allocation_unit_gpus = unit == AllocationUnit::rack ? system.gpus_per_nvlink_domain : system.gpus_per_node;
+    return system;
+}
+
+std::string partial_allocation_warning(const System& system, int gpus) {
+    if (gpus % system.allocation_unit_gpus == 0) return {};
+    return plural(gpus, "GPU") + (gpus == 1 ? " is" : " are") + " not a whole number of " + system.name + " " + to_string(system.allocation) +
+           "s (" + std::to_string(system.allocation_unit_gpus) + " GPUs each): it rents " +
+           system.describe_allocation(gpus) + ", billed whole";
+}
 
 PresetInfo System::node_shape() const {
     return PresetInfo{!preset.empty() ? preset : catalog_gpu->name + " node", gpus_per_node, gpus_per_nvlink_domain,

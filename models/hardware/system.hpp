@@ -25,6 +25,14 @@
 
 namespace ttsim {
 
+// What a user rents and pays for as one piece (plans search whole units, cost and energy are charged per unit):
+// a DGX node (8 GPUs, the only unit of a node system); a GB200 NVL72 rack (72 GPUs, its default unit) or one of
+// its 18 compute trays (4 GPUs; SPOD_GB200), where a provider rents trays.
+enum class AllocationUnit { node, rack, tray };
+const char* to_string(AllocationUnit unit);   // "node", "rack", "tray"
+// "rack" or "tray" (what a user may choose; a node system has only its node); InputError keyed "allocation".
+AllocationUnit parse_allocation(const std::string& text);
+
 struct System {
     std::string name;                          // label: "dgx-h100", a what-if variant's name, a GPU's name, or
                                                // (calibration) the MLPerf system a result ran on
@@ -32,8 +40,11 @@ struct System {
     const GpuSpec* catalog_gpu = nullptr;      // the catalog GPU it is or derives from (calibration, v4.1 layouts)
     int gpus_per_node = 8;                     // per DGX, per GB200 compute tray
     int gpus_per_nvlink_domain = 8;            // 8 on a DGX, 72 on a GB200 NVL72 rack
-    // What a user rents and pays for as one piece: a DGX node (8 GPUs), a GB200 NVL72 rack (72 GPUs).
+    // What a user rents and pays for as one piece, and its GPUs: a DGX node (8), a GB200 NVL72 rack (72) or
+    // compute tray (4). `rack_scale`: the system is sold as NVLink-domain racks, so rack and tray both apply.
+    AllocationUnit allocation = AllocationUnit::node;
     int allocation_unit_gpus = 8;
+    bool rack_scale = false;
     // The preset whose node shape this is (topologies/presets.hpp: "dgx-h100", ...); "" for a generic node of
     // the GPU's own figures.
     std::string preset;
@@ -47,6 +58,10 @@ struct System {
     PresetInfo node_shape() const;
     // GPUs of one NVLink domain are inside one scale-up fabric: no NIC, switch or SHARP between them.
     bool spans_domains(int gpus) const { return gpus > gpus_per_nvlink_domain; }
+    // Whole allocation units a job of `gpus` GPUs rents (a partial unit is rented whole): ceil(gpus / unit).
+    int allocation_units(int gpus) const;
+    // "2 racks (144 GPUs)", "1 node (8 GPUs)": what a job of `gpus` GPUs rents.
+    std::string describe_allocation(int gpus) const;
     // "NDR 400G NICs, 2:1 oversubscribed, static ECMP routing" or "topology FILE": for headers and notes.
     std::string fabric_description() const;
 };
@@ -73,6 +88,14 @@ System with_fabric(System system, const FabricChoice& choice);
 // `system` with a what-if GPU (a modified copy of its catalog GPU, same node shape and fabric), labelled
 // `label`. The NIC follows the GPU's nic_bandwidth_per_direction (one NIC per GPU).
 System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string label);
+
+// `system` rented by `unit`: a rack-scale system by the rack or the tray; nullopt keeps the system's own unit.
+// InputError keyed "allocation" naming the system's own unit where it has no such unit (a DGX: the node only).
+System with_allocation(System system, std::optional<AllocationUnit> unit);
+
+// "36 GPUs is not a whole number of gb200-nvl72 racks (72 GPUs each): it rents 1 rack (72 GPUs), billed whole",
+// or "" when `gpus` fills whole units. Predictions still answer (a user may ask about 36 GPUs); reports warn.
+std::string partial_allocation_warning(const System& system, int gpus);
 
 // Checks that `gpus` GPUs fit the system (one partial node or whole nodes; the topology file's own GPU count),
 // and that the fabric options apply (oversubscription only on a job that spans NVLink domains). InputError keyed

@@ -43,15 +43,31 @@ std::string CostParameters::describe_prices(const std::vector<std::string>& syst
 
 EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& p) {
     TTSIM_ASSERT(run.busy_seconds <= run.ttt_seconds * (1 + 1e-9) + 1e-9, "busy time exceeds the run time");
+    TTSIM_ASSERT(run.rented_gpus >= run.gpus && run.units >= 1, "a job rents at least its own GPUs in whole units");
     const double busy = std::clamp(run.busy_seconds, 0.0, run.ttt_seconds);
-    const int nodes = (run.gpus + run.gpus_per_node - 1) / run.gpus_per_node;
     EnergyBreakdown e;
-    e.gpu_kwh = run.gpus * (busy * run.gpu_tdp_watts + (run.ttt_seconds - busy) * run.gpu_idle_watts) / kJoulesPerKwh;
-    e.node_kwh = nodes * p.node_watts * run.ttt_seconds / kJoulesPerKwh;
+    e.gpu_kwh = (run.gpus * (busy * run.gpu_tdp_watts + (run.ttt_seconds - busy) * run.gpu_idle_watts) +
+                 (run.rented_gpus - run.gpus) * run.ttt_seconds * run.gpu_idle_watts) /
+                kJoulesPerKwh;
+    e.node_kwh = run.units * run.unit_watts * run.ttt_seconds / kJoulesPerKwh;
     e.network_kwh = run.network_switches * p.switch_watts * run.ttt_seconds / kJoulesPerKwh;
     e.it_kwh = e.gpu_kwh + e.node_kwh + e.network_kwh;
     e.facility_kwh = e.it_kwh * p.pue;
     return e;
+}
+
+double non_gpu_watts_per_unit(const System& system, const EnergyParameters& p) {
+    if (!system.rack_scale) return p.node_watts;
+    const auto rack = p.rack_watts.find(system.preset);
+    if (rack == p.rack_watts.end()) throw InternalError("no rack power for " + system.preset + " (prices.yaml power.rack)");
+    // The rack figure holds the catalog GPUs (reference_prices.cpp checks it exceeds their TDP); a what-if GPU's
+    // own TDP enters the GPU term only.
+    const double rest = rack->second - system.gpus_per_nvlink_domain * system.catalog_gpu->tdp_watts;
+    return rest * system.allocation_unit_gpus / system.gpus_per_nvlink_domain;
+}
+
+double rented_gpu_hours(const System& system, int gpus, double ttt_minutes) {
+    return static_cast<double>(system.allocation_units(gpus)) * system.allocation_unit_gpus * ttt_minutes / 60.0;
 }
 
 double network_switches_for(int gpus, int gpus_per_node) {
@@ -62,12 +78,15 @@ double network_switches_for(int gpus, int gpus_per_node) {
 }
 
 std::string describe_energy_model(const EnergyParameters& p) {
+    std::string racks;
+    for (const auto& [system, watts] : p.rack_watts)
+        racks += fmt::format(", {} rack {:.0f} kW less its GPUs' TDP (a tray its share)", system, watts / 1e3);
     return fmt::format(
-        "energy = PUE {:.2f} x (GPUs x (compute time x TDP + other time x idle power) + nodes x {:.0f} W x TTT + "
-        "switch equivalents x {:.0f} W x TTT); compute = forward/backward/optimizer/evaluation at TDP, exposed "
-        "communication and host overhead at idle power (a lower bound); switch equivalents = GPUs x "
-        "(2 tiers - 1) / 64 ports of the SuperPOD fat tree",
-        p.pue, p.node_watts, p.switch_watts);
+        "energy = PUE {:.2f} x (GPUs x (compute time x TDP + other time x idle power) + rented GPUs unused x idle "
+        "power x TTT + rented units x non-GPU power x TTT (node {:.0f} W{}) + switch equivalents x {:.0f} W x TTT); "
+        "compute = forward/backward/optimizer/evaluation at TDP, exposed communication and host overhead at idle "
+        "power (a lower bound); switch equivalents = GPUs x (2 tiers - 1) / 64 ports of the SuperPOD fat tree",
+        p.pue, p.node_watts, racks, p.switch_watts);
 }
 
 }  // namespace ttsim::planning

@@ -1,17 +1,23 @@
 // Cost and energy of one converged training run (a time-to-train prediction).
 //
+// Allocation (models/hardware/system.hpp): a job rents whole allocation units of its system (a DGX node, a
+// GB200 NVL72 rack or, as an option, tray); a partial unit is rented, paid and powered whole.
+//
 // Energy model (stated in every report):
-//   GPU     = N x ( busy x TDP + (TTT - busy) x idle power )
+//   GPU     = N x ( busy x TDP + (TTT - busy) x idle power ) + (rented GPUs - N) x TTT x idle power
 //             busy = steps x compute time per step + on-the-clock evaluation time. Compute (forward, backward,
 //             optimizer, evaluation) runs at TDP: MLPerf power submissions show training GPUs at or near their
 //             power cap. Exposed communication, fixed host costs and waiting are charged at idle power - a lower
-//             bound: NCCL kernels keep a GPU above idle.
-//   nodes   = nodes x node_watts x TTT          (CPUs, DRAM, NVSwitches, NICs, fans, PSU losses)
+//             bound: NCCL kernels keep a GPU above idle. GPUs rented but unused idle.
+//   units   = rented units x non-GPU watts per unit x TTT: a node's CPUs, DRAM, NVSwitches, NICs, fans, PSU
+//             losses (power.node); a rack's published total less its GPUs' catalog TDP (power.rack), a tray the
+//             rack's share per tray. GPUs are only in the GPU term, so nothing is counted twice.
 //   network = switches x switch_watts x TTT     (scale-out switches, attributed by the ports the job uses:
 //             a non-blocking fat tree of t tiers spends 2t - 1 switch ports per NIC, so a job of N GPUs (one NIC
 //             each) accounts for N (2t - 1) / 64 switches of 64 ports; t from superpod_shape())
-//   facility = (GPU + nodes + network) x PUE
-// Money = GPU-hours x price per GPU-hour (cloud-style pricing already includes power, hosting and networking).
+//   facility = (GPU + units + network) x PUE
+// Money = rented GPU-hours x price per GPU-hour (cloud-style pricing already includes power, hosting and
+// networking); rented GPU-hours = whole units x GPUs per unit x TTT.
 #pragma once
 
 #include <map>
@@ -19,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware/system.hpp"
 #include "models/planning/reference_prices.hpp"
 
 namespace ttsim::planning {
@@ -28,6 +35,8 @@ namespace ttsim::planning {
 struct EnergyParameters {
     // Non-GPU draw of one 8-GPU node, W (an estimate from the DGX H100 datasheet's 10.2 kW maximum).
     double node_watts = reference_prices().node_watts;
+    // Whole-rack power of each rack-scale system (GPUs included), W, by canonical system name.
+    std::map<std::string, double> rack_watts = reference_prices().rack_watts;
     // One 64-port NDR InfiniBand switch (Quantum-2 QM9700) including the optical transceivers of its ports, W.
     double switch_watts = reference_prices().switch_watts;
     // Facility overhead. 1.0 reports IT energy only; typical modern AI data centres are 1.1-1.4.
@@ -52,8 +61,10 @@ struct CostParameters {
 
 // What energy_of() needs about a run; plain numbers so the model is testable by hand.
 struct RunProfile {
-    int gpus = 0;
-    int gpus_per_node = 8;
+    int gpus = 0;                        // GPUs the job runs on
+    int rented_gpus = 0;                 // GPUs of the whole units it rents (>= gpus; the others idle)
+    int units = 0;                       // allocation units rented
+    double unit_watts = 0;               // non-GPU draw of one unit, W (non_gpu_watts_per_unit)
     double ttt_seconds = 0;              // wall time of the run
     double busy_seconds = 0;             // compute + on-the-clock evaluation
     double gpu_tdp_watts = 0, gpu_idle_watts = 0;
@@ -61,12 +72,24 @@ struct RunProfile {
 };
 
 struct EnergyBreakdown {
-    double gpu_kwh = 0, node_kwh = 0, network_kwh = 0;
+    double gpu_kwh = 0, node_kwh = 0, network_kwh = 0;   // node_kwh: the rented units' non-GPU draw
     double it_kwh = 0;                   // sum of the three
     double facility_kwh = 0;             // it_kwh x PUE: the figure reported as "energy"
 };
 
 EnergyBreakdown energy_of(const RunProfile& run, const EnergyParameters& parameters);
+
+// Non-GPU draw of one allocation unit of `system`, W: power.node for a node; for a rack, its whole-rack power
+// less its GPUs' catalog TDP; for a tray, that rack remainder x tray GPUs / rack GPUs.
+double non_gpu_watts_per_unit(const System& system, const EnergyParameters& parameters);
+
+// GPU-hours a job of `gpus` GPUs for `ttt_minutes` is billed: whole allocation units (system.hpp) x their GPUs.
+double rented_gpu_hours(const System& system, int gpus, double ttt_minutes);
+
+// The billing rule, for reports.
+inline constexpr const char* kBillingRule =
+    "GPU-hours are billed in whole allocation units (a DGX node, a GB200 NVL72 rack or tray): a unit rented is paid "
+    "whole even where the job uses part of it";
 
 // Switch equivalents attributed to a job of `gpus` GPUs (0 inside one node): gpus x (2 tiers - 1) / 64, tiers of
 // the DGX SuperPOD fat tree superpod_shape() builds for its nodes (one rail per GPU of a node).

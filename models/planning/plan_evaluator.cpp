@@ -6,11 +6,14 @@
 
 namespace ttsim::planning {
 
-RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome) {
+RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome, const EnergyParameters& energy) {
     const Prediction& p = outcome.prediction;
+    const System system = point_system(point);
     RunProfile run;
     run.gpus = point.gpus;
-    run.gpus_per_node = outcome.gpus_per_node;
+    run.units = system.allocation_units(point.gpus);
+    run.rented_gpus = run.units * system.allocation_unit_gpus;
+    run.unit_watts = non_gpu_watts_per_unit(system, energy);
     run.ttt_seconds = p.ttt_minutes * 60.0;
     // Busy = compute of every step (compute_ms includes the optimizer) + on-the-clock evaluation.
     run.busy_seconds = std::min(run.ttt_seconds, p.steps * p.compute_ms / 1e3 + p.eval_minutes * 60.0);
@@ -28,7 +31,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
     for (const HardwareVariant& v : query.variants)
         variants[v.name] = {v.base_system, std::make_shared<const GpuSpec>(make_variant_gpu(v))};
     return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
-            topology_file = query.topology_file, batch = query.batch,
+            topology_file = query.topology_file, batch = query.batch, allocation = query.allocation,
             variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
@@ -44,6 +47,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         point.network = network;
         point.topology_file = topology_file;
         point.batch = batch;
+        point.allocation = allocation;
         const PointOutcome outcome = predict_point(point, profiles);
         PlanEvaluation e;
         e.ok = outcome.ok;
@@ -53,8 +57,11 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.ttt_p10_minutes = outcome.prediction.ttt_p10_minutes;
         e.ttt_p90_minutes = outcome.prediction.ttt_p90_minutes;
         e.gpu_hours = outcome.prediction.gpu_hours;
-        e.cost = e.gpu_hours * cost.price_for(point.base_system);   // a variant is priced as its base system
-        e.energy_kwh = energy_of(run_profile_of(point, outcome), energy).facility_kwh;
+        e.rented_gpus = outcome.rented_gpus;
+        e.allocation = outcome.allocation;
+        // Billed in whole units (cost_energy.hpp); a variant is priced as its base system.
+        e.cost = rented_gpu_hours(point_system(point), point.gpus, e.ttt_minutes) * cost.price_for(point.base_system);
+        e.energy_kwh = energy_of(run_profile_of(point, outcome, energy), energy).facility_kwh;
         e.warnings = outcome.prediction.warnings;
         return e;
     };

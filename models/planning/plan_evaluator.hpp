@@ -10,7 +10,7 @@
 namespace ttsim::planning {
 
 // The inputs of the energy model for one predicted point.
-RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome);
+RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome, const EnergyParameters& energy);
 
 // `profiles` must outlive the evaluator (`query` need not: its fabric choices are copied). Thread-safe
 // (predict() is). Collectives are simulated on the systems' preset topologies with the query's routing and SHARP.

@@ -40,7 +40,7 @@ std::string format_duration(double minutes) {
 
 namespace {
 
-// "144 GPUs of dgx-h100: 3.05 min at p90 (p10 2.81 min, p50 2.92 min), 7.31 GPU-hours and 18.3 USD at p90,
+// "18 nodes (144 GPUs) of dgx-h100: 3.05 min at p90 (p10 2.81 min, p50 2.92 min), 7.31 GPU-hours and 18.3 USD at p90,
 // 120 kWh": time, GPU-hours and cost at the percentile the constraints are judged at, the spread beside it.
 std::string describe(const EvaluatedCandidate& c, const CostParameters& cost, Confidence confidence) {
     const PlanEvaluation& e = c.evaluation;
@@ -49,7 +49,8 @@ std::string describe(const EvaluatedCandidate& c, const CostParameters& cost, Co
     const std::string others = confidence == Confidence::p90
                                    ? "p10 " + format_duration(e.ttt_p10_minutes) + ", p50 " + format_duration(e.ttt_minutes)
                                    : "p10 " + format_duration(e.ttt_p10_minutes) + ", p90 " + format_duration(e.ttt_p90_minutes);
-    return std::to_string(c.candidate.gpus) + " GPUs of " + c.candidate.system + ": " + format_duration(v.ttt_minutes) +
+    const std::string rented = e.allocation.empty() ? std::to_string(c.candidate.gpus) + " GPUs" : e.allocation;
+    return rented + " of " + c.candidate.system + ": " + format_duration(v.ttt_minutes) +
            at + " (" + others + "), " + three_significant(v.gpu_hours) + " GPU-hours and " + three_significant(v.cost) +
            " " + cost.currency + at + ", " + three_significant(e.energy_kwh) + " kWh";
 }
@@ -132,7 +133,30 @@ std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const P
 }
 
 bool at_search_limit(const PlanQuery& query, const EvaluatedCandidate& candidate) {
-    return !query.gpu_counts.empty() && candidate.candidate.gpus >= query.gpu_counts.back();
+    const std::vector<int> counts = plan_counts_for(query, candidate.candidate.system);
+    return !counts.empty() && candidate.candidate.gpus >= counts.back();
+}
+
+std::string describe_search_counts(const PlanQuery& query) {
+    // Systems that search the same counts in the same unit are listed together.
+    std::vector<std::pair<std::string, std::string>> groups;   // (systems, what they search)
+    for (const std::string& system : query.systems) {
+        const std::vector<int> counts = plan_counts_for(query, system);
+        if (counts.empty()) continue;
+        const PlanUnit unit = query.unit_of(system);
+        const std::string range = fmt::format("{}..{} GPUs", counts.front(), counts.back());
+        const std::string what = query.topology_file
+                                     ? range + " (the topology file's)"
+                                     : fmt::format("{} in whole {}s of {} GPUs", range, to_string(unit.unit), unit.gpus);
+        if (!groups.empty() && groups.back().second == what)
+            groups.back().first += ", " + system;
+        else
+            groups.push_back({system, what});
+    }
+    if (groups.size() == 1) return groups.front().second;
+    std::string text;
+    for (const auto& [systems, what] : groups) text += (text.empty() ? "" : "; ") + systems + " " + what;
+    return text;
 }
 
 std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& answer) {
@@ -140,8 +164,6 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     const PlanQuery& q = *ctx.query;
     out << ctx.workload << ": " << objective_text(q.objective) << " configuration with "
         << describe_constraints(q.constraints, *ctx.cost) << "\n";
-    std::string systems;
-    for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
     // The fabric every candidate ran on, where it is not the systems' default.
     std::string fabric = fabric_choice_note(q.routing, q.sharp);
     auto add = [&](const std::string& part) { fabric += (fabric.empty() ? "" : ", ") + part; };
@@ -149,9 +171,11 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (q.network.nic != NicSpeed::Ndr400) add(q.network.nic.description() + " NICs");
     if (q.network.oversubscription != 1.0) add(units::format_number(q.network.oversubscription) + ":1 oversubscribed");
     if (q.batch.rule != BatchRule::published) add("batch " + q.batch.label());
+    std::string systems;
+    for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
     if (!fabric.empty()) systems += " (" + fabric + ")";
-    out << "  searched " << systems << " at " << q.gpu_counts.front() << ".." << q.gpu_counts.back()
-        << " GPUs (grid of powers of two and 1.5x, boundaries bisected to whole nodes): " << answer.evaluated.size()
+    out << "  searched " << systems << ": " << describe_search_counts(q)
+        << " (grid of powers of two and 1.5x units, boundaries bisected to whole units): " << answer.evaluated.size()
         << " configurations, published v4.1 layouts and batches\n";
     if (answer.interrupted)
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
@@ -182,7 +206,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
            "averaged as an MLPerf score); constraints judged at "
         << to_string(q.constraints.confidence) << " (--confidence, --margin)\n";
     out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
-    out << "  price per GPU-hour: " << ctx.cost->describe_prices(q.systems) << "\n";
+    out << "  price per GPU-hour: " << ctx.cost->describe_prices(q.systems) << "; " << kBillingRule << "\n";
     out << "  " << describe_energy_model(*ctx.energy) << "\n";
     return out.str();
 }
@@ -192,7 +216,7 @@ std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answ
     // Numbers are at p50 (the percentiles' columns at the end); a failed configuration has none, so its numeric
     // fields are empty rather than 0 (which would sort first by time or cost).
     out << "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,ttt_p10_minutes,"
-           "ttt_p90_minutes\n";
+           "ttt_p90_minutes,allocation,rented_gpus\n";
     for (const auto& e : sorted_evaluated(*ctx.query, answer)) {
         const bool is_answer = answer.best && answer.best->candidate.system == e.candidate.system &&
                                answer.best->candidate.gpus == e.candidate.gpus;
@@ -204,7 +228,8 @@ std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answ
             << (e.feasible ? "true" : "false") << "," << (is_answer ? "true" : "false") << "," << num(v.ttt_minutes)
             << "," << num(v.gpu_hours) << "," << num(v.cost) << "," << ctx.cost->currency << "," << num(v.energy_kwh)
             << "," << (error.empty() ? "" : "\"" + error + "\"") << "," << num(v.ttt_p10_minutes) << ","
-            << num(v.ttt_p90_minutes) << "\n";
+            << num(v.ttt_p90_minutes) << "," << v.allocation << "," << (v.ok ? std::to_string(v.rented_gpus) : "")
+            << "\n";
     }
     return out.str();
 }
@@ -225,6 +250,8 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
         j["gpu_hours"] = num(e.evaluation.gpu_hours);
         j["cost"] = num(e.evaluation.cost);
         j["energy_kwh"] = num(e.evaluation.energy_kwh);
+        j["allocation"] = ok ? json(e.evaluation.allocation) : json(nullptr);
+        j["rented_gpus"] = ok ? json(e.evaluation.rented_gpus) : json(nullptr);
         j["at_confidence"] = {{"ttt_minutes", num(at.ttt_minutes)}, {"gpu_hours", num(at.gpu_hours)}, {"cost", num(at.cost)}};
         if (ok)
             j["warnings"] = e.evaluation.warnings;
@@ -261,8 +288,20 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     }
     j["energy_model"] = describe_energy_model(*ctx.energy);
     j["prices"] = ctx.cost->describe_prices(q.systems);
+    j["billing"] = kBillingRule;
     j["search_range"] = {{"from", q.gpu_counts.empty() ? 0 : q.gpu_counts.front()},
                          {"to", q.gpu_counts.empty() ? 0 : q.gpu_counts.back()}};
+    {
+        json units = json::object();
+        for (const std::string& system : q.systems) {
+            const std::vector<int> counts = plan_counts_for(q, system);
+            units[system] = {{"unit", to_string(q.unit_of(system).unit)},
+                             {"gpus_per_unit", q.unit_of(system).gpus},
+                             {"from", counts.empty() ? 0 : counts.front()},
+                             {"to", counts.empty() ? 0 : counts.back()}};
+        }
+        j["allocation"] = units;
+    }
     if (answer.best) {
         j["answer"] = candidate_json(*answer.best);
         j["answer"]["limited_by_search_range"] = at_search_limit(q, *answer.best);

@@ -43,6 +43,10 @@ struct ClosestCandidate {
 };
 std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const PlanAnswer& answer);
 
+// What the systems search: "8..8192 GPUs in whole nodes of 8 GPUs" when all search the same, else per group,
+// "dgx-h100, dgx-b200 8..8192 GPUs in whole nodes of 8 GPUs; gb200-nvl72 72..8136 GPUs in whole racks of 72 GPUs".
+std::string describe_search_counts(const PlanQuery& query);
+
 // The candidate is at the largest GPU count searched, so the search range may be what limits it.
 bool at_search_limit(const PlanQuery& query, const EvaluatedCandidate& candidate);
 

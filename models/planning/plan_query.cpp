@@ -93,6 +93,36 @@ std::vector<int> plan_gpu_grid(int min_gpus, int max_gpus) {
     return {counts.begin(), counts.end()};
 }
 
+PlanUnit plan_unit(const System& system) { return {system.allocation, system.allocation_unit_gpus}; }
+
+std::vector<int> whole_unit_grid(int min_gpus, int max_gpus, int unit_gpus) {
+    TTSIM_ASSERT(unit_gpus > 0, "an allocation unit has GPUs");
+    const long long first = (static_cast<long long>(std::max(1, min_gpus)) + unit_gpus - 1) / unit_gpus;
+    std::set<int> counts;
+    if (first * unit_gpus <= max_gpus) counts.insert(static_cast<int>(first * unit_gpus));
+    for (long long units = 1; units * unit_gpus <= max_gpus; units *= 2)
+        for (long long k : {units, units * 3 / 2})
+            if (k >= first && k > 0 && k * unit_gpus <= max_gpus && (k == units || units >= 2))
+                counts.insert(static_cast<int>(k * unit_gpus));
+    // The range's last whole unit, so that the search reaches the range's end (8136 GPUs = 113 racks of 72).
+    if (!counts.empty()) counts.insert(max_gpus / unit_gpus * unit_gpus);
+    return {counts.begin(), counts.end()};
+}
+
+std::vector<int> plan_counts_for(const PlanQuery& query, const std::string& system) {
+    if (query.topology_file || query.gpu_counts.empty()) return query.gpu_counts;
+    return whole_unit_grid(query.gpu_counts.front(), query.gpu_counts.back(), query.unit_of(system).gpus);
+}
+
+void check_plan_range(const PlanQuery& query) {
+    for (const std::string& system : query.systems)
+        if (plan_counts_for(query, system).empty())
+            throw InputError("is below one allocation unit of " + system + " (" +
+                                 std::to_string(query.unit_of(system).gpus) +
+                                 " GPUs): plans search whole units",
+                             Field::max_gpus);
+}
+
 PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate) {
     const PlanConstraints& c = query.constraints;
     if (!c.deadline_minutes && !c.budget_gpu_hours && !c.budget_money)
@@ -102,7 +132,7 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
     // The grid, evaluated in parallel into fixed slots (order independent of scheduling).
     std::vector<EvaluatedCandidate> grid;
     for (const std::string& system : query.systems)
-        for (int n : query.gpu_counts) grid.push_back({{system, n}, {}, false});
+        for (int n : plan_counts_for(query, system)) grid.push_back({{system, n}, {}, false});
     answer.grid_size = grid.size();
     std::vector<char> done(grid.size(), 0);
     std::atomic<bool> stop{false};
@@ -139,13 +169,13 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
     // Refinement: bisect every feasibility boundary between neighbouring ok grid points of one system.
     if (query.refine && !answer.interrupted) {
         for (const std::string& system : query.systems) {
-            const int step = std::max(1, query.gpus_per_node(system));
+            const int step = std::max(1, query.unit_of(system).gpus);   // whole allocation units
             std::vector<const EvaluatedCandidate*> row;
             for (const auto& e : grid)
                 if (e.candidate.system == system && e.evaluation.ok) row.push_back(&e);
             for (std::size_t k = 1; k < row.size(); ++k) {
                 if (row[k - 1]->feasible == row[k]->feasible) continue;
-                // Work in whole nodes strictly between the two counts.
+                // Work in whole units strictly between the two counts.
                 const bool feasible_high = row[k]->feasible;
                 long long lo = row[k - 1]->candidate.gpus, hi = row[k]->candidate.gpus;
                 while (true) {

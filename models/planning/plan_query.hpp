@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "models/hardware/system.hpp"
 #include "models/planning/sweep_spec.hpp"
 #include "topologies/topology.hpp"
 
@@ -56,7 +57,10 @@ struct PlanCandidate {
 struct PlanEvaluation {
     bool ok = false;
     std::string error;
+    // gpu_hours: of the GPUs used; cost: of the GPUs rented (whole allocation units, cost_energy.hpp).
     double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0, gpu_hours = 0, cost = 0, energy_kwh = 0;
+    int rented_gpus = 0;                 // GPUs of the whole units rented
+    std::string allocation;              // what is rented: "2 racks (144 GPUs)"
     std::vector<std::string> warnings;
 };
 
@@ -67,6 +71,13 @@ struct PercentileValues {
 PercentileValues at_confidence(const PlanEvaluation& evaluation, Confidence confidence);
 
 using PlanEvaluator = std::function<PlanEvaluation(const PlanCandidate&)>;
+
+// What one system of a plan rents: the unit and its GPUs (System::allocation, allocation_unit_gpus).
+struct PlanUnit {
+    AllocationUnit unit = AllocationUnit::node;
+    int gpus = 8;
+};
+PlanUnit plan_unit(const System& system);
 
 struct PlanQuery {
     std::vector<std::string> systems;
@@ -83,8 +94,13 @@ struct PlanQuery {
     // SHARP of every candidate (`--sharp`, `sharp:`); nullopt: predict()'s default. "On" candidates within one
     // NVLink domain run without it (SweepPoint::requested_sharp).
     std::optional<bool> sharp;
-    std::vector<int> gpu_counts;             // the grid, ascending
-    std::function<int(const std::string&)> gpus_per_node = [](const std::string&) { return 8; };
+    // The requested range as a grid, ascending (plan_gpu_grid(min, max)), or a topology file's one count. Each
+    // system searches whole allocation units inside it (plan_counts_for), bisecting boundaries by whole units.
+    std::vector<int> gpu_counts;
+    // What every candidate rents (`--allocation`, `allocation:`); nullopt: each system's own unit (system.hpp).
+    std::optional<AllocationUnit> allocation;
+    // A system's allocation unit under `allocation` (a variant label: its base system's), set by the readers.
+    std::function<PlanUnit(const std::string&)> unit_of = [](const std::string&) { return PlanUnit{}; };
     PlanConstraints constraints;
     Objective objective = Objective::gpus;
     bool refine = true;
@@ -117,5 +133,13 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
 // 8, 12, 16, 24, 32, 48, ... up to `max_gpus`: powers of two and 1.5x powers of two, a grid fine enough that
 // bisection (whole nodes) only has short gaps to close. Counts below one node are left out except `min_gpus`.
 std::vector<int> plan_gpu_grid(int min_gpus, int max_gpus);
+// Whole units of `unit_gpus` GPUs in [min_gpus, max_gpus]: the first whole unit from min_gpus up, then units x
+// 1, 2, 3, 4, 6, 8, 12, ... (powers of two and 1.5x), and the last whole unit in the range; empty when no whole
+// unit fits.
+std::vector<int> whole_unit_grid(int min_gpus, int max_gpus, int unit_gpus);
+// The counts `system` searches: whole allocation units inside the query's range; on a topology file, its count.
+std::vector<int> plan_counts_for(const PlanQuery& query, const std::string& system);
+// InputError keyed "max_gpus" when some system fits no whole allocation unit in the range.
+void check_plan_range(const PlanQuery& query);
 
 }  // namespace ttsim::planning

@@ -8,6 +8,10 @@
 
 namespace ttsim::planning {
 
+System point_system(const SweepPoint& point) {
+    return with_allocation(resolve_system(point.base_system), point.allocation);
+}
+
 PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch) {
     PredictionRequest request;
     request.workload = point.workload;
@@ -51,11 +55,13 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
 PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) {
     PointOutcome outcome;
     try {
-        const System system = resolve_system(point.base_system);
+        const System system = point_system(point);
         const GpuSpec& gpu = point.variant_gpu ? *point.variant_gpu : *system.gpu;
         outcome.gpu_tdp_watts = gpu.tdp_watts;
         outcome.gpu_idle_watts = gpu.idle_watts;
         outcome.gpus_per_node = system.gpus_per_node;
+        outcome.rented_gpus = system.allocation_units(point.gpus) * system.allocation_unit_gpus;
+        outcome.allocation = system.describe_allocation(point.gpus);
         outcome.catalog_gpu = system.catalog_gpu->name;
         if (point.variant_gpu) outcome.notes.push_back("hypothetical GPU " + gpu.name);
 
@@ -93,6 +99,8 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
             }
         }
         outcome.prediction.system = point.system;
+        if (std::string w = partial_allocation_warning(system, point.gpus); !w.empty())
+            outcome.prediction.warnings.push_back(std::move(w));
         outcome.ok = true;
     } catch (const InputError& e) {
         outcome.ok = false;

@@ -26,9 +26,15 @@ struct PointOutcome {
     Prediction prediction;
     double gpu_tdp_watts = 0, gpu_idle_watts = 0;   // of the GPU actually modelled (variant or catalog)
     int gpus_per_node = 8;
+    int rented_gpus = 0;                 // GPUs of the whole allocation units the point rents (>= its GPUs)
+    std::string allocation;              // what it rents: "2 racks (144 GPUs)"
     std::string catalog_gpu;             // the catalog GPU the point derives from (published comparisons)
     std::vector<std::string> notes;      // what-if adjustments made, for the report
 };
+
+// The point's catalog system rented by the point's allocation unit (InputError keyed "allocation" where the
+// system has no such unit).
+System point_system(const SweepPoint& point);
 
 // The prediction request of a point at one global batch (nullopt = the layout's default).
 PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch);

@@ -31,8 +31,25 @@ ReferencePrices load_reference_prices(const std::filesystem::path& path) {
     }
     out.default_price = price(sourced(root, "default_price"), out.currency);
     const ConfigNode power = root.required("power");
-    power.check_keys({"node", "switch", "pue"});
+    power.check_keys({"node", "rack", "switch", "pue"});
     out.node_watts = sourced(power, "node").as_power();
+    const ConfigNode racks = power.required("rack");
+    racks.check_keys(racks.keys());   // refuses duplicate keys
+    for (const std::string& name : racks.keys()) {
+        const System system = racks.required(name).feeding([&] { return resolve_system(name); });
+        if (system.name != name) racks.required(name).fail("write the system's canonical name '" + system.name + "'");
+        if (!system.rack_scale) racks.required(name).fail(name + " is rented by the node; its power is power.node");
+        const double watts = sourced(racks, name).as_power();
+        // The rack holds its GPUs: a total at or below their TDP leaves nothing (or less) for the rest of it.
+        const double gpu_watts = system.gpus_per_nvlink_domain * system.catalog_gpu->tdp_watts;
+        if (!(watts > gpu_watts))
+            racks.required(name).fail("a rack's power includes its " + std::to_string(system.gpus_per_nvlink_domain) +
+                                      " GPUs' TDP (" + std::to_string(static_cast<int>(gpu_watts)) + " W): it must exceed it");
+        out.rack_watts[name] = watts;
+    }
+    for (const std::string& name : system_names())
+        if (resolve_system(name).rack_scale && !out.rack_watts.count(resolve_system(name).name))
+            racks.fail("no power for rack-scale system " + name);
     out.switch_watts = sourced(power, "switch").as_power();
     out.pue = sourced(power, "pue").as_double(1.0, 3.0);   // the range a scenario's energy.pue accepts
     return out;

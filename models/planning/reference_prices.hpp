@@ -14,6 +14,9 @@ struct ReferencePrices {
     std::map<std::string, double> price_per_gpu_hour;  // by canonical system name, currency per GPU-hour
     double default_price = 0;                          // for systems not listed, currency per GPU-hour
     double node_watts = 0;                             // non-GPU draw of one 8-GPU node, W
+    // Whole-rack power (GPUs included) of each rack-scale system by canonical name, W; the GPUs' share is
+    // taken out where it is used (cost_energy.hpp, non_gpu_watts_per_unit).
+    std::map<std::string, double> rack_watts;
     double switch_watts = 0;                           // one 64-port scale-out switch with optics, W
     double pue = 0;                                    // facility overhead factor (1 = IT energy only)
 };

@@ -164,7 +164,8 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
     out << describe_break_even(o) << "\n";
     out << "pareto: no other point of the workload is both faster and uses fewer GPU-hours; pareto($): the same "
            "with cost instead of GPU-hours, where prices differ\n";
-    out << "cost = GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "\n";
+    out << "cost = rented GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "; "
+        << kBillingRule << "\n";
     out << describe_energy_model(o.energy) << "\n";
     if (any_published)
         out << "v4.1 TTT (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "

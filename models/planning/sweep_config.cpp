@@ -245,10 +245,24 @@ void read_energy_section(const ConfigNode& node, EnergyParameters& energy) {
     if (auto x = node.optional("pue")) energy.pue = x->as_double(1.0, 3.0);
 }
 
+namespace {
+
+// `allocation: rack|tray`: what every system (catalog names) is rented by, refused at the key where one has no such
+// unit (a DGX is rented by the node only); nullopt when absent (each system's own unit).
+std::optional<AllocationUnit> read_allocation(const ConfigNode& root, const std::vector<std::string>& base_systems) {
+    const auto x = root.optional("allocation");
+    if (!x) return std::nullopt;
+    const AllocationUnit unit = parse_allocation(x->as_choice({"rack", "tray"}));
+    for (const std::string& base : base_systems) x->feeding([&] { (void)with_allocation(resolve_system(base), unit); });
+    return unit;
+}
+
+}  // namespace
+
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
-                     "energy", "trace", "plots", "output"});
+                     "energy", "trace", "plots", "output", "allocation"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -279,6 +293,11 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
                 root.required("gpus").fail(std::to_string(n) + " GPUs is not a whole number of " + base + " nodes (" +
                                            std::to_string(per_node) + " GPUs each); {from, to} doubles from "
                                            "'from', so 'from' must be a whole number of nodes too");
+    }
+    {
+        std::vector<std::string> bases;
+        for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
+        s.spec.allocation = read_allocation(root, bases);
     }
     s.spec.add_published_gpu_counts = s.kind == "scaling-study";
     if (auto x = root.optional("include_published_gpus")) s.spec.add_published_gpu_counts = x->as_bool();
@@ -358,7 +377,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
-                     "minimise", "gpus", "cost", "energy", "output"});
+                     "minimise", "gpus", "allocation", "cost", "energy", "output"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -375,6 +394,12 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     }
     std::vector<std::string> bases;
     for (const std::string& label : s.query.systems) bases.push_back(base_system_of(label, s.query.variants));
+    // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.
+    if (auto energy = root.optional("energy"))
+        if (auto node_power = energy->optional("node_power");
+            node_power && std::all_of(bases.begin(), bases.end(), [](const std::string& b) { return resolve_system(b).rack_scale; }))
+            node_power->fail("no system searched is rented by the node; a rack-scale system's non-GPU power is its "
+                             "rack's published figure less its GPUs' TDP (models/data/prices.yaml power.rack)");
     // A price is for a system the plan searches (a variant is priced as its base system); any other is a typo
     // or a leftover that would silently price nothing.
     if (auto cost = root.optional("cost"))
@@ -445,9 +470,13 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         const std::string nowhere = sharp_unavailable_everywhere(bases, max_gpus);
         if (!nowhere.empty()) root.required("sharp").fail(nowhere + "; no configuration searched spans two domains (raise gpus.to)");
     }
-    s.query.gpus_per_node = [variants = s.query.variants](const std::string& system) {
-        return resolve_system(base_system_of(system, variants)).gpus_per_node;
+    // What every candidate rents: each system's own unit, or `allocation: rack|tray` where every system
+    // searched has that unit (a DGX is rented by the node only).
+    s.query.allocation = read_allocation(root, bases);
+    s.query.unit_of = [variants = s.query.variants, unit = s.query.allocation](const std::string& system) {
+        return plan_unit(with_allocation(resolve_system(base_system_of(system, variants)), unit));
     };
+    if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
     s.format = read_format(root);
     return s;
 }

@@ -139,6 +139,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.routing = spec.routing;
                         p.sharp = spec.sharp;
                         p.topology_file = spec.topology_file;
+                        p.allocation = spec.allocation;
                         points.push_back(std::move(p));
                     }
         }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/hardware/system.hpp"
 #include "topologies/presets.hpp"
 
 namespace ttsim::planning {
@@ -68,6 +69,9 @@ struct SweepSpec {
     // SHARP of every point (`sharp:`); nullopt: predict()'s
     // default. A network option's own `sharp:` is the what-if form, so the reader refuses both in one sweep.
     std::optional<bool> sharp;
+    // What every point rents (`allocation: rack|tray`); nullopt: each system's own unit (system.hpp). It sets the
+    // GPU-hours billed and the energy charged, not the counts (a sweep answers the counts it is asked).
+    std::optional<AllocationUnit> allocation;
 };
 
 struct SweepPoint {
@@ -85,6 +89,8 @@ struct SweepPoint {
     // job fits one NVLink domain, "on" runs without it (point_prediction.cpp), as the default does there.
     std::optional<bool> requested_sharp() const { return network.sharp ? network.sharp : sharp; }
     std::optional<std::string> topology_file;   // SweepSpec::topology_file
+    // What the point rents (a plan's `allocation`); nullopt: the system's own unit (system.hpp).
+    std::optional<AllocationUnit> allocation;
 
     // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
     std::string series_key() const;

@@ -127,7 +127,7 @@ check "plan --sharp off is stated with the systems searched" 'has "$tmp/plan-nos
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 5s --max-gpus 64 >"$tmp/plan.txt" 2>/dev/null; rc=$?
 check "infeasible plan exits 1 (nothing feasible), with its report" '[[ $rc -eq 1 ]]'
 check "deadline shown as 5.00 s at the percentile judged" 'has "$tmp/plan.txt" "time-to-train <= 5.00 s at p90"'
-check "infeasible plan: closest (fastest) shown" 'has "$tmp/plan.txt" "closest:" && has "$tmp/plan.txt" "fastest: 64 GPUs of dgx-h100"'
+check "infeasible plan: closest (fastest) shown" 'has "$tmp/plan.txt" "closest:" && has "$tmp/plan.txt" "fastest: 8 nodes (64 GPUs) of dgx-h100"'
 check "infeasible plan: search range limit flagged" 'has "$tmp/plan.txt" "limited by the search range"'
 check "plan: default price stated as an estimate" 'has "$tmp/plan.txt" "dgx-h100 2.50 USD (default estimate)"'
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 10min --max-gpus 8 --format json >"$tmp/plan.json"

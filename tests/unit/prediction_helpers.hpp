@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/training/predict.hpp"
+#include "sim/errors.hpp"
 
 namespace ttsim::test {
 
@@ -15,6 +16,17 @@ inline PredictionRequest prediction_request(const std::string& workload, const s
     r.gpus = gpus;
     r.compute_efficiency_vs_8gpu = false;
     return r;
+}
+
+// The request field an InputError names, or "(none)" when `body` does not throw one.
+template <class Body>
+std::string error_key(Body body) {
+    try {
+        body();
+    } catch (const InputError& e) {
+        return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
+    }
+    return "(none)";
 }
 
 inline const ProfileSet& shipped_profile_set() {

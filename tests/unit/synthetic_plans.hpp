@@ -21,6 +21,7 @@ inline planning::PlanEvaluation linear_plan_model(const planning::PlanCandidate&
     e.gpu_hours = c.gpus * e.ttt_minutes / 60.0;
     e.cost = e.gpu_hours * price;
     e.energy_kwh = e.gpu_hours;
+    e.rented_gpus = c.gpus;   // no allocation text: reports say "N GPUs"
     return e;
 }
 

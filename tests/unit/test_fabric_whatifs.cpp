@@ -199,7 +199,7 @@ TEST_CASE("plans take the sweep's network, batch and gpu_variants keys, and refu
     CHECK(s.query.network.oversubscription == 2.0);
     CHECK(s.query.sharp == std::optional<bool>(false));
     CHECK(s.query.batch.rule == planning::BatchRule::per_rank);
-    CHECK(s.query.gpus_per_node("h100-xdr") == 8);
+    CHECK(s.query.unit_of("h100-xdr").gpus == 8);   // a variant is rented as its base system
     const planning::PlanEvaluator evaluate =
         planning::make_prediction_evaluator(s.workload, test::shipped_profile_set(), s.energy, s.cost, s.query);
     const planning::PlanEvaluation hdr = evaluate({"dgx-h100", 1024});

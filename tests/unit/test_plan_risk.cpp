@@ -14,6 +14,7 @@
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/plan_query.hpp"
+#include "prediction_helpers.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/config.hpp"
@@ -22,6 +23,7 @@
 
 using namespace ttsim;
 using namespace ttsim::planning;
+using ttsim::test::error_key;
 
 namespace {
 // T = 1000/N + 1 minutes at p50, p10 = 0.8 x p50, p90 = 1.2 x p50, one GPU-hour costs 1; counts above 4096 fail.
@@ -35,16 +37,6 @@ PlanQuery query_of(double deadline_minutes, Confidence confidence, double margin
     q.constraints.confidence = confidence;
     q.constraints.margin = margin;
     return q;
-}
-// The request field an InputError names, or "(none)" when `body` does not throw one.
-template <class Body>
-std::string error_key(Body body) {
-    try {
-        body();
-    } catch (const InputError& e) {
-        return e.field() ? std::string(to_string(*e.field())) : "no field: " + e.key();
-    }
-    return "(none)";
 }
 std::string read_text(const std::filesystem::path& path) {
     std::ifstream in(path);
@@ -136,20 +128,21 @@ TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never
     std::string header, line;
     std::getline(csv, header);
     CHECK(header == "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,"
-                    "ttt_p10_minutes,ttt_p90_minutes");
+                    "ttt_p10_minutes,ttt_p90_minutes,allocation,rented_gpus");
     int failed = 0, ok = 0;
     while (std::getline(csv, line)) {
         if (line.find(",error,") != std::string::npos) {
             ++failed;
-            CHECK(line == "a," + line.substr(2, line.find(',', 2) - 2) + ",error,false,false,,,,USD,,\"too big\",,");
+            CHECK(line == "a," + line.substr(2, line.find(',', 2) - 2) + ",error,false,false,,,,USD,,\"too big\",,,,");
         } else {
             ++ok;
-            // An ok row has every number: fields 5..9 (p50 numbers, currency) and 11, 12 (p10, p90); 10 is the error.
+            // An ok row has every number: fields 5..9 (p50 numbers, currency), 11, 12 (p10, p90) and 14 (GPUs rented; the
+            // synthetic model states no unit in 13); 10 is the error.
             std::vector<std::string> fields;
             std::stringstream row(line);
             for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-            REQUIRE(fields.size() == 13);
-            for (int k : {5, 6, 7, 8, 9, 11, 12}) CHECK_FALSE(fields[static_cast<std::size_t>(k)].empty());
+            REQUIRE(fields.size() == 15);
+            for (int k : {5, 6, 7, 8, 9, 11, 12, 14}) CHECK_FALSE(fields[static_cast<std::size_t>(k)].empty());
             CHECK(fields[10].empty());
         }
     }
@@ -159,7 +152,8 @@ TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never
     int nulls = 0;
     for (const auto& e : j["evaluated"])
         if (e["status"] == "error") {
-            for (const char* key : {"ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours", "cost", "energy_kwh"})
+            for (const char* key : {"ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours", "cost", "energy_kwh",
+                                    "allocation", "rented_gpus"})
                 CHECK(e[key].is_null());
             ++nulls;
         }

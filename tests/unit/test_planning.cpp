@@ -85,7 +85,9 @@ TEST_CASE("Pareto front of time-to-train vs GPU-hours", "[planning]") {
 TEST_CASE("energy of a run: GPU busy at TDP, the rest at idle, nodes, network, PUE", "[planning]") {
     RunProfile run;
     run.gpus = 16;
-    run.gpus_per_node = 8;
+    run.rented_gpus = 16;
+    run.units = 2;
+    run.unit_watts = 2500;
     run.ttt_seconds = 3600;
     run.busy_seconds = 2700;
     run.gpu_tdp_watts = 700;
@@ -127,7 +129,7 @@ PlanQuery synthetic_query(std::vector<std::string> systems) {
     PlanQuery q;
     q.systems = std::move(systems);
     q.gpu_counts = plan_gpu_grid(8, 1024);
-    q.gpus_per_node = [](const std::string&) { return 8; };
+    q.unit_of = [](const std::string&) { return PlanUnit{AllocationUnit::node, 8}; };
     q.threads = 1;
     return q;
 }

@@ -217,7 +217,7 @@ TEST_CASE("a plan states the SHARP it searched with", "[planning][sharp]") {
     const PlanAnswer answer = answer_plan_query(query, make_prediction_evaluator("bert", shipped_profiles(), energy,
                                                                                  cost, query));
     const PlanReportContext ctx{"bert", &query, &cost, &energy};
-    CHECK_THAT(format_plan_table(ctx, answer), Catch::Contains("searched dgx-h100 (static ECMP routing, SHARP off)"));
+    CHECK_THAT(format_plan_table(ctx, answer), Catch::Contains("searched dgx-h100 (static ECMP routing, SHARP off): 8..16 GPUs in whole nodes of 8 GPUs"));
     const auto json = nlohmann::json::parse(format_plan_json("plan", ctx, answer));
     CHECK(json["sharp"] == "off");
     CHECK(json["routing"] == "static");

@@ -160,7 +160,7 @@ TEST_CASE("prices per GPU-hour: given or the default estimate, and where it come
     cost.default_given_by_user = true;
     REQUIRE_FALSE(cost.price_is_estimate("dgx-b200"));
     const SweepResult result = derive_sweep_metrics({synthetic_point(0, 8, 10.0, 768)}, SweepOptions{}, nullptr);
-    REQUIRE(contains(format_sweep_table("t", result), "cost = GPU-hours x price per GPU-hour: dgx-h100 2.50 USD "
+    REQUIRE(contains(format_sweep_table("t", result), "cost = rented GPU-hours x price per GPU-hour: dgx-h100 2.50 USD "
                                                       "(default estimate)"));
 }
 

@@ -28,6 +28,7 @@ std::string_view flag_name(Field field) {
         case Field::confidence: return "confidence";
         case Field::margin: return "margin";
         case Field::objective: return "minimise";
+        case Field::allocation: return "allocation";
         case Field::profiles: return "profiles";
         case Field::shared_parameters: return "shared";
         case Field::output_dir: return "out";

@@ -55,9 +55,16 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "and budgets", "p90")
         .option("margin", "PCT", "safety margin the chosen percentile must beat each limit by, e.g. 10%", "0%")
         .option("minimise", "O", "gpus, time, cost, gpu-hours or energy")
+        .option("allocation", "rack|tray",
+                "what a rack-scale system (gb200-nvl72) is rented by: whole NVL72 racks or 4-GPU compute trays; "
+                "counts searched, GPU-hours billed and energy follow it (DGX systems: the node only)",
+                "each system's own unit: node (DGX), rack (gb200-nvl72)")
         .option("min-gpus", "N", "smallest GPU count searched", "8")
         .option("max-gpus", "N", "largest GPU count searched", "8192")
-        .option("node-power", "W", "non-GPU power per node, with unit", "2500W")
+        .option("node-power", "W",
+                "non-GPU power per node of a node-rented system (DGX), with unit; a GB200 NVL72 rack's is its published "
+                "figure (models/data/prices.yaml power.rack)",
+                "2500W")
         .option("switch-power", "W", "power per network switch, with unit", "1300W")
         .option("pue", "X", "data-centre power usage effectiveness", "1.0")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
@@ -132,8 +139,23 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         const std::string nowhere = planning::sharp_unavailable_everywhere(query.systems, max_gpus);
         if (!nowhere.empty()) args.fail("sharp", nowhere + "; no configuration searched spans two domains (raise --max-gpus)");
     }
-    query.gpus_per_node = [](const std::string& system) { return resolve_system(system).gpus_per_node; };
+    if (args.has("allocation")) {
+        const AllocationUnit unit = args.get_parsed("allocation", [](const std::string& s) { return parse_allocation(s); });
+        for (const std::string& system : query.systems)
+            args.naming_flags([&] { (void)with_allocation(resolve_system(system), unit); });
+        query.allocation = unit;
+    }
+    query.unit_of = [unit = query.allocation](const std::string& system) {
+        return planning::plan_unit(with_allocation(resolve_system(system), unit));
+    };
+    args.naming_flags([&] { planning::check_plan_range(query); });
     query.threads = worker_threads(args);
+    // Node power applies to node-rented systems only: refused where it would change nothing.
+    if (args.has("node-power") && std::none_of(query.systems.begin(), query.systems.end(), [](const std::string& s) {
+            return !resolve_system(s).rack_scale;
+        }))
+        args.fail("node-power", "no system searched is rented by the node; a rack-scale system's non-GPU power is its "
+                                "rack's published figure less its GPUs' TDP (models/data/prices.yaml power.rack)");
     energy.node_watts = args.get_parsed("node-power", [](const std::string& s) { return units::parse_power(s); });
     energy.switch_watts = args.get_parsed("switch-power", [](const std::string& s) { return units::parse_power(s); });
     energy.pue = args.get_double("pue", 1.0, 3.0);

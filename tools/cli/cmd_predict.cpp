@@ -110,7 +110,10 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
     const ProfileSet profiles = load_model_profiles(parser);
-    const Prediction p = parser.naming_flags([&] { return predict(request, profiles); });
+    Prediction p = parser.naming_flags([&] { return predict(request, profiles); });
+    // A count that is not whole allocation units is answered, but what it rents is said (system.hpp).
+    if (std::string w = partial_allocation_warning(resolve_system(request.system), request.gpus); !w.empty())
+        p.warnings.push_back(std::move(w));
 
     PredictionReport report;
     report.prediction = &p;
