@@ -42,11 +42,14 @@ std::string kinds_help() {
 }  // namespace
 
 int run_scenario(const CommandArgs& raw, std::ostream& out) {
-    ArgParser args("run", "SCENARIO.yaml [--out DIR] [--threads N] [--format F]",
+    ArgParser args("run", "SCENARIO.yaml [--out DIR] [--threads N] [--format F] [--shard I/N]",
                    "Runs a YAML scenario. Its `scenario:` key says what it is:\n" + kinds_help() +
                        "Examples of each are in scenarios/; the keys are in docs/results-schema.md. The whole file is "
                        "validated before anything runs.");
     args.positional("SCENARIO", "the scenario file (YAML)")
+        .option("shard", "I/N",
+                "sweeps: compute only shard I of N (every N-th point) into DIR/shard-I-of-N.cbor; join the N "
+                "shards with `ttsim merge` (for job arrays without MPI)")
         .option("out", "DIR", "write results.csv / results.json (and plots, traces where the kind makes them) into DIR")
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
         .option("format", "F", "override the scenario's output format: table, csv or json");
@@ -59,6 +62,10 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
     context.out_dir = args.get_optional("out");
     context.threads = worker_threads(args);
     if (args.has("format")) context.format = args.get_choice("format", {"table", "csv", "json"});
+    if (args.has("shard")) {
+        context.shard = args.get_parsed("shard", parse_shard);
+        if (!context.out_dir) args.fail("shard", "needs --out DIR, where the shard's file goes");
+    }
 
     const ConfigNode root = ConfigNode::load_file(context.file);
     if (!root.is_map()) root.fail("a scenario is a mapping with a 'scenario:' key");
@@ -71,6 +78,8 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
         for (const auto& [known, handler] : kinds) valid += " " + known;
         kind.fail("unknown scenario kind '" + name + "'; valid kinds:" + valid);
     }
+    if (context.shard && name != "sweep" && name != "scaling-study")
+        args.fail("shard", "shards split sweeps (scenario: sweep or scaling-study), not a " + name + " scenario");
     return it->second.run(root, context, out);
 }
 
