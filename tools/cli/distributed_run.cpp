@@ -36,21 +36,26 @@ constexpr auto kPollInterval = std::chrono::milliseconds(1);
 volatile std::sig_atomic_t g_job_ending = 0;
 extern "C" void on_sigterm(int) { g_job_ending = 1; }
 
-// Installs the SIGTERM handler for rank 0's gathering (restores the previous one after).
-class JobEndingGuard {
+// SIGUSR1, which mpirun forwards to every rank (it does not forward SIGINT: Ctrl-C makes it end the job with
+// SIGTERM), is this job's Ctrl-C: it sets the same flag SIGINT does (request_interrupt is one sig_atomic_t store).
+extern "C" void on_sigusr1(int) { request_interrupt(); }
+
+// Installs `handler` for `signo` in this scope (restores the previous one after).
+class SignalGuard {
 public:
-    JobEndingGuard() {
+    SignalGuard(int signo, void (*handler)(int)) : signo_(signo) {
         struct sigaction action {};
-        action.sa_handler = on_sigterm;
+        action.sa_handler = handler;
         sigemptyset(&action.sa_mask);
         action.sa_flags = SA_RESTART;
-        ::sigaction(SIGTERM, &action, &previous_);
+        ::sigaction(signo_, &action, &previous_);
     }
-    ~JobEndingGuard() { ::sigaction(SIGTERM, &previous_, nullptr); }
-    JobEndingGuard(const JobEndingGuard&) = delete;
-    JobEndingGuard& operator=(const JobEndingGuard&) = delete;
+    ~SignalGuard() { ::sigaction(signo_, &previous_, nullptr); }
+    SignalGuard(const SignalGuard&) = delete;
+    SignalGuard& operator=(const SignalGuard&) = delete;
 
 private:
+    int signo_;
     struct sigaction previous_ {};
 };
 
@@ -129,8 +134,9 @@ public:
         for (const auto& [rank, chunk] : in_flight_) add_missing(chunk, "in flight on rank " + std::to_string(rank));
         add_missing({next_, rows_.size()}, "not handed out yet");
         std::fprintf(stderr,
-                     "\nttsim: error: the MPI job is being ended (SIGTERM from mpirun: a rank died or was killed); "
-                     "%zu of %zu %s were not gathered: %s; no result file was written\n",
+                     "\nttsim: error: the MPI job is being ended (SIGTERM from mpirun: a rank died or was killed, or "
+                     "mpirun got Ctrl-C; SIGUSR1 to mpirun stops a job keeping its finished rows); %zu of %zu %s "
+                     "were not gathered: %s; no result file was written\n",
                      rows_.size() - finished_, rows_.size(), job_.unit.c_str(), where.c_str());
         std::fflush(stderr);
     }
@@ -146,7 +152,7 @@ private:
 };
 
 std::vector<std::optional<json>> gather_on_rank0(const MpiSession& session, const DistributedJob& job) {
-    const JobEndingGuard ending_guard;
+    const SignalGuard ending_guard(SIGTERM, on_sigterm);
     Coordinator coordinator(job, session.size());
     // Rank 0's own share, computed beside the serving loop.
     std::exception_ptr local_failure;
@@ -242,6 +248,7 @@ std::size_t chunk_size(std::size_t remaining, int ranks, int threads) {
 }
 
 std::optional<std::vector<std::optional<json>>> run_distributed(const MpiSession& session, const DistributedJob& job) {
+    const SignalGuard stop_guard(SIGUSR1, on_sigusr1);
     if (session.rank() == 0) return gather_on_rank0(session, job);
     serve_rank0(session, job);
     return std::nullopt;
