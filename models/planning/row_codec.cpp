@@ -147,7 +147,7 @@ std::string to_bytes(const json& value) {
 }
 
 json from_bytes(const std::string& bytes, const std::string& what) {
-    return decoding(what, "not a row ttsim wrote", [&] { return json::from_cbor(bytes); });
+    return decoding(what, "not a file or message ttsim wrote", [&] { return json::from_cbor(bytes); });
 }
 
 }  // namespace ttsim::planning
