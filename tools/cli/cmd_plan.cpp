@@ -15,6 +15,7 @@
 #include "tools/cli/cluster_spec.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/interrupt.hpp"
+#include "tools/cli/scenario_compute.hpp"
 #include "tools/cli/scenario_sweep.hpp"
 #include "topologies/yaml_topology.hpp"
 
@@ -161,8 +162,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
-    const planning::PlanAnswer answer =
-        planning::answer_plan_query(query, planning::make_prediction_evaluator(workload, profiles, energy, cost, query));
+    const std::optional<planning::PlanAnswer> computed =
+        compute_plan(query, planning::make_prediction_evaluator(workload, profiles, energy, cost, query));
+    if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
+    const planning::PlanAnswer& answer = *computed;
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
     if (format == "json")
         out << planning::format_plan_json("ttsim plan", report, answer);

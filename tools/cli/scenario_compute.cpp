@@ -94,7 +94,7 @@ ComputedSweep compute_sweep(const std::vector<planning::SweepPoint>& points, con
 }
 
 std::optional<planning::PlanAnswer> compute_plan(const planning::PlanQuery& query,
-                                                 const planning::PlanEvaluator& evaluate, const ScenarioContext&) {
+                                                 const planning::PlanEvaluator& evaluate) {
     std::unique_ptr<MpiSession> session = MpiSession::join_if_launched();
     if (!session || session->size() == 1) return planning::answer_plan_query(query, evaluate);
     const std::vector<planning::PlanCandidate> grid = planning::plan_grid(query);

@@ -25,7 +25,8 @@ ComputedSweep compute_sweep(const std::vector<planning::SweepPoint>& points, con
 
 // The plan's answer: on rank 0 of an mpirun job the grid is evaluated by every rank (refinements then run on
 // rank 0 alone); elsewhere empty (exit 0, nothing to write). Without mpirun: answer_plan_query as is.
+// (`ttsim plan` and plan scenarios both come here.)
 std::optional<planning::PlanAnswer> compute_plan(const planning::PlanQuery& query,
-                                                 const planning::PlanEvaluator& evaluate, const ScenarioContext& context);
+                                                 const planning::PlanEvaluator& evaluate);
 
 }  // namespace ttsim::cli

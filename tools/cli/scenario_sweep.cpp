@@ -172,8 +172,7 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     scenario.query.cancelled = [] { return interrupted(); };
     const std::optional<planning::PlanAnswer> computed = compute_plan(
         scenario.query,
-        planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy, scenario.cost, scenario.query),
-        context);
+        planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy, scenario.cost, scenario.query));
     if (!computed) return kExitAnswered;   // an MPI rank other than 0: rank 0 writes
     const planning::PlanAnswer& answer = *computed;
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
