@@ -2,39 +2,26 @@
 
 #include "sim/errors.hpp"
 
+// The plain structs, field by field under their own names (from_json: every field required).
+namespace ttsim {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_parallel, pipeline_parallel,
+                                   data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
+                                   global_batch, distributed_optimizer, sharp, sequence_parallel, fp8)
+namespace planning {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
+                                   cost, energy_kwh, warnings)
+}  // namespace planning
+}  // namespace ttsim
+
 namespace ttsim::planning {
 
 using nlohmann::json;
 
 namespace {
 
-json layout_to_json(const ParallelismConfig& l) {
-    return {{"tp", l.tensor_parallel}, {"cp", l.context_parallel}, {"pp", l.pipeline_parallel},
-            {"dp", l.data_parallel}, {"micro", l.samples_per_micro_batch}, {"ga", l.gradient_accumulation},
-            {"packing", l.packing_factor}, {"batch", l.global_batch}, {"dist_opt", l.distributed_optimizer},
-            {"sharp", l.sharp}, {"seq_par", l.sequence_parallel}, {"fp8", l.fp8}};
-}
-
-ParallelismConfig layout_from_json(const json& j) {
-    ParallelismConfig l;
-    j.at("tp").get_to(l.tensor_parallel);
-    j.at("cp").get_to(l.context_parallel);
-    j.at("pp").get_to(l.pipeline_parallel);
-    j.at("dp").get_to(l.data_parallel);
-    j.at("micro").get_to(l.samples_per_micro_batch);
-    j.at("ga").get_to(l.gradient_accumulation);
-    j.at("packing").get_to(l.packing_factor);
-    j.at("batch").get_to(l.global_batch);
-    j.at("dist_opt").get_to(l.distributed_optimizer);
-    j.at("sharp").get_to(l.sharp);
-    j.at("seq_par").get_to(l.sequence_parallel);
-    j.at("fp8").get_to(l.fp8);
-    return l;
-}
-
 json prediction_to_json(const Prediction& p) {
     json j = {{"workload", p.workload}, {"system", p.system}, {"gpu", p.gpu}, {"gpus", p.gpus},
-              {"layout", layout_to_json(p.layout)}, {"routing", static_cast<int>(p.routing)}, {"fabric", p.fabric},
+              {"layout", p.layout}, {"routing", static_cast<int>(p.routing)}, {"fabric", p.fabric},
               {"comm_topology", p.comm_topology}, {"ttt", p.ttt_minutes}, {"ttt_p10", p.ttt_p10_minutes},
               {"ttt_p90", p.ttt_p90_minutes}, {"samples", p.samples_to_converge}, {"batch", p.global_batch},
               {"steps", p.steps}, {"step_ms", p.step_ms}, {"compute_ms", p.compute_ms},
@@ -54,7 +41,7 @@ Prediction prediction_from_json(const json& j) {
     j.at("system").get_to(p.system);
     j.at("gpu").get_to(p.gpu);
     j.at("gpus").get_to(p.gpus);
-    p.layout = layout_from_json(j.at("layout"));
+    j.at("layout").get_to(p.layout);
     const int routing = j.at("routing").get<int>();
     if (routing != static_cast<int>(FabricRouting::StaticEcmp) && routing != static_cast<int>(FabricRouting::Adaptive))
         throw json::other_error::create(501, "routing " + std::to_string(routing) + " is not a known routing", &j);
@@ -119,26 +106,10 @@ PointOutcome outcome_from_json(const json& row, const std::string& what) {
     });
 }
 
-json evaluation_to_json(const PlanEvaluation& e) {
-    return {{"ok", e.ok}, {"error", e.error}, {"ttt", e.ttt_minutes}, {"ttt_p10", e.ttt_p10_minutes},
-            {"ttt_p90", e.ttt_p90_minutes}, {"gpu_hours", e.gpu_hours}, {"cost", e.cost},
-            {"energy_kwh", e.energy_kwh}, {"warnings", e.warnings}};
-}
+json evaluation_to_json(const PlanEvaluation& evaluation) { return evaluation; }
 
 PlanEvaluation evaluation_from_json(const json& row, const std::string& what) {
-    return decoding(what, "not a row ttsim wrote", [&] {
-        PlanEvaluation e;
-        row.at("ok").get_to(e.ok);
-        row.at("error").get_to(e.error);
-        row.at("ttt").get_to(e.ttt_minutes);
-        row.at("ttt_p10").get_to(e.ttt_p10_minutes);
-        row.at("ttt_p90").get_to(e.ttt_p90_minutes);
-        row.at("gpu_hours").get_to(e.gpu_hours);
-        row.at("cost").get_to(e.cost);
-        row.at("energy_kwh").get_to(e.energy_kwh);
-        row.at("warnings").get_to(e.warnings);
-        return e;
-    });
+    return decoding(what, "not a row ttsim wrote", [&] { return row.get<PlanEvaluation>(); });
 }
 
 std::string to_bytes(const json& value) {
