@@ -47,12 +47,12 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
                        "Examples of each are in scenarios/; the keys are in docs/results-schema.md. The whole file is "
                        "validated before anything runs.");
     args.positional("SCENARIO", "the scenario file (YAML)")
-        .option("shard", "I/N",
-                "sweeps: compute only shard I of N (every N-th point) into DIR/shard-I-of-N.cbor; join the N "
-                "shards with `ttsim merge` (for job arrays without MPI)")
         .option("out", "DIR", "write results.csv / results.json (and plots, traces where the kind makes them) into DIR")
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
-        .option("format", "F", "override the scenario's output format: table, csv or json");
+        .option("format", "F", "override the scenario's output format: table, csv or json")
+        .option("shard", "I/N",
+                "sweeps: compute only shard I of N (every N-th point) into DIR/shard-I-of-N.cbor; join the N "
+                "shards with `ttsim merge` (for job arrays without MPI)");
     if (!args.parse(raw, out)) return 0;
     // Ctrl-C from here on is caught: while the scenario is read it stops the run before anything is written.
     const InterruptGuard interrupt_guard;
