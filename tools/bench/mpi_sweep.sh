@@ -9,13 +9,14 @@ build=${1:-build}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # containers run as root
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 scenario=tools/bench/sweep-1056.yaml
+# Wall time and CPU time (user + system of every process, mpirun and its ranks included): on a shared or loaded
+# machine the wall time says little, while the CPU time shows what distributing costs.
 run() {  # label, out dir, --threads value (0 = all cores), launcher and binary...
   local label=$1 out=$2 threads=$3; shift 3
-  local start end
-  start=$(date +%s.%N)
-  "$@" run "$scenario" --out "$out" --threads "$threads" >/dev/null
-  end=$(date +%s.%N)
-  printf '%-36s %6.2f s\n' "$label" "$(echo "$end - $start" | bc)"
+  local TIMEFORMAT="%R %U %S" times
+  times=$( { time "$@" run "$scenario" --out "$out" --threads "$threads" >/dev/null; } 2>&1 | tail -1)
+  read -r wall user sys <<<"$times"
+  printf '%-36s wall %6.2f s   CPU %6.2f s\n' "$label" "$wall" "$(echo "$user + $sys" | bc)"
   [[ $out == "$tmp/one" ]] || diff -r -q "$tmp/one" "$out" >/dev/null || echo "  files differ from one process!"
 }
 run "one process, 1 thread" "$tmp/one" 1 "$build/ttsim"
