@@ -78,9 +78,9 @@ grep -qE "of 84 points were not gathered: [0-9]+(-[0-9]+)? \(in flight on rank 1
 mpi_run -np 2 "$ttsim" run tests/cli/long_sweep.yaml --threads 1 --out "$tmp/stopped" >/dev/null 2>"$tmp/stopped.err" &
 job=$!
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-for _ in $(seq 600); do   # until rank 0 has computed for 0.5 s (at most 30 s)
-  rank0=$(pgrep -f -n "ttsim run tests/cli/long_sweep.yaml --threads 1 --out $tmp/stopped" | head -1)
-  [[ -n $rank0 ]] && (( $(cpu_ticks "$rank0") * 2 >= $(getconf CLK_TCK) )) && break
+for _ in $(seq 600); do   # until a rank has computed for 0.5 s (at most 30 s); ranks' command lines start with $ttsim
+  rank=$(pgrep -f -n "^$ttsim run tests/cli/long_sweep.yaml --threads 1 --out $tmp/stopped")
+  [[ -n $rank ]] && (( $(cpu_ticks "$rank") * 2 >= $(getconf CLK_TCK) )) && break
   sleep 0.05
 done
 kill -USR1 "$(pgrep -f -n "^mpirun .*--out $tmp/stopped")" 2>/dev/null
