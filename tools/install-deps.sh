@@ -11,6 +11,7 @@ packages=(
   libfmt-dev                                 # text formatting (fmt::format)
   catch2                                     # unit tests (Catch2 v2)
   libbenchmark-dev                           # benchmark programs
+  libopenmpi-dev openmpi-bin                 # sweeps and plans over MPI ranks (mpirun)
   clang libclang-rt-14-dev                   # libFuzzer targets and sanitizers
   gnuplot-nox                                # plots (PNG and SVG)
   python3                                    # test helpers (JSON checks)

@@ -123,6 +123,40 @@ void check_plan_range(const PlanQuery& query) {
                              Field::max_gpus);
 }
 
+std::vector<std::optional<PlanEvaluation>> evaluate_candidates(const std::vector<PlanCandidate>& candidates,
+                                                               const PlanEvaluator& evaluate, int threads,
+                                                               const std::function<bool()>& cancelled) {
+    // Fixed slots: the order is independent of scheduling.
+    std::vector<std::optional<PlanEvaluation>> evaluations(candidates.size());
+    auto work = [&] {
+        tbb::task_group_context context;
+        tbb::parallel_for(
+            std::size_t{0}, candidates.size(),
+            [&](std::size_t i) {
+                if (cancelled && cancelled()) {
+                    context.cancel_group_execution();   // candidates not yet started are dropped
+                    return;
+                }
+                evaluations[i] = evaluate(candidates[i]);
+            },
+            context);
+    };
+    if (threads > 0) {
+        tbb::task_arena arena(threads);
+        arena.execute(work);
+    } else {
+        work();
+    }
+    return evaluations;
+}
+
+std::vector<PlanCandidate> plan_grid(const PlanQuery& query) {
+    std::vector<PlanCandidate> grid;
+    for (const std::string& system : query.systems)
+        for (int n : plan_counts_for(query, system)) grid.push_back({system, n});
+    return grid;
+}
+
 PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate) {
     const PlanConstraints& c = query.constraints;
     if (!c.deadline_minutes && !c.budget_gpu_hours && !c.budget_money)
@@ -131,38 +165,22 @@ PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evalua
 
     // The grid, evaluated in parallel into fixed slots (order independent of scheduling).
     std::vector<EvaluatedCandidate> grid;
-    for (const std::string& system : query.systems)
-        for (int n : plan_counts_for(query, system)) grid.push_back({{system, n}, {}, false});
+    for (const PlanCandidate& candidate : plan_grid(query)) grid.push_back({candidate, {}, false});
     answer.grid_size = grid.size();
-    std::vector<char> done(grid.size(), 0);
+    std::vector<PlanCandidate> candidates;
+    for (const auto& e : grid) candidates.push_back(e.candidate);
     std::atomic<bool> stop{false};
     auto cancelled = [&] {
         if (!stop.load(std::memory_order_relaxed) && query.cancelled && query.cancelled()) stop = true;
         return stop.load(std::memory_order_relaxed);
     };
-    auto work = [&] {
-        tbb::task_group_context context;
-        tbb::parallel_for(
-            std::size_t{0}, grid.size(),
-            [&](std::size_t i) {
-                if (cancelled()) {
-                    context.cancel_group_execution();   // candidates not yet started are dropped
-                    return;
-                }
-                grid[i].evaluation = evaluate(grid[i].candidate);
-                grid[i].feasible = is_feasible(grid[i].evaluation, c);
-                done[i] = 1;
-            },
-            context);
-    };
-    if (query.threads > 0) {
-        tbb::task_arena arena(query.threads);
-        arena.execute(work);
-    } else {
-        work();
+    std::vector<std::optional<PlanEvaluation>> evaluations = evaluate_candidates(candidates, evaluate, query.threads, cancelled);
+    for (std::size_t i = 0; i < grid.size(); ++i) {
+        if (!evaluations[i]) continue;
+        grid[i].evaluation = std::move(*evaluations[i]);
+        grid[i].feasible = is_feasible(grid[i].evaluation, c);
+        answer.evaluated.push_back(grid[i]);
     }
-    for (std::size_t i = 0; i < grid.size(); ++i)
-        if (done[i]) answer.evaluated.push_back(grid[i]);
     answer.grid_evaluated = answer.evaluated.size();
     answer.interrupted = answer.grid_evaluated < grid.size();
 

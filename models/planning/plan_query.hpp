@@ -127,6 +127,17 @@ bool is_feasible(const PlanEvaluation& evaluation, const PlanConstraints& constr
 // Time, GPU-hours and cost at `confidence` (the percentile the constraints are judged at); GPUs and energy as is.
 double objective_value(const EvaluatedCandidate& c, Objective objective, Confidence confidence);
 
+// The grid candidates of a query, in the order answer_plan_query evaluates and reports them: per system (in
+// `systems` order), the GPU counts ascending.
+std::vector<PlanCandidate> plan_grid(const PlanQuery& query);
+
+// Evaluates every candidate in parallel (TBB, `threads` wide, 0 = all cores) into its own slot; nullopt for
+// those skipped once `cancelled` (polled before each, thread-safe; empty = never) returned true. The grid step
+// of answer_plan_query, and what each MPI rank runs on its share of the grid.
+std::vector<std::optional<PlanEvaluation>> evaluate_candidates(const std::vector<PlanCandidate>& candidates,
+                                                               const PlanEvaluator& evaluate, int threads,
+                                                               const std::function<bool()>& cancelled);
+
 // InputError when no constraint is given.
 PlanAnswer answer_plan_query(const PlanQuery& query, const PlanEvaluator& evaluate);
 

@@ -27,28 +27,27 @@ SweepResult finish_sweep(std::vector<PointResult> results, const SweepOptions& o
 
 }  // namespace
 
-SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options) {
-    std::vector<PointResult> results(points.size());
-    std::vector<char> done(points.size(), 0);   // written by the one worker that ran the point
+std::vector<std::optional<PointOutcome>> predict_points(const std::vector<SweepPoint>& points,
+                                                       const std::vector<std::size_t>& indices,
+                                                       const ProfileSet& profiles, const SweepOptions& options) {
+    std::vector<std::optional<PointOutcome>> outcomes(indices.size());   // slot k written by the one worker of k
     std::atomic<std::size_t> finished{0};
     std::atomic<bool> stop{false};
     auto work = [&] {
         tbb::task_group_context context;
         // Grain 1: points differ widely in cost (rcp_optimal tries many batches), so let TBB balance them.
         tbb::parallel_for(
-            tbb::blocked_range<std::size_t>(0, points.size(), 1),
+            tbb::blocked_range<std::size_t>(0, indices.size(), 1),
             [&](const auto& range) {
-                for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                for (std::size_t k = range.begin(); k != range.end(); ++k) {
                     if (stop.load(std::memory_order_relaxed) || (options.cancelled && options.cancelled())) {
                         stop = true;
                         context.cancel_group_execution();   // ranges not yet started are dropped
                         return;
                     }
-                    results[i].point = points[i];
-                    results[i].outcome = predict_point(points[i], profiles);
-                    done[i] = 1;
+                    outcomes[k] = predict_point(points.at(indices[k]), profiles);
                     const std::size_t count = ++finished;
-                    if (options.progress) options.progress(count, points.size());
+                    if (options.progress) options.progress(count, indices.size());
                 }
             },
             context);
@@ -59,14 +58,29 @@ SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& p
     } else {
         work();
     }
-    if (!stop) return finish_sweep(std::move(results), options, points.size(), false, calibration_predictor(profiles));
-    // Interrupted: keep the finished points, in sweep order.
+    return outcomes;
+}
+
+SweepResult assemble_sweep(const std::vector<SweepPoint>& points, std::vector<std::optional<PointOutcome>> outcomes,
+                           const ProfileSet& profiles, const SweepOptions& options) {
+    // The finished points, in sweep order (all of them unless interrupted).
     std::vector<PointResult> kept;
-    kept.reserve(finished.load());
-    for (std::size_t i = 0; i < points.size(); ++i)
-        if (done[i]) kept.push_back(std::move(results[i]));
+    kept.reserve(points.size());
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        if (!outcomes.at(i)) continue;
+        PointResult r;
+        r.point = points[i];
+        r.outcome = std::move(*outcomes[i]);
+        kept.push_back(std::move(r));
+    }
     const bool interrupted = kept.size() < points.size();
     return finish_sweep(std::move(kept), options, points.size(), interrupted, calibration_predictor(profiles));
+}
+
+SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options) {
+    std::vector<std::size_t> all(points.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    return assemble_sweep(points, predict_points(points, all, profiles, options), profiles, options);
 }
 
 namespace {

@@ -76,6 +76,16 @@ struct SweepResult {
 // calibration_predictor(profiles).
 SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options);
 
+// run_sweep in its two steps, for sweeps computed in pieces (MPI ranks, --shard runs; tools/cli):
+// predict_points predicts points[indices[k]] into slot k (nullopt: skipped after cancellation; progress counts
+// these indices only); assemble_sweep derives the result from every point's outcome (nullopt: not finished, so
+// the result is `interrupted`). Any split of the indices gives the same outcomes, as every thread count does.
+std::vector<std::optional<PointOutcome>> predict_points(const std::vector<SweepPoint>& points,
+                                                       const std::vector<std::size_t>& indices,
+                                                       const ProfileSet& profiles, const SweepOptions& options);
+SweepResult assemble_sweep(const std::vector<SweepPoint>& points, std::vector<std::optional<PointOutcome>> outcomes,
+                           const ProfileSet& profiles, const SweepOptions& options);
+
 // The derived part alone (series, metrics, Pareto, published, energy, cost), for tests with synthetic outcomes.
 // Without `predict_published` points get the published score but no error.
 SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOptions& options,

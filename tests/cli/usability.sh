@@ -9,7 +9,7 @@ has() { grep -qF -- "$2" "$1"; }
 # No command: a usage error on stderr (one line), exit 2, nothing on stdout.
 "$ttsim" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "no command exits 2" '[[ $rc -eq 2 ]]'
-check "no command: one stderr line with the usage" '[[ $(wc -l <"$tmp/err") -eq 1 ]] && has "$tmp/err" "usage: ttsim <collective|run|predict|calibrate|validate|plan>"'
+check "no command: one stderr line with the usage" '[[ $(wc -l <"$tmp/err") -eq 1 ]] && has "$tmp/err" "usage: ttsim <collective|run|predict|calibrate|validate|plan|merge>"'
 check "no command: nothing on stdout" '[[ ! -s "$tmp/out" ]]'
 
 "$ttsim" --help >"$tmp/help"

@@ -55,6 +55,11 @@ ArgParser& ArgParser::positional(std::string name, std::string help, bool requir
     return *this;
 }
 
+ArgParser& ArgParser::positional_list(std::string name, std::string help) {
+    list_spec_.emplace(std::move(name), std::move(help));
+    return *this;
+}
+
 const OptionSpec* ArgParser::find(const std::string& name) const {
     for (const auto& spec : options_)
         if (spec.name == name) return &spec;
@@ -97,6 +102,10 @@ bool ArgParser::parse(const std::vector<std::string>& args, std::ostream& help_o
             if (values_[name].empty()) fail(name, "value must not be empty");
             continue;
         }
+        if (next_positional >= positional_specs_.size() && list_spec_) {
+            list_values_.push_back(arg);
+            continue;
+        }
         if (next_positional >= positional_specs_.size())
             fail("", "unexpected argument '" + arg + "' for 'ttsim " + command_ + "'");
         positional_values_[positional_specs_[next_positional++].first] = arg;
@@ -104,15 +113,18 @@ bool ArgParser::parse(const std::vector<std::string>& args, std::ostream& help_o
     for (std::size_t i = next_positional; i < positional_specs_.size(); ++i)
         if (positional_required_[i])
             fail("", "missing argument " + positional_specs_[i].first + " (see 'ttsim " + command_ + " --help')");
+    if (list_spec_ && list_values_.empty())
+        fail("", "missing argument " + list_spec_->first + " (see 'ttsim " + command_ + " --help')");
     return true;
 }
 
 std::string ArgParser::help_text() const {
     std::ostringstream out;
     out << "usage: ttsim " << command_ << " " << synopsis_ << "\n\n" << description_ << "\n";
-    if (!positional_specs_.empty()) {
+    if (!positional_specs_.empty() || list_spec_) {
         out << "\narguments:\n";
         for (const auto& [name, help] : positional_specs_) out << "  " << name << "\n      " << help << "\n";
+        if (list_spec_) out << "  " << list_spec_->first << "...\n      " << list_spec_->second << "\n";
     }
     out << "\noptions:\n";
     for (const auto& spec : options_) {

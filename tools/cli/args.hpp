@@ -30,6 +30,8 @@ public:
     ArgParser& option(std::string name, std::string placeholder, std::string help, std::string default_value = "");
     ArgParser& flag(std::string name, std::string help);
     ArgParser& positional(std::string name, std::string help, bool required = true);
+    // After the positionals: one or more further arguments, all kept (`ttsim merge DIR...`).
+    ArgParser& positional_list(std::string name, std::string help);
 
     // Returns false when --help was asked for (the help text has then been written to `help_out`).
     bool parse(const std::vector<std::string>& args, std::ostream& help_out);
@@ -44,6 +46,7 @@ public:
     // The value if it is one of `choices`, else InputError naming the flag: "expected a, b or c, got 'x'".
     std::string get_choice(const std::string& name, std::initializer_list<std::string_view> choices) const;
     std::optional<std::string> positional_value(const std::string& name) const;
+    const std::vector<std::string>& positional_list_values() const { return list_values_; }
 
     // The option's value passed through `parse` (e.g. a unit or name parser); an InputError from `parse`
     // is re-thrown naming the flag.
@@ -82,6 +85,8 @@ private:
     std::vector<bool> positional_required_;
     std::map<std::string, std::string> values_;
     std::map<std::string, std::string> positional_values_;
+    std::optional<std::pair<std::string, std::string>> list_spec_;   // positional_list's name and help
+    std::vector<std::string> list_values_;
 };
 
 }  // namespace ttsim::cli

@@ -18,6 +18,7 @@
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/output_dir.hpp"
 #include "tools/cli/price_flags.hpp"
+#include "tools/cli/scenario_compute.hpp"
 #include "tools/cli/scenario_sweep.hpp"
 #include "topologies/yaml_topology.hpp"
 
@@ -166,9 +167,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const ProfileSet profiles = load_model_profiles(args, false);
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
-    const planning::PlanAnswer answer =
-        planning::answer_plan_query(query, with_plan_progress(planning::make_prediction_evaluator(
-                                               workload, profiles, energy, cost, query), query));
+    const std::optional<planning::PlanAnswer> computed = compute_plan(
+        query, with_plan_progress(planning::make_prediction_evaluator(workload, profiles, energy, cost, query), query));
+    if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
+    const planning::PlanAnswer& answer = *computed;
     const planning::PlanReportContext report{workload, &query, &cost, &energy};
     return print_plan("ttsim plan", "ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
 }

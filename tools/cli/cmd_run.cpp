@@ -42,7 +42,7 @@ std::string kinds_help() {
 }  // namespace
 
 int run_scenario(const CommandArgs& raw, std::ostream& out) {
-    ArgParser args("run", "SCENARIO.yaml [--out DIR] [--threads N] [--format F]",
+    ArgParser args("run", "SCENARIO.yaml [--out DIR] [--threads N] [--format F] [--shard I/N]",
                    "Runs a YAML scenario. Its `scenario:` key says what it is:\n" + kinds_help() +
                        "Examples of each are in scenarios/; the keys are in docs/results-schema.md. The whole file is "
                        "validated before anything runs.");
@@ -51,7 +51,10 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
                 "also write results.csv / results.json (the csv and json outputs; and trace.json, plots where the "
                 "kind makes them) into folder DIR (created after the run, never left partial or empty on error)")
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
-        .option("format", "F", "override the scenario's output format: table, csv or json");
+        .option("format", "F", "override the scenario's output format: table, csv or json")
+        .option("shard", "I/N",
+                "sweeps: compute only shard I of N (every N-th point) into DIR/shard-I-of-N.cbor; join the N "
+                "shards with `ttsim merge` (for job arrays without MPI)");
     if (!args.parse(raw, out)) return 0;
     // Ctrl-C from here on is caught: while the scenario is read it stops the run before anything is written.
     const InterruptGuard interrupt_guard;
@@ -61,6 +64,10 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
     context.out_dir = args.get_optional("out");
     context.threads = worker_threads(args);
     if (args.has("format")) context.format = args.get_choice("format", {"table", "csv", "json"});
+    if (args.has("shard")) {
+        context.shard = args.get_parsed("shard", parse_shard);
+        if (!context.out_dir) args.fail("shard", "needs --out DIR, where the shard's file goes");
+    }
 
     const ConfigNode root = ConfigNode::load_file(context.file);
     if (!root.is_map()) root.fail("a scenario is a mapping with a 'scenario:' key");
@@ -73,6 +80,8 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
         for (const auto& [known, handler] : kinds) valid += " " + known;
         kind.fail("unknown scenario kind '" + name + "'; valid kinds:" + valid);
     }
+    if (context.shard && name != "sweep" && name != "scaling-study")
+        args.fail("shard", "shards split sweeps (scenario: sweep or scaling-study), not a " + name + " scenario");
     return it->second.run(root, context, out);
 }
 

@@ -10,6 +10,7 @@ std::vector<Command> all_commands() {
         {"calibrate", "fit compute profiles to the MLPerf v4.1 results (NLopt)", run_calibrate},
         {"validate", "in-sample and hold-out error of the calibrated simulator", run_validate},
         {"plan", "answer a planning question: fewest GPUs / fastest / cheapest within a deadline or budget", run_plan},
+        {"merge", "join the shard files of `run SWEEP.yaml --shard I/N` runs into the whole sweep's results", run_merge},
     };
 }
 

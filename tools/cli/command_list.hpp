@@ -11,4 +11,5 @@ int run_predict(const CommandArgs& args, std::ostream& out);
 int run_calibrate(const CommandArgs& args, std::ostream& out);
 int run_validate(const CommandArgs& args, std::ostream& out);
 int run_plan(const CommandArgs& args, std::ostream& out);
+int run_merge(const CommandArgs& args, std::ostream& out);
 }  // namespace ttsim::cli

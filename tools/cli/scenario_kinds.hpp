@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/config.hpp"
+#include "tools/cli/shard_file.hpp"
 
 namespace ttsim::cli {
 
@@ -15,6 +16,8 @@ struct ScenarioContext {
     std::optional<std::string> out_dir;  // --out: where result files go (written atomically)
     int threads = 0;                     // --threads: 0 = all cores
     std::optional<std::string> format;   // --format: overrides the scenario's output.format
+    std::optional<ShardSpec> shard;      // --shard I/N: compute only this share (shard_file.hpp)
+    const MergedShards* merged = nullptr;   // `ttsim merge`: the rows come from these shards, none is computed
 };
 
 // Handlers, one per scenario kind. `root` is the whole document; the handler checks its own keys.

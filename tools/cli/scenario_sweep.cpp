@@ -20,6 +20,7 @@
 #include "tools/cli/exit_codes.hpp"
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/plots.hpp"
+#include "tools/cli/scenario_compute.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 #include "tools/report/results_report.hpp"
 
@@ -48,7 +49,9 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     scenario.options.threads = context.threads;
     scenario.options.progress = make_progress_bar(scenario.name);
     scenario.options.cancelled = [] { return interrupted(); };
-    const planning::SweepResult result = planning::run_sweep(points, profiles, scenario.options);
+    const ComputedSweep computed = compute_sweep(points, profiles, scenario.options, context, out);
+    if (!computed.result) return computed.exit_code;   // an MPI rank other than 0, or a --shard run: done
+    const planning::SweepResult& result = *computed.result;
 
     const std::string fabric = planning::fabric_choice_note(scenario.spec.routing, scenario.spec.sharp);
     std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points" +
@@ -157,11 +160,13 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     if (context.out_dir) output.emplace(*context.out_dir);
     scenario.query.threads = context.threads;
     scenario.query.cancelled = [] { return interrupted(); };
-    const planning::PlanAnswer answer = planning::answer_plan_query(
+    const std::optional<planning::PlanAnswer> computed = compute_plan(
         scenario.query,
         with_plan_progress(planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy,
                                                                scenario.cost, scenario.query),
                            scenario.query));
+    if (!computed) return kExitAnswered;   // an MPI rank other than 0: rank 0 writes
+    const planning::PlanAnswer& answer = *computed;
     const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy};
     return print_plan(scenario.name, ::ttsim::report::scenario_command(context.file), scenario.format, report, answer,
                       out, output);
