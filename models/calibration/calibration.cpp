@@ -411,6 +411,12 @@ SharedFit SharedFit::parse(const std::string& list) {
     return f;
 }
 
+SharedFit SharedFit::operator_defaults() {
+    SharedFit f;
+    f.operator_model = f.kernel_overhead = f.tp_exposed = true;
+    return f;
+}
+
 std::string SharedFit::describe() const {
     std::vector<std::string_view> on_names;
     auto add = [&](bool on, std::string_view name) {

@@ -106,6 +106,9 @@ struct SharedFit {
     bool tp_exposed = false;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
+    // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,
+    // kernel-overhead and tp-exposed.
+    static SharedFit operator_defaults();
     std::string describe() const;
 };
 

@@ -6,10 +6,10 @@
 namespace ttsim {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_parallel, pipeline_parallel,
                                    data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
-                                   global_batch, distributed_optimizer, sharp, sequence_parallel, fp8)
+                                   global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs)
 namespace planning {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
-                                   cost, energy_kwh, warnings)
+                                   cost, energy_kwh, rented_gpus, allocation, warnings)
 }  // namespace planning
 }  // namespace ttsim
 
@@ -30,7 +30,10 @@ json prediction_to_json(const Prediction& p) {
               {"eval_minutes", p.eval_minutes}, {"evaluations", p.evaluations},
               {"run_overhead_minutes", p.run_overhead_minutes}, {"per_gpu_throughput", p.per_gpu_throughput},
               {"gpu_hours", p.gpu_hours}, {"compute_only_bound_minutes", p.compute_only_bound_minutes},
-              {"defaults", p.defaults}, {"warnings", p.warnings}};
+              {"defaults", p.defaults}, {"warnings", p.warnings}, {"compute_model", p.compute_model},
+              {"launch_bound", p.launch_bound}, {"memory_bytes", p.memory_per_gpu_bytes},
+              {"memory_capacity", p.memory_capacity_bytes}, {"memory_fits", p.memory_fits},
+              {"memory_summary", p.memory_summary}};
     if (p.efficiency_vs_8gpu) j["efficiency_vs_8gpu"] = *p.efficiency_vs_8gpu;
     return j;
 }
@@ -69,6 +72,12 @@ Prediction prediction_from_json(const json& j) {
     j.at("compute_only_bound_minutes").get_to(p.compute_only_bound_minutes);
     j.at("defaults").get_to(p.defaults);
     j.at("warnings").get_to(p.warnings);
+    j.at("compute_model").get_to(p.compute_model);
+    j.at("launch_bound").get_to(p.launch_bound);
+    j.at("memory_bytes").get_to(p.memory_per_gpu_bytes);
+    j.at("memory_capacity").get_to(p.memory_capacity_bytes);
+    j.at("memory_fits").get_to(p.memory_fits);
+    j.at("memory_summary").get_to(p.memory_summary);
     if (const auto e = j.find("efficiency_vs_8gpu"); e != j.end()) p.efficiency_vs_8gpu = e->get<double>();
     return p;
 }
@@ -88,7 +97,8 @@ auto decoding(const std::string& what, const char* expected, Decode decode) {
 json outcome_to_json(const PointOutcome& o) {
     return {{"ok", o.ok}, {"error", o.error}, {"prediction", prediction_to_json(o.prediction)},
             {"tdp_w", o.gpu_tdp_watts}, {"idle_w", o.gpu_idle_watts}, {"gpus_per_node", o.gpus_per_node},
-            {"catalog_gpu", o.catalog_gpu}, {"notes", o.notes}};
+            {"rented_gpus", o.rented_gpus}, {"allocation", o.allocation}, {"catalog_gpu", o.catalog_gpu},
+            {"notes", o.notes}};
 }
 
 PointOutcome outcome_from_json(const json& row, const std::string& what) {
@@ -100,6 +110,8 @@ PointOutcome outcome_from_json(const json& row, const std::string& what) {
         row.at("tdp_w").get_to(o.gpu_tdp_watts);
         row.at("idle_w").get_to(o.gpu_idle_watts);
         row.at("gpus_per_node").get_to(o.gpus_per_node);
+        row.at("rented_gpus").get_to(o.rented_gpus);
+        row.at("allocation").get_to(o.allocation);
         row.at("catalog_gpu").get_to(o.catalog_gpu);
         row.at("notes").get_to(o.notes);
         return o;

@@ -86,7 +86,7 @@ coll="collective --gpus 16 --max-size 8MiB"
 "$ttsim" $coll --out "$tmp/coll/" >"$tmp/coll.txt"; rc=$?
 check "collective --out DIR/ exits 0 and writes results.csv and results.json" \
   '[[ $rc -eq 0 ]] && cmp -s "$tmp/coll.json" "$tmp/coll/results.json" && cmp -s "$tmp/coll.csv" "$tmp/coll/results.csv"'
-check "collective --out DIR/ makes no file named after the slash" '[[ $(ls -A "$tmp/coll" | tr "\n" " ") == "results.csv results.json " ]]'
+check "collective --out DIR/ makes no file named after the slash" '[[ $(ls -A "$tmp/coll" | tr "\n" " ") == "report.html results.csv results.json " ]]'
 # shellcheck disable=SC2086
 "$ttsim" $coll --out "$tmp/coll2" >/dev/null; rc=$?
 check "collective --out DIR (no slash) is the same folder contract" '[[ $rc -eq 0 ]] && cmp -s "$tmp/coll.json" "$tmp/coll2/results.json"'

@@ -43,6 +43,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     const ComputeModel model = model_flag(parser);
     if (options.shared.operator_model && parser.has("model") && model == ComputeModel::lumped)
         parser.fail("model", "lumped contradicts 'operator' in --shared");
+    if (!parser.has("shared") && model == ComputeModel::operator_level) options.shared = SharedFit::operator_defaults();
     options.shared.operator_model = model == ComputeModel::operator_level || options.shared.operator_model;
     const std::filesystem::path file_name =
         profile_file("", options.shared.operator_model ? ComputeModel::operator_level : ComputeModel::lumped);

@@ -53,7 +53,7 @@ ModelFigures model_figures(const std::vector<CalibrationPoint>& points, const Pr
 
 int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParser& parser, const SharedFit& shared,
                      std::ostream& out) {
-    SharedFit lumped = shared, op = shared;
+    SharedFit lumped = shared, op = parser.has("shared") ? shared : SharedFit::operator_defaults();
     lumped.operator_model = false;
     op.operator_model = true;
     const ProfileSet lumped_profiles = parser.naming_flags([&] {
@@ -138,6 +138,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     const ComputeModel model = model_flag(parser);
     if (options.shared.operator_model && parser.has("model") && model == ComputeModel::lumped)
         parser.fail("model", "lumped contradicts 'operator' in --shared");
+    if (!parser.has("shared") && model == ComputeModel::operator_level) options.shared = SharedFit::operator_defaults();
     options.shared.operator_model = model == ComputeModel::operator_level || options.shared.operator_model;
     const ProfileSet profiles = load_model_profiles(parser);
     constexpr int kFitMaxGpus = 64, kPredictMinGpus = 128;

@@ -370,7 +370,12 @@ ReportInput report_from_results(const std::string& results_json, const std::stri
     return generic_report(root, std::move(report));
 }
 
-std::string scenario_command(const std::string& scenario_file) { return "ttsim run " + scenario_file; }
+std::string scenario_command(const std::string& scenario_file) {
+    // As the user would type it from here: a merged shard holds the scenario's absolute path, a run the typed one.
+    std::error_code ec;
+    const std::filesystem::path relative = std::filesystem::proximate(scenario_file, ec);
+    return "ttsim run " + (ec ? scenario_file : relative.generic_string());
+}
 
 std::string results_page(const std::string& results_json, const std::string& command,
                          const std::vector<std::string>& images) {
