@@ -388,7 +388,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
         {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
         {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
-        {"tp-exposed", &SharedFit::tp_exposed}};
+        {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -437,6 +437,7 @@ std::string SharedFit::describe() const {
     add(system_speed, "system-speed");
     add(kernel_overhead, "kernel-overhead");
     add(tp_exposed, "tp-exposed");
+    add(host_overlap, "host-overlap");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

@@ -69,7 +69,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap";
 
 struct SharedFit {
     bool multi_node = false;
@@ -104,6 +104,8 @@ struct SharedFit {
     bool kernel_overhead = false;
     // Fit ComputeProfile::tp_comm_exposed_fraction (the share of TP/CP collective time not hidden), shared.
     bool tp_exposed = false;
+    // With operator: the fixed per-step host cost overlaps the GPU's work (ComputeProfile::operator_host_overlap).
+    bool host_overlap = false;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,

@@ -61,6 +61,7 @@ struct Problem {
         e.graph_launch_seconds = 2 * e.launch_seconds;
         e.kernel_overhead_seconds = value(x, layout.kernel_overhead, 0.0);
         p.operator_efficiency = e;
+        p.operator_host_overlap = shared.host_overlap;
         const auto speed = layout.gpu_speed.find(gpu);
         p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);
         p.fixed_step_seconds = value(x, layout.fixed_step.at(workload), p.fixed_step_seconds);

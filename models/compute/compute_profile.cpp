@@ -165,7 +165,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
             op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
-                            "kernel_overhead_seconds", "speed"});
+                            "kernel_overhead_seconds", "speed", "host_overlap"});
             layers::Efficiency e;
             e.gemm = op->required("gemm").as_double(1e-3, 1.0);
             e.conv = op->required("conv").as_double(1e-3, 1.0);
@@ -176,6 +176,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             if (auto k = op->optional("kernel_overhead_seconds")) e.kernel_overhead_seconds = k->as_double(0.0, 1e-3);
             p.operator_efficiency = e;
             if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
+            if (auto overlap = op->optional("host_overlap")) p.operator_host_overlap = overlap->as_bool();
         }
         const auto batches = item.optional("fitted_samples_per_gpu");
         const auto counts = item.optional("fitted_gpus");
@@ -233,7 +234,8 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             out << "    operator: {gemm: " << e->gemm << ", conv: " << e->conv << ", attention: " << e->attention
                 << ", memory: " << e->memory << ", launch_seconds: " << e->launch_seconds
                 << ", graph_launch_seconds: " << e->graph_launch_seconds
-                << ", kernel_overhead_seconds: " << e->kernel_overhead_seconds << ", speed: " << p.operator_speed << "}\n";
+                << ", kernel_overhead_seconds: " << e->kernel_overhead_seconds << ", speed: " << p.operator_speed
+                << ", host_overlap: " << (p.operator_host_overlap ? "true" : "false") << "}\n";
         if (const auto& r = p.calibrated_range)
             out << "    fitted_samples_per_gpu: [" << r->min_samples_per_gpu << ", " << r->max_samples_per_gpu << "]\n"
                 << "    fitted_gpus: [" << r->min_gpus << ", " << r->max_gpus << "]\n";

@@ -73,6 +73,10 @@ struct ComputeProfile {
     // attention, memory, launch_seconds, graph_launch_seconds, speed}`.
     std::optional<layers::Efficiency> operator_efficiency;
     double operator_speed = 1.0;
+    // Operator model: the fixed per-step host cost (fixed_step_seconds) runs on the host while the GPU works
+    // through what was already queued, so a pass takes max(GPU kernels, host launches + its share of the fixed
+    // cost) instead of adding it (calibration option host-overlap). YAML: `operator: {..., host_overlap: true}`.
+    bool operator_host_overlap = false;
 
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
     // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred

@@ -93,7 +93,8 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     return table;
 }
 
-OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed) {
+OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed,
+                                      double host_seconds_per_pass) {
     TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
     const double efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
     OperatorStepTimes t;
@@ -121,8 +122,10 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
         }
     }
     if (table.cuda_graphs == layers::CudaGraphs::segmented) graphs_per_pass = 1;
-    const double host_forward = eager_forward * e.launch_seconds + graphs_per_pass * e.graph_launch_seconds;
-    const double host_backward = eager_backward * e.launch_seconds + graphs_per_pass * e.graph_launch_seconds;
+    const double host_forward =
+        eager_forward * e.launch_seconds + graphs_per_pass * e.graph_launch_seconds + host_seconds_per_pass;
+    const double host_backward =
+        eager_backward * e.launch_seconds + graphs_per_pass * e.graph_launch_seconds + host_seconds_per_pass;
     t.host_seconds_per_micro_step = host_forward + host_backward;
     // The host runs ahead of the GPU within a pass, so a pass takes the longer of its kernels and its launches.
     t.forward_seconds = std::max(t.forward_gpu_seconds, host_forward);

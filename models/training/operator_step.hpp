@@ -71,8 +71,10 @@ struct OperatorStepTimes {
 };
 
 // Prices the table with `efficiency`; `speed` (> 0) divides every kernel time (a per-system efficiency offset).
+// `host_seconds_per_pass` is host work besides the launches that each pass's launches wait behind (the fixed
+// per-step cost spread over the passes, ComputeProfile::operator_host_overlap; 0 otherwise).
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& efficiency,
-                                      double speed = 1.0);
+                                      double speed = 1.0, double host_seconds_per_pass = 0.0);
 
 // Seconds to run `samples_per_gpu` workload samples forward only (evaluation), at the table's micro batch.
 double operator_forward_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_gpu);

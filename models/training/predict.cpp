@@ -243,6 +243,7 @@ struct ComputeTerms {
     double optimizer_seconds = 0;
     double eval_forward_seconds = 0;       // one evaluation's forward passes on one GPU
     bool launch_bound = false;
+    bool fixed_step_overlapped = false;    // the fixed per-step cost is inside the passes' host time
 };
 
 ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& profile) {
@@ -251,8 +252,12 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
     const ParallelismConfig& c = s.layout;
     ComputeTerms t;
     if (profile.operator_efficiency && s.operator_table) {
+        // With host overlap the fixed per-step host cost is spread over the step's 2 x micro-steps passes.
+        const double host_per_pass =
+            profile.operator_host_overlap ? profile.fixed_step_seconds / (2.0 * c.gradient_accumulation) : 0.0;
         const OperatorStepTimes step = price_operator_step(*s.operator_table, *profile.operator_efficiency,
-                                                           profile.operator_speed);
+                                                           profile.operator_speed, host_per_pass);
+        t.fixed_step_overlapped = profile.operator_host_overlap;
         t.operator_model = true;
         t.micro_step_seconds = step.forward_seconds + step.backward_seconds;
         t.backward_share = t.micro_step_seconds > 0 ? step.backward_seconds / t.micro_step_seconds : t.backward_share;
@@ -282,7 +287,7 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
     const bool multi_node = s.system.spans_domains(s.gpus);
     const double sigmas = profile.step_jitter_per_node ? s.node_straggler_sigmas : s.straggler_sigmas;
-    plan.fixed_step_seconds = profile.fixed_step_seconds + (multi_node ? profile.multi_node_step_seconds : 0.0) +
+    plan.fixed_step_seconds = (terms.fixed_step_overlapped ? 0.0 : profile.fixed_step_seconds) + (multi_node ? profile.multi_node_step_seconds : 0.0) +
                               profile.step_jitter_seconds * sigmas;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
