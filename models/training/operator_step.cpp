@@ -67,7 +67,11 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     memory_layout.micro_batch = graph_micro;
     memory_layout.sequence_parallel = layout.sequence_parallel && layout.tensor_parallel > 1;
     memory_layout.distributed_optimizer = layout.distributed_optimizer;
-    const layers::LayerGraph graph = layers::load_shipped_layer_workload(ref.file, layers::build_options(memory_layout));
+    const layers::BuildOptions options = layers::build_options(memory_layout);
+    const layers::LayerGraph graph =
+        ref.description_yaml.empty()
+            ? layers::load_shipped_layer_workload(ref.file, options)
+            : layers::build_layer_graph(ConfigNode::load_string(ref.description_yaml, ref.source), ref.file, options);
     table->cuda_graphs = graph.facts.cuda_graphs;
     table->memory = layers::memory_per_gpu(graph, memory_layout, gpu);
 

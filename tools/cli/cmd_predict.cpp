@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
@@ -53,6 +54,42 @@ void check_split_with_default(const ArgParser& parser, const PredictionRequest& 
                     (tp_given ? "--cp" : "--tp") + " too)");
 }
 
+// What the layout search adds to a prediction (only when it chose the layout, so published predictions print as
+// they always have).
+void add_layout_search_json(nlohmann::ordered_json& j, const Prediction& p) {
+    j["layout_choice"] = p.layout_choice;
+    j["layouts_valid"] = p.layouts_enumerated;
+    j["layouts_fitting"] = p.layouts_fitting;
+    j["layout_search_seconds"] = p.layout_search_seconds;
+    j["memory_per_gpu_bytes"] = p.memory_per_gpu_bytes;
+    j["memory_capacity_bytes"] = p.memory_capacity_bytes;
+    j["memory"] = p.memory_summary;
+    if (p.published) {
+        const Prediction::Alternative& a = *p.published;
+        j["published"] = {{"basis", a.label},
+                          {"layout", describe_layout(a.layout)},
+                          {"ttt_minutes", a.ttt_minutes},
+                          {"step_ms", a.step_ms},
+                          {"memory_per_gpu_bytes", a.memory_per_gpu_bytes},
+                          {"memory_fits", a.memory_fits}};
+    } else {
+        j["published"] = nullptr;
+    }
+}
+
+void print_layout_search(std::ostream& out, const Prediction& p) {
+    out << "  layout choice      " << p.layout_choice << ", searched in " << p.layout_search_seconds << " s\n"
+        << "  memory per GPU     " << p.memory_summary << "\n";
+    if (p.published) {
+        const Prediction::Alternative& a = *p.published;
+        out << "  published layout   " << describe_layout(a.layout) << ": " << a.ttt_minutes << " min, step " << a.step_ms
+            << " ms, " << a.memory_per_gpu_bytes / 1e9 << " GB per GPU" << (a.memory_fits ? "" : " (over HBM)") << " ("
+            << a.label << ")\n";
+    } else {
+        out << "  published layout   none at this scale\n";
+    }
+}
+
 }  // namespace
 
 int run_predict(const CommandArgs& args, std::ostream& out) {
@@ -71,6 +108,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
         .option("tp", "T", "tensor parallel size", "published")
         .option("cp", "C", "context parallel size", "published")
+        .option("layout", "L",
+                "fastest (search every valid TP x CP x DP x micro batch x accumulation x distributed optimizer that "
+                "fits in HBM, operator model), published (NVIDIA's v4.1 layout at the nearest scale), or pins: "
+                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (searches what they leave open)",
+                "fastest with an operator profile, published with a lumped one")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
                 "domain, which has no switch fabric)",
@@ -91,6 +133,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
+    if (parser.has("layout")) request.layout = parser.naming_flags([&] { return parse_layout_request(parser.get("layout")); });
     const std::string format = parser.get("format");
     if (format != "table" && format != "json") parser.fail("format", "must be 'table' or 'json'");
     parser.naming_flags([&] { check_split_with_default(parser, request); });
@@ -115,6 +158,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                        {"micro_batch", p.layout.samples_per_micro_batch},
                        {"gradient_accumulation", p.layout.gradient_accumulation},
                        {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp}};
+        if (!p.layout_choice.empty()) add_layout_search_json(j, p);
         j["ttt_minutes"] = p.ttt_minutes;
         j["ttt_p10_minutes"] = p.ttt_p10_minutes;
         j["ttt_p90_minutes"] = p.ttt_p90_minutes;
@@ -151,8 +195,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         << "  layout             TP " << p.layout.tensor_parallel << " CP " << p.layout.context_parallel << " DP "
         << p.layout.data_parallel << ", micro batch " << p.layout.samples_per_micro_batch << " x "
         << p.layout.gradient_accumulation << " micro steps" << (p.layout.distributed_optimizer ? ", distributed optimizer" : "")
-        << "\n"
-        << "  time to train      " << p.ttt_minutes << " min (p10 " << p.ttt_p10_minutes << ", p90 " << p.ttt_p90_minutes
+        << "\n";
+    if (!p.layout_choice.empty()) print_layout_search(out, p);
+    out << "  time to train      " << p.ttt_minutes << " min (p10 " << p.ttt_p10_minutes << ", p90 " << p.ttt_p90_minutes
         << ")\n"
         << "  global batch       " << p.global_batch << ", samples to converge " << std::setprecision(0)
         << p.samples_to_converge << ", steps " << p.steps << std::setprecision(3) << "\n"

@@ -1,0 +1,68 @@
+// Speed of a layout search over every valid layout (acceptance, issue 12: <= 1 s at 1,024 GPUs): the shipped
+// user-model scenario's 7B decoder (scenarios/custom-decoder-7b.yaml) and Llama2-70B LoRA at the published batch,
+// on DGX H100, priced with an operator profile. Each iteration is a whole search: one topology, every layout's
+// layer graph and memory, the collectives (simulated once per distinct collective) and the pricing.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "models/training/layout_search.hpp"
+#include "models/workloads/custom_workload.hpp"
+
+namespace {
+
+using namespace ttsim;
+
+// Efficiencies of the order an operator calibration gives; the search's cost does not depend on them.
+ComputeProfile bench_profile() {
+    ComputeProfile p;
+    layers::Efficiency e;
+    e.gemm = 0.7;
+    e.conv = 0.5;
+    e.attention = 0.5;
+    e.memory = 0.8;
+    e.launch_seconds = 5e-6;
+    e.graph_launch_seconds = 20e-6;
+    p.operator_efficiency = e;
+    return p;
+}
+
+void search_decoder_7b(benchmark::State& state) {
+    const ConfigNode root = ConfigNode::load_file(std::string(TTSIM_SOURCE_DIR) + "/scenarios/custom-decoder-7b.yaml");
+    const UserModel model = load_user_model(root.required("model"));
+    LayoutSearchJob job;
+    job.owned_workload = model.workload;
+    job.system = resolve_system("dgx-h100");
+    job.gpus = static_cast<int>(state.range(0));
+    job.global_batch = model.global_batch;
+    job.switches.sequence_parallel = true;
+    job.switches.sharp = sharp_by_default(job.system, job.gpus);
+    const ComputeProfile profile = bench_profile();
+    int valid = 0;
+    for (auto _ : state) valid = search_layouts(job, profile).enumerated;
+    state.counters["valid_layouts"] = valid;
+}
+
+void search_lora(benchmark::State& state) {
+    PredictionRequest request;
+    request.workload = "llama2_70b_lora";
+    request.system = "dgx-h100";
+    request.gpus = static_cast<int>(state.range(0));
+    request.compute_efficiency_vs_8gpu = false;
+    const PreparedScenario published = prepare(request);
+    LayoutSearchJob job;
+    job.workload = published.workload;
+    job.system = published.system;
+    job.gpus = request.gpus;
+    job.global_batch = published.layout.global_batch;
+    job.switches = published.layout;
+    const ComputeProfile profile = bench_profile();
+    int valid = 0;
+    for (auto _ : state) valid = search_layouts(job, profile).enumerated;
+    state.counters["valid_layouts"] = valid;
+}
+
+}  // namespace
+
+BENCHMARK(search_decoder_7b)->Arg(64)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
+BENCHMARK(search_lora)->Arg(1024)->Unit(benchmark::kMillisecond);
