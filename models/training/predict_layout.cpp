@@ -147,8 +147,8 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
     for (auto& d : defaults) p.defaults.insert(p.defaults.begin(), d);
     if (owned)
         p.warnings.push_back("user-defined model: no calibrated profile of its own; priced with " + gpu.name +
-                             "'s operator efficiencies and launch costs (shared by all workloads) and the leanest "
-                             "per-step cost calibrated on it");
+                             "'s operator efficiencies and launch costs (shared by all workloads) and the median "
+                             "per-step fixed cost calibrated on it");
     if (request.compute_efficiency_vs_8gpu && !owned) {
         // As predict() does for the published layout: one node, whose fabric plays no part.
         PredictionRequest base;

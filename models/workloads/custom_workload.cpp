@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -111,14 +112,11 @@ UserModel load_user_model(const ConfigNode& model) {
 
 ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu) {
     std::optional<ComputeProfile> chosen;
-    double leanest_fixed = 0;
+    std::vector<double> fixed;
     for (const auto& [key, profile] : profiles.all()) {
         if (key.second != gpu.name || !profile.operator_efficiency) continue;
-        if (!chosen) {
-            chosen = profile;
-            leanest_fixed = profile.fixed_step_seconds;
-        }
-        leanest_fixed = std::min(leanest_fixed, profile.fixed_step_seconds);
+        if (!chosen) chosen = profile;
+        fixed.push_back(profile.fixed_step_seconds);
     }
     if (!chosen)
         throw InputError("the user model " + workload.name + " has no calibrated profile of its own and the profile set has "
@@ -127,9 +125,12 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
                              "per workload); use an operator profile set, e.g. from `ttsim calibrate --shared "
                              "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust,operator --out DIR`",
                          Field::profiles);
+    std::sort(fixed.begin(), fixed.end());
+    const std::size_t mid = fixed.size() / 2;
+    const double median = fixed.size() % 2 ? fixed[mid] : (fixed[mid - 1] + fixed[mid]) / 2;
     ComputeProfile p = *chosen;
     p.workload = workload.name;
-    p.fixed_step_seconds = leanest_fixed;
+    p.fixed_step_seconds = median;
     p.operator_speed = 1.0;
     p.calibrated_range.reset();
     p.transferred_from.reset();
