@@ -153,8 +153,11 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
                                      result.enumerated, describe_layout(smallest.layout), smallest.memory.summary),
                          field);
     }
+    // A few reasons are enough to act on; every split has one, so a long list would bury them.
+    constexpr std::size_t shown = 4;
     std::string why;
-    for (const std::string& reason : result.rejected) why += (why.empty() ? "" : "; ") + reason;
+    for (std::size_t i = 0; i < result.rejected.size() && i < shown; ++i) why += (why.empty() ? "" : "; ") + result.rejected[i];
+    if (result.rejected.size() > shown) why += fmt::format("; and {} more splits", result.rejected.size() - shown);
     throw InputError("no valid layout for " + job_text + (why.empty() ? std::string(" matches the pins") : ": " + why),
                      field);
 }
