@@ -65,6 +65,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     LayoutSearchResult result;
     std::set<std::string> reasons;
     StepCollectiveSession session(job.system, job.gpus, job.switches.sharp);
+    const ConfigNode description = layer_description(workload);   // parsed once for every graph below
     std::vector<int> tps{1}, cps{1};
     if (workload.tensor_parallel_modelled()) {
         tps.clear();
@@ -83,33 +84,34 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 continue;
             }
             const int share = job.global_batch / dp;
-            bool graph_ok = true;
             for (int micro : divisors(share)) {
                 const int accumulation = share / micro;
                 if (pinned_out(pins.micro_batch, micro) || pinned_out(pins.gradient_accumulation, accumulation)) continue;
+                ParallelismConfig c = job.switches;
+                c.tensor_parallel = tp;
+                c.context_parallel = cp;
+                c.pipeline_parallel = 1;
+                c.data_parallel = dp;
+                c.samples_per_micro_batch = micro;
+                c.gradient_accumulation = accumulation;
+                c.global_batch = job.global_batch;
+                if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
+                // One graph for both optimizer settings: sharding changes memory and the update, not the layers.
+                std::optional<layers::LayerGraph> graph;
+                try {
+                    graph = build_layout_graph(workload, description, c);
+                } catch (const InputError& e) {
+                    // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
+                    reasons.insert(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
+                    break;
+                }
                 for (bool dopt : {false, true}) {
                     if (dopt && dp == 1) continue;   // nothing to shard
                     if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
-                    ParallelismConfig c = job.switches;
-                    c.tensor_parallel = tp;
-                    c.context_parallel = cp;
-                    c.pipeline_parallel = 1;
-                    c.data_parallel = dp;
-                    c.samples_per_micro_batch = micro;
-                    c.gradient_accumulation = accumulation;
-                    c.global_batch = job.global_batch;
                     c.distributed_optimizer = dopt;
-                    if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
                     const StepCollectives comm = session.price(workload, c);
-                    std::shared_ptr<const OperatorTable> table;
-                    try {
-                        table = build_operator_table(workload, gpu, c, comm.optimizer_shards);
-                    } catch (const InputError& e) {
-                        // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
-                        reasons.insert(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
-                        graph_ok = false;
-                        break;
-                    }
+                    const std::shared_ptr<const OperatorTable> table =
+                        build_operator_table(workload, *graph, gpu, c, comm.optimizer_shards);
                     ++result.enumerated;
                     LayoutCandidate candidate{c, table->memory};
                     if (!table->memory.fits) {
@@ -131,7 +133,6 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                         result.fitting.push_back(std::move(candidate));
                     }
                 }
-                if (!graph_ok) break;
             }
         }
     }
