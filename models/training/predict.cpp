@@ -403,19 +403,22 @@ Prediction predict(const PredictionRequest& request, const ProfileSet& profiles)
     const PreparedScenario scenario = prepare(request);
     const ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
     Prediction p = evaluate(scenario, profile);
-    if (request.compute_efficiency_vs_8gpu) {
-        PredictionRequest base;
-        base.workload = request.workload;
-        base.system = request.system;
-        base.gpus = 8;
-        // One node: the fabric plays no part (and a topology file holds its own GPU count).
-        base.gpu_override = request.gpu_override;
-        base.gpu_label = request.gpu_label;
-        base.compute_efficiency_vs_8gpu = false;
-        const Prediction reference = evaluate(prepare(base), profile);
-        p.efficiency_vs_8gpu = p.per_gpu_throughput / reference.per_gpu_throughput;
-    }
+    if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
     return p;
+}
+
+double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p) {
+    PredictionRequest base;
+    base.workload = request.workload;
+    base.system = request.system;
+    base.gpus = 8;
+    // One node: the fabric plays no part (and a topology file holds its own GPU count).
+    base.gpu_override = request.gpu_override;
+    base.gpu_label = request.gpu_label;
+    base.layout.mode = LayoutMode::published;
+    base.compute_efficiency_vs_8gpu = false;
+    const Prediction reference = evaluate(prepare(base), profile);
+    return p.per_gpu_throughput / reference.per_gpu_throughput;
 }
 
 }  // namespace ttsim

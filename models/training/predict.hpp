@@ -188,4 +188,8 @@ IterationPlan make_iteration_plan(const PreparedScenario& scenario, const Comput
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
 
+// Prediction::efficiency_vs_8gpu: `p`'s per-GPU throughput over that of the published layout on 8 GPUs of the
+// request's system (GPU override included, fabric not), priced with `profile`.
+double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p);
+
 }  // namespace ttsim

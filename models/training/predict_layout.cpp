@@ -149,19 +149,7 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
         p.warnings.push_back("user-defined model: no calibrated profile of its own; priced with " + gpu.name +
                              "'s operator efficiencies and launch costs (shared by all workloads) and the median "
                              "per-step fixed cost calibrated on it");
-    if (request.compute_efficiency_vs_8gpu && !owned) {
-        // As predict() does for the published layout: one node, whose fabric plays no part.
-        PredictionRequest base;
-        base.workload = request.workload;
-        base.system = request.system;
-        base.gpus = 8;
-        base.gpu_override = request.gpu_override;
-        base.gpu_label = request.gpu_label;
-        base.layout.mode = LayoutMode::published;
-        base.compute_efficiency_vs_8gpu = false;
-        const Prediction reference = evaluate(prepare(base), profile);
-        p.efficiency_vs_8gpu = p.per_gpu_throughput / reference.per_gpu_throughput;
-    }
+    if (request.compute_efficiency_vs_8gpu && !owned) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
     return p;
 }
 

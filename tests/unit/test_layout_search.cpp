@@ -42,6 +42,16 @@ UserModel decoder_7b() {
     return load_user_model(root.required("model"));
 }
 
+PredictionRequest user_request(const UserModel& model, int gpus) {
+    PredictionRequest r;
+    r.custom_workload = model.workload;
+    r.workload = model.workload->name;
+    r.system = "dgx-h100";
+    r.gpus = gpus;
+    r.global_batch = model.global_batch;
+    return r;
+}
+
 LayoutSearchJob llama_job(int gpus) {
     const PreparedScenario published = prepare(test::prediction_request("llama2_70b_lora", "dgx-h100", gpus));
     LayoutSearchJob job;
@@ -112,12 +122,7 @@ TEST_CASE("layout search: pins restrict the search, and a pinned layout over HBM
     // A 7B decoder, unsharded (TP 1, no distributed optimizer), 16 sequences of 4,096 tokens per micro step:
     // 13.5 GB weights + 13.5 GB gradients + 81 GB optimizer state alone exceed an H100's 80 GB.
     const UserModel model = decoder_7b();
-    PredictionRequest u;
-    u.custom_workload = model.workload;
-    u.workload = model.workload->name;
-    u.system = "dgx-h100";
-    u.gpus = 64;
-    u.global_batch = model.global_batch;
+    PredictionRequest u = user_request(model, 64);
     u.layout = parse_layout_request("tp=1,cp=1,micro=16,distributed_optimizer=off");
     try {
         predict(u, profiles);
@@ -183,35 +188,26 @@ TEST_CASE("user model: the 7B decoder gets a layout within HBM at 64, 512 and 4,
     CHECK(model.global_batch == 1024);
     // Llama-2-7B has 6.74 B parameters (paper and config.json); the layer graph counts its own.
     CHECK(static_cast<double>(model.workload->total_params) == Approx(6.74e9).epsilon(0.01));
-    const ProfileSet profiles = operator_set();
-    double previous_ttt = 0;
-    for (int gpus : {64, 512, 4096}) {
-        PredictionRequest r;
-        r.custom_workload = model.workload;
-        r.workload = model.workload->name;
-        r.system = "dgx-h100";
-        r.gpus = gpus;
-        r.global_batch = model.global_batch;
-        const Prediction p = predict(r, profiles);
-        INFO(gpus << " GPUs: " << describe_layout(p.layout) << ", " << p.memory_summary);
-        CHECK(p.layout.gpus() == gpus);
-        CHECK(p.memory_fits);
-        CHECK(p.memory_per_gpu_bytes <= p.memory_capacity_bytes);
-        CHECK(p.compute_model == "operator");
-        CHECK(p.samples_to_converge == Approx(2e12 / 4096));
-        if (previous_ttt > 0) CHECK(p.ttt_minutes < previous_ttt);
-        previous_ttt = p.ttt_minutes;
+    // Hand-made efficiencies and the shipped operator set (the scenario's).
+    for (const ProfileSet& profiles : {operator_set(), ProfileSet::load_dir(ProfileSet::default_dir() / "operator")}) {
+        double previous_ttt = 0;
+        for (int gpus : {64, 512, 4096}) {
+            const Prediction p = predict(user_request(model, gpus), profiles);
+            INFO(gpus << " GPUs: " << describe_layout(p.layout) << ", " << p.memory_summary);
+            CHECK(p.layout.gpus() == gpus);
+            CHECK(p.memory_fits);
+            CHECK(p.memory_per_gpu_bytes <= p.memory_capacity_bytes);
+            CHECK(p.compute_model == "operator");
+            CHECK(p.samples_to_converge == Approx(2e12 / 4096));
+            if (previous_ttt > 0) CHECK(p.ttt_minutes < previous_ttt);
+            previous_ttt = p.ttt_minutes;
+        }
     }
 }
 
 TEST_CASE("user model: refused without an operator profile, and safe to predict from many threads", "[layout_search]") {
     const UserModel model = decoder_7b();
-    PredictionRequest r;
-    r.custom_workload = model.workload;
-    r.workload = model.workload->name;
-    r.system = "dgx-h100";
-    r.gpus = 64;
-    r.global_batch = model.global_batch;
+    const PredictionRequest r = user_request(model, 64);
     try {
         predict(r, test::shipped_profile_set());
         FAIL("a lumped profile priced a user model");

@@ -1,6 +1,6 @@
 // Speed of a layout search over every valid layout (acceptance, issue 12: <= 1 s at 1,024 GPUs): the shipped
 // user-model scenario's 7B decoder (scenarios/custom-decoder-7b.yaml) and Llama2-70B LoRA at the published batch,
-// on DGX H100, priced with an operator profile. Each iteration is a whole search: one topology, every layout's
+// on DGX H100, priced with the shipped operator profile set. Each iteration is a whole search: one topology, every layout's
 // layer graph and memory, the collectives (simulated once per distinct collective) and the pricing.
 #include <benchmark/benchmark.h>
 
@@ -13,18 +13,12 @@ namespace {
 
 using namespace ttsim;
 
-// Efficiencies of the order an operator calibration gives; the search's cost does not depend on them.
-ComputeProfile bench_profile() {
-    ComputeProfile p;
-    layers::Efficiency e;
-    e.gemm = 0.7;
-    e.conv = 0.5;
-    e.attention = 0.5;
-    e.memory = 0.8;
-    e.launch_seconds = 5e-6;
-    e.graph_launch_seconds = 20e-6;
-    p.operator_efficiency = e;
-    return p;
+// The shipped operator profile set (models/profiles/operator): H100's efficiencies, as the user-model scenario
+// prices with them.
+ComputeProfile bench_profile(const Workload& workload) {
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir() / "operator");
+    return workload.user_defined ? user_model_profile(profiles, workload, find_gpu("H100-SXM"))
+                                 : profiles.find(workload, find_gpu("H100-SXM"));
 }
 
 void search_decoder_7b(benchmark::State& state) {
@@ -37,7 +31,7 @@ void search_decoder_7b(benchmark::State& state) {
     job.global_batch = model.global_batch;
     job.switches.sequence_parallel = true;
     job.switches.sharp = sharp_by_default(job.system, job.gpus);
-    const ComputeProfile profile = bench_profile();
+    const ComputeProfile profile = bench_profile(*model.workload);
     int valid = 0;
     for (auto _ : state) valid = search_layouts(job, profile).enumerated;
     state.counters["valid_layouts"] = valid;
@@ -56,7 +50,7 @@ void search_lora(benchmark::State& state) {
     job.gpus = request.gpus;
     job.global_batch = published.layout.global_batch;
     job.switches = published.layout;
-    const ComputeProfile profile = bench_profile();
+    const ComputeProfile profile = bench_profile(*published.workload);
     int valid = 0;
     for (auto _ : state) valid = search_layouts(job, profile).enumerated;
     state.counters["valid_layouts"] = valid;
