@@ -150,7 +150,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9}\n", "GPUs", "fastest layout", "TTT (h)", "step (ms)",
                        "memory (GB)", "fit/valid");
     for (const Row& r : rows)
-        out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4}\n", r.gpus,
+        out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{}\n", r.gpus,
                            describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms, r.p.memory_per_gpu_bytes / 1e9,
                            r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting, r.p.layouts_enumerated);
     out << "\n";
