@@ -10,6 +10,7 @@ std::string_view to_string(Field field) {
         case Field::global_batch: return "global_batch";
         case Field::tensor_parallel: return "tensor_parallel";
         case Field::context_parallel: return "context_parallel";
+        case Field::layout: return "layout";
         case Field::sharp: return "sharp";
         case Field::nic: return "nic";
         case Field::oversubscription: return "oversubscription";

@@ -16,6 +16,7 @@ enum class Field {
     global_batch,
     tensor_parallel,
     context_parallel,
+    layout,        // the layout choice (fastest | published | tp=..,cp=..; models/training/layout_search.hpp)
     sharp,
     nic,
     oversubscription,
@@ -37,7 +38,7 @@ enum class Field {
 // Every Field, for tables that must cover them all (each front end's test walks this list).
 inline constexpr std::array kAllFields{
     Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::tensor_parallel,
-    Field::context_parallel, Field::sharp, Field::nic,     Field::oversubscription, Field::routing,
+    Field::context_parallel, Field::layout, Field::sharp, Field::nic,     Field::oversubscription, Field::routing,
     Field::min_gpus,   Field::max_gpus,   Field::deadline, Field::confidence,       Field::margin,
     Field::objective,  Field::allocation, Field::profiles,   Field::shared_parameters, Field::output_dir,
 };

@@ -49,31 +49,62 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const double class_
 
 }  // namespace
 
+namespace {
+
+layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph_micro) {
+    layers::MemoryLayout m;
+    m.tensor_parallel = layout.tensor_parallel;
+    m.context_parallel = layout.context_parallel;
+    m.pipeline_parallel = layout.pipeline_parallel;
+    m.data_parallel = layout.data_parallel;
+    m.micro_batch = graph_micro;
+    m.sequence_parallel = layout.sequence_parallel && layout.tensor_parallel > 1;
+    m.distributed_optimizer = layout.distributed_optimizer;
+    return m;
+}
+
+// A micro batch of packed rows: a partly filled row costs a whole one.
+int graph_micro_batch(const LayerModelRef& ref, const ParallelismConfig& layout) {
+    return std::max(1, static_cast<int>(std::ceil(layout.samples_per_micro_batch / ref.samples_per_graph_sample - 1e-9)));
+}
+
+}  // namespace
+
+ConfigNode layer_description(const Workload& workload) {
+    TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
+    const LayerModelRef& ref = *workload.layer_model;
+    return ref.description_yaml.empty() ? layers::load_shipped_layer_description(ref.file)
+                                        : ConfigNode::load_string(ref.description_yaml, ref.source);
+}
+
+layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
+                                      const ParallelismConfig& layout) {
+    const LayerModelRef& ref = *workload.layer_model;
+    const layers::MemoryLayout m = memory_layout_of(layout, graph_micro_batch(ref, layout));
+    return layers::build_layer_graph(description, ref.file, layers::build_options(m));
+}
+
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
                                                           const ParallelismConfig& layout, int optimizer_shards) {
+    return build_operator_table(workload, build_layout_graph(workload, layer_description(workload), layout), gpu, layout,
+                                optimizer_shards);
+}
+
+std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
+                                                          const GpuSpec& gpu, const ParallelismConfig& layout,
+                                                          int optimizer_shards) {
     TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
     const LayerModelRef& ref = *workload.layer_model;
     auto table = std::make_shared<OperatorTable>();
     table->graph = ref.file;
     table->samples_per_graph_sample = ref.samples_per_graph_sample;
-    // A micro batch of packed rows: a partly filled row costs a whole one.
-    const int graph_micro = std::max(1, static_cast<int>(std::ceil(layout.samples_per_micro_batch / ref.samples_per_graph_sample - 1e-9)));
+    const int graph_micro = graph_micro_batch(ref, layout);
     table->graph_micro_batch = graph_micro;
-
-    layers::MemoryLayout memory_layout;
-    memory_layout.tensor_parallel = layout.tensor_parallel;
-    memory_layout.context_parallel = layout.context_parallel;
-    memory_layout.pipeline_parallel = layout.pipeline_parallel;
-    memory_layout.data_parallel = layout.data_parallel;
-    memory_layout.micro_batch = graph_micro;
-    memory_layout.sequence_parallel = layout.sequence_parallel && layout.tensor_parallel > 1;
-    memory_layout.distributed_optimizer = layout.distributed_optimizer;
-    const layers::LayerGraph graph = layers::load_shipped_layer_workload(ref.file, layers::build_options(memory_layout));
     table->cuda_graphs = graph.facts.cuda_graphs;
     for (const auto mode : {layers::CudaGraphs::none, layers::CudaGraphs::per_layer, layers::CudaGraphs::segmented,
                             layers::CudaGraphs::full_iteration})
         if (layout.cuda_graphs == layers::to_string(mode)) table->cuda_graphs = mode;
-    table->memory = layers::memory_per_gpu(graph, memory_layout, gpu);
+    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
     for (const layers::Layer& layer : graph.layers) {

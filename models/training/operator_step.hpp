@@ -21,7 +21,9 @@
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/workloads/layers/kernel_time.hpp"
 #include "models/workloads/layers/memory.hpp"
+#include "models/workloads/layers/layer_graph.hpp"
 #include "models/workloads/workload.hpp"
+#include "sim/config.hpp"
 
 namespace ttsim {
 
@@ -56,6 +58,16 @@ struct OperatorTable {
 // not a whole number of graph samples.
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
                                                           const ParallelismConfig& layout, int optimizer_shards);
+
+// The same in steps, for a caller that builds many layouts of one workload (layout_search.hpp): the workload's
+// layer description parsed once, the graph for a layout's micro batch, TP, CP and SP (layouts that differ only in
+// their optimizer sharding share it), and the table from that graph.
+ConfigNode layer_description(const Workload& workload);
+layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
+                                      const ParallelismConfig& layout);
+std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
+                                                          const GpuSpec& gpu, const ParallelismConfig& layout,
+                                                          int optimizer_shards);
 
 // The step as the operator model prices it, per micro step unless said otherwise.
 struct OperatorStepTimes {

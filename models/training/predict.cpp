@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "models/training/layout_search.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -30,8 +31,16 @@ long long evaluations_until(const EvalSchedule& schedule, double samples) {
 
 }  // namespace
 
+PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, const System& system, int gpus,
+                                     const ParallelismConfig& layout, const PrepareReuse& reuse) {
+    TTSIM_ASSERT(workload != nullptr, "no workload");
+    PreparedScenario s = prepare_with_layout(*workload, system, gpus, layout, reuse);
+    s.owned_workload = std::move(workload);
+    return s;
+}
+
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
-                                     const ParallelismConfig& layout) {
+                                     const ParallelismConfig& layout, const PrepareReuse& reuse) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
     PreparedScenario s;
     s.workload = &workload;
@@ -42,22 +51,28 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     const int model_split = layout.tensor_parallel * layout.context_parallel * layout.pipeline_parallel;
     s.samples_per_gpu = static_cast<double>(layout.samples_per_micro_batch) / model_split;
 
-    // Convergence at the global batch.
-    const ConvergenceModel convergence = ConvergenceModel::for_workload(workload);
-    const auto kept = convergence.table().kept();
-    if (!kept.empty() && layout.global_batch * 4 < kept.front().global_batch)
-        throw InputError("global batch " + std::to_string(layout.global_batch) + " is far below the smallest " +
-                             workload.name + " RCP batch " + std::to_string(kept.front().global_batch) +
-                             " (more than 4x); convergence there is unknown",
-                         Field::global_batch);
-    const ConvergenceEstimate estimate = convergence.samples_to_converge(layout.global_batch);
-    s.samples_mean = estimate.samples_mean;
-    s.samples_p10 = estimate.samples_p10;
-    s.samples_p90 = estimate.samples_p90;
-    for (auto& w : estimate.warnings) s.warnings.push_back(w);
+    // Convergence at the global batch: a user's model trains the amount it states; the catalog's converge as
+    // their RCPs say.
+    if (workload.samples_to_train) {
+        s.samples_mean = s.samples_p10 = s.samples_p90 = *workload.samples_to_train;
+    } else {
+        const ConvergenceModel convergence = ConvergenceModel::for_workload(workload);
+        const auto kept = convergence.table().kept();
+        if (!kept.empty() && layout.global_batch * 4 < kept.front().global_batch)
+            throw InputError("global batch " + std::to_string(layout.global_batch) + " is far below the smallest " +
+                                 workload.name + " RCP batch " + std::to_string(kept.front().global_batch) +
+                                 " (more than 4x); convergence there is unknown",
+                             Field::global_batch);
+        const ConvergenceEstimate estimate = convergence.samples_to_converge(layout.global_batch);
+        s.samples_mean = estimate.samples_mean;
+        s.samples_p10 = estimate.samples_p10;
+        s.samples_p90 = estimate.samples_p90;
+        for (auto& w : estimate.warnings) s.warnings.push_back(w);
+    }
 
     // Collectives: simulated on the system's topology (step_collectives.hpp).
-    StepCollectives comm = step_collectives(workload, system, gpus, layout);
+    StepCollectives comm = reuse.collectives ? reuse.collectives->price(workload, layout)
+                                             : step_collectives(workload, system, gpus, layout);
     s.bucket_comm_seconds = std::move(comm.bucket_seconds);
     s.bucket_comm_name = comm.bucket_name;
     s.bucket_collectives = std::move(comm.bucket_collectives);
@@ -78,7 +93,9 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     const double eval_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
     s.eval_samples_per_gpu = eval_per_rank / model_split;
 
-    if (workload.layer_model && system.gpu->sms)
+    if (reuse.operator_table)
+        s.operator_table = reuse.operator_table;
+    else if (workload.layer_model && system.gpu->sms)
         s.operator_table = build_operator_table(workload, *system.gpu, layout, s.optimizer_shards);
 
     s.straggler_sigmas = expected_max_standard_normal(gpus);
@@ -87,14 +104,18 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     return s;
 }
 
-PreparedScenario prepare(const PredictionRequest& request) {
-    const Workload& workload = find_workload(request.workload);
+System resolve_request_system(const PredictionRequest& request) {
     // The what-if GPU first (it brings its own NIC rate), then the request's fabric, which overrides it.
     System system = resolve_system(request.system);
     if (request.gpu_override)
         system = with_gpu(std::move(system), request.gpu_override,
                           request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
-    system = with_fabric(std::move(system), request.fabric);
+    return with_fabric(std::move(system), request.fabric);
+}
+
+PreparedScenario prepare(const PredictionRequest& request) {
+    const Workload& workload = find_workload(request.workload);
+    System system = resolve_request_system(request);
     // Layouts, memory limits and calibrated profiles are the catalog GPU's: a what-if GPU is laid out as the GPU
     // it derives from.
     const GpuSpec& gpu = *system.catalog_gpu;
@@ -383,22 +404,26 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
 }
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {
+    if (uses_layout_search(request, profiles)) return predict_searched(request, profiles);
     const PreparedScenario scenario = prepare(request);
     const ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
     Prediction p = evaluate(scenario, profile);
-    if (request.compute_efficiency_vs_8gpu) {
-        PredictionRequest base;
-        base.workload = request.workload;
-        base.system = request.system;
-        base.gpus = 8;
-        // One node: the fabric plays no part (and a topology file holds its own GPU count).
-        base.gpu_override = request.gpu_override;
-        base.gpu_label = request.gpu_label;
-        base.compute_efficiency_vs_8gpu = false;
-        const Prediction reference = evaluate(prepare(base), profile);
-        p.efficiency_vs_8gpu = p.per_gpu_throughput / reference.per_gpu_throughput;
-    }
+    if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
     return p;
+}
+
+double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p) {
+    PredictionRequest base;
+    base.workload = request.workload;
+    base.system = request.system;
+    base.gpus = 8;
+    // One node: the fabric plays no part (and a topology file holds its own GPU count).
+    base.gpu_override = request.gpu_override;
+    base.gpu_label = request.gpu_label;
+    base.layout.mode = LayoutMode::published;
+    base.compute_efficiency_vs_8gpu = false;
+    const Prediction reference = evaluate(prepare(base), profile);
+    return p.per_gpu_throughput / reference.per_gpu_throughput;
 }
 
 }  // namespace ttsim

@@ -29,8 +29,24 @@
 
 namespace ttsim {
 
+// How the layout is chosen (layout_search.hpp): `automatic` is `fastest` when the profile is an operator profile
+// and the workload has a layer graph, else `published` (the lumped model's behaviour, unchanged); `pinned`
+// searches only the layouts that match LayoutPins (`--layout tp=4,cp=2`).
+enum class LayoutMode { automatic, fastest, published, pinned };
+struct LayoutPins {
+    std::optional<int> tensor_parallel, context_parallel, micro_batch, gradient_accumulation;
+    std::optional<bool> distributed_optimizer;
+};
+struct LayoutRequest {
+    LayoutMode mode = LayoutMode::automatic;
+    LayoutPins pins;                        // for `pinned`
+};
+
 struct PredictionRequest {
     std::string workload;                  // "bert", "llama2_70b_lora", "retinanet", "stable_diffusion" (aliases ok)
+    // A user-defined model (custom_workload.hpp) in place of the catalog's `workload`; operator model only.
+    std::shared_ptr<const Workload> custom_workload;
+    LayoutRequest layout;
     std::string system;                    // "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", or a GPU name
     int gpus = 0;
     std::optional<int> global_batch;       // default: from v4.1 at the nearest scale
@@ -84,6 +100,18 @@ struct Prediction {
     std::string memory_summary;
     double gpu_hours = 0;
     double compute_only_bound_minutes = 0; // steps x compute-only step time (no comm, no fixed costs, no eval)
+    // Layout search (layout_search.hpp), when it chose the layout: how, over how many layouts, how long it took,
+    // and the published layout's prediction at this scale beside it (when one exists).
+    std::string layout_choice;             // "fastest of 38 layouts that fit (52 enumerated)"; empty: published
+    int layouts_enumerated = 0, layouts_fitting = 0;
+    double layout_search_seconds = 0;      // wall time of the search
+    struct Alternative {
+        std::string label;                 // "published (MLPerf v4.1 ...)"
+        ParallelismConfig layout;
+        double ttt_minutes = 0, step_ms = 0, memory_per_gpu_bytes = 0;
+        bool memory_fits = true;
+    };
+    std::optional<Alternative> published;
     std::vector<std::string> defaults;     // what was taken from v4.1 defaults
     std::vector<std::string> warnings;
 };
@@ -93,7 +121,8 @@ struct Prediction {
 // that prepare() builds in one pass. evaluate() and the trace writer read only this; they never go back to the
 // request or to the catalogs' defaults.
 struct PreparedScenario {
-    const Workload* workload = nullptr;    // catalog entry (static lifetime)
+    const Workload* workload = nullptr;    // catalog entry (static lifetime), or owned_workload.get()
+    std::shared_ptr<const Workload> owned_workload;   // a user-defined model, kept alive by every copy
     System system;                         // the hardware, fabric included
     std::shared_ptr<const GpuSpec> gpu;    // = system.gpu
     int gpus = 0;
@@ -120,12 +149,24 @@ struct PreparedScenario {
     std::vector<std::string> warnings;
 };
 
+// The request's system: the named one, with the what-if GPU and the fabric choices applied.
+System resolve_request_system(const PredictionRequest& request);
+
 // Resolves names, layout and defaults, checks the request (InputError naming the flag), and computes the
 // profile-independent parts.
 PreparedScenario prepare(const PredictionRequest& request);
 // Same, with the system and layout given explicitly (calibration: the layout a published result actually used).
+// `reuse` lets a caller that prepares many layouts of one job (layout_search.hpp) share the collective simulation
+// and hand in an operator table it already built; either may be null.
+struct PrepareReuse {
+    StepCollectiveSession* collectives = nullptr;
+    std::shared_ptr<const OperatorTable> operator_table;
+};
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
-                                     const ParallelismConfig& layout);
+                                     const ParallelismConfig& layout, const PrepareReuse& reuse = {});
+// A user-defined workload (Workload::user_defined) keeps itself alive in the scenario.
+PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, const System& system, int gpus,
+                                     const ParallelismConfig& layout, const PrepareReuse& reuse = {});
 
 Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
 
@@ -146,5 +187,9 @@ RunClock run_clock(const PreparedScenario& scenario, const ComputeProfile& profi
 IterationPlan make_iteration_plan(const PreparedScenario& scenario, const ComputeProfile& profile);
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
+
+// Prediction::efficiency_vs_8gpu: `p`'s per-GPU throughput over that of the published layout on 8 GPUs of the
+// request's system (GPU override included, fabric not), priced with `profile`.
+double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p);
 
 }  // namespace ttsim

@@ -62,6 +62,8 @@ int rank_of(const ParallelismConfig& c, int tp, int cp, int pp, int dp) {
     return tp + c.tensor_parallel * (cp + c.context_parallel * (pp + c.pipeline_parallel * dp));
 }
 
+}  // namespace
+
 // Simulates collectives on one topology with one simulator, recording what it measured.
 class StepPricer {
 public:
@@ -87,6 +89,8 @@ private:
     CollectiveSimulator simulator_;
     NcclParams params_;
 };
+
+namespace {
 
 // The GPU's NVLink domain index, as the topology groups them (presets and YAML topologies alike).
 int domain_of(const Topology& topology, int rank) {
@@ -121,9 +125,21 @@ double model_parallel_seconds(StepPricer& pricer, const ModelParallelComm& m, co
 
 }  // namespace
 
+StepCollectiveSession::StepCollectiveSession(const System& system, int gpus, bool sharp)
+    : pricer_(std::make_unique<StepPricer>(system, gpus, sharp)), gpus_(gpus), sharp_(sharp) {}
+
+StepCollectiveSession::~StepCollectiveSession() = default;
+
 StepCollectives step_collectives(const Workload& workload, const System& system, int gpus,
                                  const ParallelismConfig& c) {
-    StepPricer pricer(system, gpus, c.sharp);
+    StepCollectiveSession session(system, gpus, c.sharp);
+    return session.price(workload, c);
+}
+
+StepCollectives StepCollectiveSession::price(const Workload& workload, const ParallelismConfig& c) {
+    TTSIM_ASSERT(c.gpus() == gpus_ && c.sharp == sharp_, "layout priced in a session of another job");
+    StepPricer& pricer = *pricer_;
+    const std::uint64_t simulations_before = pricer.simulations();
     StepCollectives out;
     out.topology = pricer.topology().name();
 
@@ -161,7 +177,7 @@ StepCollectives step_collectives(const Workload& workload, const System& system,
     }
     if (workload.model_parallel && (c.tensor_parallel > 1 || c.context_parallel > 1))
         out.tp_cp_seconds_per_micro_step = model_parallel_seconds(pricer, *workload.model_parallel, c);
-    out.simulations = pricer.simulations();
+    out.simulations = pricer.simulations() - simulations_before;
     return out;
 }
 

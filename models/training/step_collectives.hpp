@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,5 +55,25 @@ inline constexpr double kGradientBucketBytes = 64e6;
 // Algorithm and protocol are NCCL-like `auto`; SHARP is available where the layout enables it.
 StepCollectives step_collectives(const Workload& workload, const System& system, int gpus,
                                  const ParallelismConfig& layout);
+
+// The same for many layouts of one job (a layout search, layout_search.hpp): one topology and one simulator for
+// `gpus` GPUs of `system` with SHARP on or off, so a collective (op, algorithm, bytes, group) that two layouts
+// share is simulated once. Not thread-safe: one session per thread. Every layout priced must have `sharp` as
+// given here (checked).
+class StepPricer;
+class StepCollectiveSession {
+public:
+    StepCollectiveSession(const System& system, int gpus, bool sharp);
+    ~StepCollectiveSession();
+    StepCollectiveSession(const StepCollectiveSession&) = delete;
+    StepCollectiveSession& operator=(const StepCollectiveSession&) = delete;
+    // `simulations` of the result counts the flow simulations this call ran (cache misses).
+    StepCollectives price(const Workload& workload, const ParallelismConfig& layout);
+
+private:
+    std::unique_ptr<StepPricer> pricer_;
+    int gpus_;
+    bool sharp_;
+};
 
 }  // namespace ttsim

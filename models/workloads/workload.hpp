@@ -81,6 +81,9 @@ struct LayerModelRef {
     std::string file;
     double samples_per_graph_sample = 1;
     std::string source;
+    // A user's own model (custom_workload.hpp): the description itself, as YAML text (each table build parses
+    // its own copy, so threads share nothing mutable); empty: models/data/workloads/<file>.yaml.
+    std::string description_yaml;
 };
 
 // When a workload evaluates, by MLPerf's rules (eval_schedule()): the interval between evaluations, in samples, and
@@ -126,6 +129,10 @@ struct Workload {
     std::optional<ModelParallelComm> model_parallel;
     // The layer graph the operator-level model prices (models/data/workloads/<file>.yaml); unset: lumped only.
     std::optional<LayerModelRef> layer_model;
+    // A user-defined model (a scenario's `model:`, custom_workload.hpp): no RCP table, no published layouts, no
+    // calibrated profile of its own; it trains a fixed `samples_to_train` (p10 = p90 = mean).
+    bool user_defined = false;
+    std::optional<double> samples_to_train;
     bool tensor_parallel_modelled() const { return model_parallel.has_value(); }
     bool context_parallel_modelled() const { return model_parallel && model_parallel->context_kv_width > 0; }
 };

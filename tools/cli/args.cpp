@@ -18,6 +18,7 @@ std::string_view flag_name(Field field) {
         case Field::global_batch: return "global-batch";
         case Field::tensor_parallel: return "tp";
         case Field::context_parallel: return "cp";
+        case Field::layout: return "layout";
         case Field::sharp: return "sharp";
         case Field::nic: return "nic";
         case Field::oversubscription: return "oversubscription";

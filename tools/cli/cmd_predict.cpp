@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
@@ -75,6 +76,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
         .option("tp", "T", "tensor parallel size", "published")
         .option("cp", "C", "context parallel size", "published")
+        .option("layout", "L",
+                "fastest (search every valid TP x CP x DP x micro batch x accumulation x distributed optimizer that "
+                "fits in HBM, operator model), published (NVIDIA's v4.1 layout at the nearest scale), or pins: "
+                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (searches what they leave open)",
+                "fastest with an operator profile, published with a lumped one")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
                 "domain, which has no switch fabric)",
@@ -101,6 +107,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
+    if (parser.has("layout"))
+        request.layout = parser.naming_flags([&] { return parse_layout_request(parser.get("layout")); });
     const std::string format = parser.get_choice("format", {"table", "csv", "json"});
     const planning::CostParameters prices = parser.naming_flags(
         [&] { return price_flags(parser, {resolve_system(request.system).name}); });

@@ -25,6 +25,7 @@ const std::map<std::string, ScenarioKind>& scenario_kinds() {
          {run_scaling_study_scenario, "workloads x GPU counts on one system, against the published v4.1 results"}},
         {"sweep", {run_sweep_scenario, "workloads x systems x hardware/network what-ifs x batch rules x GPU counts"}},
         {"plan", {run_plan_scenario, "fewest GPUs / fastest / cheapest configuration within a deadline or budget"}},
+        {"user-model", {run_user_model_scenario, "a user's own decoder at a list of GPU counts, each at its fastest layout"}},
     };
     return kinds;
 }

@@ -1,5 +1,7 @@
 #include "tools/cli/predict_output.hpp"
 
+#include "models/training/layout_search.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
@@ -33,6 +35,17 @@ std::string format_prediction_table(const PredictionReport& report) {
     out += fmt::format("{} on {} x {} ({}, {}{})\n", p.workload, p.gpus, p.gpu, p.system, p.fabric,
                        p.layout.sharp ? ", SHARP on" : ", SHARP off");
     line("layout", layout_text(p.layout));
+    if (!p.layout_choice.empty()) {   // the layout search chose it (layout_search.hpp)
+        line("layout choice", fmt::format("{}, searched in {:.3f} s", p.layout_choice, p.layout_search_seconds));
+        if (p.published) {
+            const Prediction::Alternative& a = *p.published;
+            line("published layout", fmt::format("{}: {:.3f} min, step {:.3f} ms, {:.3f} GB per GPU{} ({})",
+                                                 describe_layout(a.layout), a.ttt_minutes, a.step_ms,
+                                                 a.memory_per_gpu_bytes / 1e9, a.memory_fits ? "" : " (over HBM)", a.label));
+        } else {
+            line("published layout", "none at this scale");
+        }
+    }
     line("time to train", fmt::format("{:.3f} min (p10 {:.3f}, p90 {:.3f})", p.ttt_minutes, p.ttt_p10_minutes,
                                       p.ttt_p90_minutes));
     line("global batch", fmt::format("{}, samples to converge {:.0f}, steps {}", p.global_batch,
@@ -140,6 +153,23 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["evaluations"] = p.evaluations;
     j["run_overhead_minutes"] = p.run_overhead_minutes;
     j["per_gpu_throughput"] = p.per_gpu_throughput;
+    if (!p.layout_choice.empty()) {   // what the layout search adds (only when it chose the layout)
+        j["layout_choice"] = p.layout_choice;
+        j["layouts_valid"] = p.layouts_enumerated;
+        j["layouts_fitting"] = p.layouts_fitting;
+        j["layout_search_seconds"] = p.layout_search_seconds;
+        if (p.published) {
+            const Prediction::Alternative& a = *p.published;
+            j["published"] = {{"basis", a.label},
+                              {"layout", describe_layout(a.layout)},
+                              {"ttt_minutes", a.ttt_minutes},
+                              {"step_ms", a.step_ms},
+                              {"memory_per_gpu_bytes", a.memory_per_gpu_bytes},
+                              {"memory_fits", a.memory_fits}};
+        } else {
+            j["published"] = nullptr;
+        }
+    }
     j["compute_model"] = p.compute_model;
     if (p.compute_model == "operator") j["launch_bound"] = p.launch_bound;
     if (!p.memory_summary.empty())

@@ -25,5 +25,6 @@ int run_collective_scenario(const ConfigNode& root, const ScenarioContext& conte
 int run_scaling_study_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
 int run_sweep_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
 int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
+int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out);
 
 }  // namespace ttsim::cli

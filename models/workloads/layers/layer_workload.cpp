@@ -140,6 +140,10 @@ LayerGraph build_layer_graph(const ConfigNode& description, const std::string& n
 }
 
 LayerGraph load_layer_workload(const std::filesystem::path& path, const BuildOptions& options, bool require_sources) {
+    return build_layer_graph(load_layer_description(path, require_sources), path.stem().string(), options);
+}
+
+ConfigNode load_layer_description(const std::filesystem::path& path, bool require_sources) {
     const ConfigNode root = ConfigNode::load_file(path.string());
     if (require_sources) {
         root.required("about").as_string();
@@ -155,7 +159,7 @@ LayerGraph load_layer_workload(const std::filesystem::path& path, const BuildOpt
             }
         }
     }
-    return build_layer_graph(root, path.stem().string(), options);
+    return root;
 }
 
 std::vector<std::string> shipped_layer_workloads() {
@@ -167,7 +171,11 @@ std::vector<std::string> shipped_layer_workloads() {
 }
 
 LayerGraph load_shipped_layer_workload(std::string_view stem, const BuildOptions& options) {
-    return load_layer_workload(data_file("workloads/" + std::string(stem) + ".yaml"), options, true);
+    return build_layer_graph(load_shipped_layer_description(stem), std::string(stem), options);
+}
+
+ConfigNode load_shipped_layer_description(std::string_view stem) {
+    return load_layer_description(data_file("workloads/" + std::string(stem) + ".yaml"), true);
 }
 
 }  // namespace ttsim::layers

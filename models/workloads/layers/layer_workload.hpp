@@ -38,6 +38,11 @@ LayerGraph load_layer_workload(const std::filesystem::path& path, const BuildOpt
 
 // models/data/workloads/<stem>.yaml (stems: shipped_layer_workloads()), sources required.
 LayerGraph load_shipped_layer_workload(std::string_view stem, const BuildOptions& options = {});
+
+// The description alone (parsed and, with `require_sources`, checked), for callers that build many graphs of one
+// workload (a layout search): build_layer_graph(description, stem, options) for each.
+ConfigNode load_layer_description(const std::filesystem::path& path, bool require_sources = false);
+ConfigNode load_shipped_layer_description(std::string_view stem);
 std::vector<std::string> shipped_layer_workloads();
 
 // Throws InputError at the first leaf under `node` that is not {value, source} with a non-blank source.

@@ -1,0 +1,210 @@
+#include "models/training/layout_search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+namespace {
+
+std::vector<int> divisors(int n) {
+    std::vector<int> out;
+    for (int d = 1; d <= n; ++d)
+        if (n % d == 0) out.push_back(d);
+    return out;
+}
+
+bool pinned_out(const std::optional<int>& pin, int value) { return pin && *pin != value; }
+
+// Fastest first; at equal times the smaller model split (fewer collectives to go wrong), then the larger micro
+// batch, then the distributed optimizer off (the simpler layout), so the order never depends on enumeration.
+bool faster(const LayoutCandidate& a, const LayoutCandidate& b) {
+    if (a.ttt_minutes != b.ttt_minutes) return a.ttt_minutes < b.ttt_minutes;
+    const int split_a = a.layout.tensor_parallel * a.layout.context_parallel;
+    const int split_b = b.layout.tensor_parallel * b.layout.context_parallel;
+    if (split_a != split_b) return split_a < split_b;
+    if (a.layout.tensor_parallel != b.layout.tensor_parallel) return a.layout.tensor_parallel < b.layout.tensor_parallel;
+    if (a.layout.samples_per_micro_batch != b.layout.samples_per_micro_batch)
+        return a.layout.samples_per_micro_batch > b.layout.samples_per_micro_batch;
+    return !a.layout.distributed_optimizer && b.layout.distributed_optimizer;
+}
+
+}  // namespace
+
+std::string describe_layout(const ParallelismConfig& c) {
+    return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}", c.tensor_parallel, c.context_parallel,
+                       c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
+                       c.distributed_optimizer ? ", distributed optimizer" : "");
+}
+
+LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile) {
+    const auto start = std::chrono::steady_clock::now();
+    const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;
+    TTSIM_ASSERT(workload.layer_model.has_value(), "layout search needs a layer graph");
+    TTSIM_ASSERT(job.global_batch >= 1 && job.gpus >= 1, "layout search needs a GPU count and a global batch");
+    const GpuSpec& gpu = *job.system.gpu;
+    const LayoutPins& pins = job.pins;
+    const int domain = job.system.gpus_per_nvlink_domain;
+    auto check_pin = [&](const std::optional<int>& pin, bool modelled, const char* what) {
+        if (pin && *pin > 1 && !modelled)
+            throw InputError(std::string(what) + " is not modelled for " + workload.name, Field::layout);
+    };
+    check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism");
+    check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism");
+    if (pins.tensor_parallel && *pins.tensor_parallel > domain)
+        throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs", *pins.tensor_parallel,
+                                     domain),
+                         Field::layout);
+
+    LayoutSearchResult result;
+    std::set<std::string> reasons;
+    StepCollectiveSession session(job.system, job.gpus, job.switches.sharp);
+    const ConfigNode description = layer_description(workload);   // parsed once for every graph below
+    std::vector<int> tps{1}, cps{1};
+    if (workload.tensor_parallel_modelled()) {
+        tps.clear();
+        for (int t : divisors(job.gpus))
+            if (t <= domain) tps.push_back(t);
+    }
+    for (int tp : tps) {
+        if (pinned_out(pins.tensor_parallel, tp)) continue;
+        if (workload.context_parallel_modelled()) cps = divisors(job.gpus / tp);
+        for (int cp : cps) {
+            if (pinned_out(pins.context_parallel, cp)) continue;
+            const int dp = job.gpus / (tp * cp);
+            if (job.global_batch % dp != 0) {
+                reasons.insert(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", job.global_batch,
+                                           dp, tp, cp));
+                continue;
+            }
+            const int share = job.global_batch / dp;
+            for (int micro : divisors(share)) {
+                const int accumulation = share / micro;
+                if (pinned_out(pins.micro_batch, micro) || pinned_out(pins.gradient_accumulation, accumulation)) continue;
+                ParallelismConfig c = job.switches;
+                c.tensor_parallel = tp;
+                c.context_parallel = cp;
+                c.pipeline_parallel = 1;
+                c.data_parallel = dp;
+                c.samples_per_micro_batch = micro;
+                c.gradient_accumulation = accumulation;
+                c.global_batch = job.global_batch;
+                if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
+                // One graph for both optimizer settings: sharding changes memory and the update, not the layers.
+                std::optional<layers::LayerGraph> graph;
+                try {
+                    graph = build_layout_graph(workload, description, c);
+                } catch (const InputError& e) {
+                    // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
+                    reasons.insert(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
+                    break;
+                }
+                for (bool dopt : {false, true}) {
+                    if (dopt && dp == 1) continue;   // nothing to shard
+                    if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
+                    c.distributed_optimizer = dopt;
+                    const StepCollectives comm = session.price(workload, c);
+                    const std::shared_ptr<const OperatorTable> table =
+                        build_operator_table(workload, *graph, gpu, c, comm.optimizer_shards);
+                    ++result.enumerated;
+                    LayoutCandidate candidate{c, table->memory};
+                    if (!table->memory.fits) {
+                        result.too_big.push_back(std::move(candidate));
+                        continue;
+                    }
+                    PreparedScenario scenario =
+                        job.owned_workload
+                            ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, {&session, table})
+                            : prepare_with_layout(workload, job.system, job.gpus, c, {&session, table});
+                    Prediction p = evaluate(scenario, profile);
+                    candidate.ttt_minutes = p.ttt_minutes;
+                    candidate.step_ms = p.step_ms;
+                    if (result.fitting.empty() || faster(candidate, result.fitting.front())) {
+                        result.best_scenario = std::move(scenario);
+                        result.best = std::move(p);
+                        result.fitting.insert(result.fitting.begin(), std::move(candidate));
+                    } else {
+                        result.fitting.push_back(std::move(candidate));
+                    }
+                }
+            }
+        }
+    }
+    std::sort(result.fitting.begin(), result.fitting.end(), faster);
+    std::sort(result.too_big.begin(), result.too_big.end(),
+              [](const LayoutCandidate& a, const LayoutCandidate& b) { return a.memory.total < b.memory.total; });
+    result.rejected.assign(reasons.begin(), reasons.end());
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result, Field field) {
+    const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;
+    const std::string job_text =
+        fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
+    if (!result.too_big.empty()) {
+        const LayoutCandidate& smallest = result.too_big.front();
+        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {}", job_text,
+                                     result.enumerated, describe_layout(smallest.layout), smallest.memory.summary),
+                         field);
+    }
+    // A few reasons are enough to act on; every split has one, so a long list would bury them.
+    constexpr std::size_t shown = 4;
+    std::string why;
+    for (std::size_t i = 0; i < result.rejected.size() && i < shown; ++i) why += (why.empty() ? "" : "; ") + result.rejected[i];
+    if (result.rejected.size() > shown) why += fmt::format("; and {} more splits", result.rejected.size() - shown);
+    throw InputError("no valid layout for " + job_text + (why.empty() ? std::string(" matches the pins") : ": " + why),
+                     field);
+}
+
+LayoutRequest parse_layout_request(const std::string& text) {
+    LayoutRequest request;
+    if (text == "fastest") {
+        request.mode = LayoutMode::fastest;
+        return request;
+    }
+    if (text == "published") {
+        request.mode = LayoutMode::published;
+        return request;
+    }
+    request.mode = LayoutMode::pinned;
+    const char* usage = "expected fastest, published or tp=T,cp=C[,micro=M,accumulation=A,distributed_optimizer=on|off]";
+    std::set<std::string> seen;
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        const std::size_t end = std::min(text.find(',', begin), text.size());
+        const std::string part = text.substr(begin, end - begin);
+        begin = end + 1;
+        const std::size_t eq = part.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
+            throw InputError("'" + part + "' is not key=value; " + usage, Field::layout);
+        const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
+        if (!seen.insert(key).second) throw InputError("'" + key + "' given twice", Field::layout);
+        if (key == "distributed_optimizer") {
+            if (value != "on" && value != "off")
+                throw InputError("distributed_optimizer must be on or off, not '" + value + "'", Field::layout);
+            request.pins.distributed_optimizer = value == "on";
+            continue;
+        }
+        std::optional<int>* slot = key == "tp"             ? &request.pins.tensor_parallel
+                                   : key == "cp"           ? &request.pins.context_parallel
+                                   : key == "micro"        ? &request.pins.micro_batch
+                                   : key == "accumulation" ? &request.pins.gradient_accumulation
+                                                           : nullptr;
+        if (!slot) throw InputError("unknown layout key '" + key + "'; " + usage, Field::layout);
+        char* stop = nullptr;
+        const long n = std::strtol(value.c_str(), &stop, 10);
+        if (stop == value.c_str() || *stop != '\0' || n < 1 || n > (1 << 20))
+            throw InputError(key + " must be a whole number from 1 to 1048576, not '" + value + "'", Field::layout);
+        *slot = static_cast<int>(n);
+    }
+    return request;
+}
+
+}  // namespace ttsim

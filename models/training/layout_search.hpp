@@ -1,0 +1,79 @@
+// Layout search (issue 12 item 5): for one job (workload, system, GPU count, global batch), every valid
+// TP x CP x DP x micro batch x gradient accumulation x distributed optimizer on/off, each checked against HBM
+// with the operator model's memory estimate and priced with the operator model (prepare_with_layout +
+// evaluate); the fastest to train wins. At one global batch every layout runs the same steps and evaluations,
+// so "fastest" is the shortest time-to-train, i.e. the shortest step.
+//
+// Valid: TP divides the GPUs and is no larger than the NVLink domain, only where the workload models tensor
+// parallelism; CP likewise only where it models context parallelism; DP = GPUs / (TP x CP) divides the global
+// batch; micro batch x accumulation = the rank's share; the distributed optimizer only matters with DP > 1
+// (off only, else); the layer graph builds for the split (heads, KV heads, FFN and sequence divide evenly:
+// the family's own checks). Pipeline parallelism stays at 1 (not modelled yet).
+//
+// Speed: one collective simulator serves the whole search (StepCollectiveSession), so the data-parallel
+// collectives are simulated once per (TP, CP, distributed optimizer) and the TP/CP collectives once per micro
+// batch; each layout builds its own layer graph (the memory check needs it).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_profile.hpp"
+#include "models/hardware/system.hpp"
+#include "models/training/predict.hpp"
+
+namespace ttsim {
+
+struct LayoutSearchJob {
+    std::shared_ptr<const Workload> owned_workload;   // a user-defined model; else `workload` (catalog)
+    const Workload* workload = nullptr;
+    System system;
+    int gpus = 0;
+    int global_batch = 0;
+    // Switches every candidate keeps: SHARP, FP8, packing, sequence parallelism (with TP > 1), from the
+    // published layout (or the user's model).
+    ParallelismConfig switches;
+    LayoutPins pins;                       // unset: free
+};
+
+struct LayoutCandidate {
+    ParallelismConfig layout;
+    layers::MemoryEstimate memory;
+    double ttt_minutes = 0, step_ms = 0;   // priced only when it fits
+};
+
+struct LayoutSearchResult {
+    std::vector<LayoutCandidate> fitting;  // every layout that fits, priced, fastest first
+    std::vector<LayoutCandidate> too_big;  // valid but over HBM (memory only), smallest first
+    int enumerated = 0;                    // valid layouts (fitting + too_big)
+    std::vector<std::string> rejected;     // why splits were not valid (one line per distinct reason)
+    std::optional<PreparedScenario> best_scenario;   // prepared for fitting.front()
+    std::optional<Prediction> best;        // evaluate(best_scenario, profile)
+    double seconds = 0;                    // wall time of the search
+};
+
+// Throws InputError (Field::layout) for pins that cannot multiply out; an empty `fitting` is not an error here
+// (the caller words it: layout_refusal).
+LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile);
+
+// The InputError to raise when no layout fits: the numbers of the smallest layout tried, or why none is valid.
+[[noreturn]] void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result, Field field);
+
+// Whether predict() chooses the layout by search: a user model, `--layout fastest` or pinned, or `automatic`
+// with an operator profile for a workload with a layer graph (a lumped profile keeps today's published layout).
+bool uses_layout_search(const PredictionRequest& request, const ProfileSet& profiles);
+// predict() when the layout is searched (predict_layout.cpp): the fastest layout's prediction, with the
+// published layout's beside it where one exists at this scale. --tp / --cp / gradient accumulation pin the
+// search as `--layout tp=..` does.
+Prediction predict_searched(const PredictionRequest& request, const ProfileSet& profiles);
+
+// "TP 4 CP 2 DP 8, micro batch 2 x 4 micro steps, distributed optimizer".
+std::string describe_layout(const ParallelismConfig& layout);
+
+// Parses --layout / `layout:`: "fastest", "published", or "tp=4,cp=2[,micro=1,accumulation=2,
+// distributed_optimizer=on|off]" (InputError, Field::layout, naming the bad part).
+LayoutRequest parse_layout_request(const std::string& text);
+
+}  // namespace ttsim

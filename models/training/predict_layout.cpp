@@ -1,0 +1,156 @@
+// predict() with the layout chosen by search (layout_search.hpp): which requests search, how the pins, the
+// global batch and the layout's switches are settled, and the published layout's prediction beside the result.
+#include <fmt/format.h>
+
+#include "models/training/layout_search.hpp"
+#include "models/workloads/custom_workload.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+namespace {
+
+// The published layout's request: today's prediction at this scale (no pins, no search).
+PredictionRequest published_request(const PredictionRequest& request) {
+    PredictionRequest r = request;
+    r.layout = {LayoutMode::published, {}};
+    r.tensor_parallel.reset();
+    r.context_parallel.reset();
+    r.gradient_accumulation.reset();
+    r.compute_efficiency_vs_8gpu = false;
+    return r;
+}
+
+// --tp / --cp / gradient accumulation pin the search like --layout's keys; both for one key must agree.
+LayoutPins merged_pins(const PredictionRequest& request) {
+    LayoutPins pins = request.layout.pins;
+    auto merge = [](std::optional<int>& pin, const std::optional<int>& flag, const char* key, Field field) {
+        if (!flag) return;
+        if (pin && *pin != *flag)
+            throw InputError(fmt::format("--layout {}={} contradicts {}", key, *pin, *flag), field);
+        pin = flag;
+    };
+    merge(pins.tensor_parallel, request.tensor_parallel, "tp", Field::tensor_parallel);
+    merge(pins.context_parallel, request.context_parallel, "cp", Field::context_parallel);
+    merge(pins.gradient_accumulation, request.gradient_accumulation, "accumulation", Field::layout);
+    return pins;
+}
+
+// A user model has no published layout; beside its fastest one it gets the layout a Megatron-LM recipe would
+// start from: TP over the NVLink domain, no CP, micro batch 1, distributed optimizer (where DP > 1), when that
+// layout is valid and fits.
+std::optional<Prediction::Alternative> conventional_alternative(const LayoutSearchResult& result, int domain) {
+    for (const LayoutCandidate& c : result.fitting) {
+        const ParallelismConfig& l = c.layout;
+        if (l.tensor_parallel == domain && l.context_parallel == 1 && l.samples_per_micro_batch == 1 &&
+            l.distributed_optimizer == (l.data_parallel > 1))
+            return Prediction::Alternative{"Megatron-style (TP = NVLink domain, micro batch 1, distributed optimizer)", l,
+                                           c.ttt_minutes, c.step_ms, c.memory.total, c.memory.fits};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool uses_layout_search(const PredictionRequest& request, const ProfileSet& profiles) {
+    if (request.custom_workload) return true;
+    switch (request.layout.mode) {
+        case LayoutMode::published: return false;
+        case LayoutMode::fastest:
+        case LayoutMode::pinned: return true;
+        case LayoutMode::automatic: break;
+    }
+    const Workload& workload = find_workload(request.workload);
+    const System system = resolve_system(request.system);
+    if (!workload.layer_model || !system.gpu->sms) return false;
+    return profiles.find(workload, *system.catalog_gpu).operator_efficiency.has_value();
+}
+
+Prediction predict_searched(const PredictionRequest& request, const ProfileSet& profiles) {
+    if (request.custom_workload && request.layout.mode == LayoutMode::published)
+        throw InputError("a user-defined model has no published layout; use fastest or tp=..,cp=..", Field::layout);
+    const std::shared_ptr<const Workload> owned = request.custom_workload;
+    const Workload& workload = owned ? *owned : find_workload(request.workload);
+    const System system = resolve_request_system(request);
+    const GpuSpec& gpu = *system.catalog_gpu;
+    const int n = request.gpus;
+    check_job_size(system, n);
+    if (!workload.layer_model || !system.gpu->sms)
+        throw InputError(workload.name + " on " + system.gpu->name +
+                             " has no layer graph to search layouts with; use --layout published",
+                         Field::layout);
+    const ComputeProfile profile = owned ? user_model_profile(profiles, workload, gpu) : profiles.find(workload, gpu);
+    if (!profile.operator_efficiency)
+        throw InputError("the layout search prices layouts with the operator model, and the " + workload.name + " profile for " +
+                             gpu.name + " is a lumped one; use --layout published or an operator profile set",
+                         Field::layout);
+
+    // The published layout at this scale, where one exists: the comparison, the default batch and the switches.
+    std::optional<PreparedScenario> published;
+    std::optional<InputError> published_error;
+    if (!owned) {
+        try {
+            published = prepare(published_request(request));
+        } catch (const InputError& e) {
+            published_error = e;
+        }
+    }
+    LayoutSearchJob job;
+    job.owned_workload = owned;
+    job.workload = &workload;
+    job.system = system;
+    job.gpus = n;
+    job.pins = merged_pins(request);
+    std::vector<std::string> defaults;
+    if (request.global_batch) {
+        job.global_batch = *request.global_batch;
+        if (job.global_batch < 1) throw InputError("global batch must be >= 1", Field::global_batch);
+    } else if (published) {
+        job.global_batch = published->layout.global_batch;
+        defaults.push_back(fmt::format("global batch {} of the published layout at this scale", job.global_batch));
+    } else if (published_error) {
+        throw *published_error;   // no batch to search at: what made the published layout fail says why
+    } else {
+        throw InputError("a user-defined model needs its global batch", Field::global_batch);
+    }
+    if (published) {
+        job.switches = published->layout;
+    } else {
+        if (!owned) job.switches = default_parallelism(workload, gpu.name, 8).config;   // the workload's switches
+        job.switches.sequence_parallel = job.switches.sequence_parallel || owned != nullptr;
+        const std::string refusal = sharp_unavailable_reason(system, n);
+        if (request.sharp.value_or(false) && !refusal.empty()) throw InputError(refusal, Field::sharp);
+        job.switches.sharp = request.sharp.value_or(sharp_by_default(system, n));
+    }
+
+    const LayoutSearchResult result = search_layouts(job, profile);
+    const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
+                        job.pins.gradient_accumulation || job.pins.distributed_optimizer;
+    if (result.fitting.empty())
+        refuse_layouts(job, result, request.tensor_parallel && request.layout.mode != LayoutMode::pinned
+                                        ? Field::tensor_parallel
+                                        : Field::layout);
+    Prediction p = *result.best;
+    p.layouts_enumerated = result.enumerated;
+    p.layouts_fitting = static_cast<int>(result.fitting.size());
+    p.layout_search_seconds = result.seconds;
+    p.layout_choice = fmt::format("fastest of {} layout{} that fit{} ({} valid, {} over HBM)", p.layouts_fitting,
+                                  p.layouts_fitting == 1 ? "" : "s", pinned ? " the pins" : "", result.enumerated,
+                                  result.too_big.size());
+    if (published) {
+        const Prediction pub = evaluate(*published, profile);
+        p.published = Prediction::Alternative{published->defaults.empty() ? "published" : published->defaults.front(),
+                                              published->layout, pub.ttt_minutes, pub.step_ms,
+                                              pub.memory_per_gpu_bytes, pub.memory_fits};
+    }
+    if (owned) p.published = conventional_alternative(result, system.gpus_per_nvlink_domain);
+    for (auto& d : defaults) p.defaults.insert(p.defaults.begin(), d);
+    if (owned)
+        p.warnings.push_back("user-defined model: no calibrated profile of its own; priced with " + gpu.name +
+                             "'s operator efficiencies and launch costs (shared by all workloads) and the median "
+                             "per-step fixed cost calibrated on it");
+    if (request.compute_efficiency_vs_8gpu && !owned) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
+    return p;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,140 @@
+#include "models/workloads/custom_workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "models/workloads/layers/families.hpp"
+#include "models/workloads/layers/layer_workload.hpp"
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+namespace {
+
+// {tokens: N} or {samples: N} -> samples of `sequence` tokens; `whole`: tokens must be whole sequences.
+double read_amount(const ConfigNode& node, double sequence, bool whole, double* tokens_out) {
+    if (!node.is_map()) node.fail("expected {tokens: N} or {samples: N}");
+    node.check_keys({"tokens", "samples"});
+    if (node.has("tokens") == node.has("samples")) node.fail("give exactly one of tokens or samples");
+    if (node.has("samples")) {
+        const double samples = static_cast<double>(node.required("samples").as_int(1, std::int64_t{1} << 50));
+        *tokens_out = samples * sequence;
+        return samples;
+    }
+    const ConfigNode t = node.required("tokens");
+    const double tokens = t.as_double(1, 1e18);
+    if (tokens < sequence)
+        t.fail(fmt::format("{:.6g} tokens is less than one sequence of {:.0f} tokens", tokens, sequence));
+    if (whole && std::fmod(tokens, sequence) != 0)
+        t.fail(fmt::format("{:.0f} tokens is not a whole number of {:.0f}-token sequences", tokens, sequence));
+    *tokens_out = tokens;
+    return whole ? tokens / sequence : std::ceil(tokens / sequence);
+}
+
+}  // namespace
+
+UserModel load_user_model(const ConfigNode& model) {
+    if (!model.is_map()) model.fail("expected a mapping with name, graph, train and global_batch");
+    model.check_keys({"name", "graph", "train", "global_batch", "optimizer"});
+    const std::string name = model.required("name").as_string();
+    if (name.find_first_not_of(" \t") == std::string::npos) model.required("name").fail("must not be blank");
+    const ConfigNode graph_node = model.required("graph");
+    if (!graph_node.is_map()) graph_node.fail("expected a layer description (family, architecture, training)");
+    const ConfigNode family = layers::param(graph_node, "family");
+    if (family.as_string() != "transformer_decoder")
+        family.fail("a user model must be a transformer_decoder (the only family whose tensor and context "
+                    "parallelism ttsim models for a user model)");
+    const std::string optimizer = model.has("optimizer") ? model.required("optimizer").as_choice({"adam", "lamb"}) : "adam";
+
+    // Built here, at TP = CP = 1 and one sample, so that every error names the scenario's line and key.
+    const layers::LayerGraph graph = layers::build_layer_graph(graph_node, name);
+    const ConfigNode arch = graph_node.required("architecture");
+    const double sequence = static_cast<double>(layers::count_param(arch, "sequence"));
+    const auto hidden = layers::count_param(arch, "hidden");
+    const auto heads = layers::count_param(arch, "heads");
+    const auto kv_heads = layers::count_param_or(arch, "kv_heads", heads, 1);
+    const auto head_dim = layers::count_param_or(arch, "head_dim", hidden / heads, 1);
+
+    auto w = std::make_shared<Workload>();
+    w->name = name;
+    w->mlperf_benchmark = "user";
+    const layers::GraphTotals totals = layers::totals(graph);
+    const layers::PerSample per_sample = layers::per_sample(graph);
+    w->total_params = static_cast<std::uint64_t>(totals.params);
+    w->trainable_params = static_cast<std::uint64_t>(totals.trainable_params);
+    w->gradient_dtype = "bf16";   // the memory model's 2-byte gradients (layers/memory.hpp)
+    w->gradient_dtype_confirmed = false;
+    w->gradient_bytes = w->trainable_params * 2;
+    w->train_flops_per_sample = per_sample.train_flops;
+    w->forward_flops_per_sample = per_sample.forward_flops;
+    w->flops_note = fmt::format("layer graph of the user model, one {:.0f}-token sequence", sequence);
+    w->description = fmt::format("user-defined decoder {} ({:.2f} B parameters, {} optimizer)", name,
+                                 static_cast<double>(totals.params) / 1e9, optimizer);
+    w->eval_on_the_clock = false;   // nothing evaluated: EvalRule fixed at 0 samples gives no evaluations
+    w->quality_target = "a fixed amount of training (no quality target)";
+    w->user_defined = true;
+    // Megatron-style TP with sequence parallelism (all-gather + reduce-scatter per linear pair) and ring
+    // attention's K/V all-gathers for CP, the shipped Llama2 workload's styles.
+    ModelParallelComm comm;
+    comm.layers = static_cast<int>(layers::count_param(arch, "layers"));
+    comm.hidden = static_cast<double>(hidden);
+    comm.tokens_per_sample = sequence;
+    comm.tensor_style = ModelParallelComm::TensorStyle::sequence_parallel;
+    comm.context_kv_width = static_cast<double>(kv_heads * head_dim);
+    comm.activation_bytes = graph.facts.activation_bytes;
+    w->model_parallel = comm;
+    LayerModelRef ref;
+    ref.file = name;
+    ref.samples_per_graph_sample = 1;
+    ref.source = model.location().file + " " + graph_node.path();
+    ref.description_yaml = YAML::Dump(graph_node.raw());
+    w->layer_model = ref;
+
+    UserModel out;
+    double train_tokens = 0, batch_tokens = 0;
+    const double samples = read_amount(model.required("train"), sequence, false, &train_tokens);
+    const ConfigNode batch_node = model.required("global_batch");
+    const double batch = read_amount(batch_node, sequence, true, &batch_tokens);
+    if (batch > (1 << 30)) batch_node.fail("global batch above 2^30 sequences");
+    if (batch > samples) batch_node.fail("global batch is larger than the whole run (train)");
+    w->samples_to_train = samples;
+    out.global_batch = static_cast<int>(batch);
+    out.train_note = fmt::format("trains {:.4g} tokens = {:.0f} sequences of {:.0f} tokens (fixed, from the scenario)",
+                                 train_tokens, samples, sequence);
+    out.batch_note = fmt::format("global batch {:.0f} sequences = {:.4g} tokens (from the scenario)", batch, batch_tokens);
+    out.workload = std::move(w);
+    return out;
+}
+
+ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu) {
+    std::optional<ComputeProfile> chosen;
+    std::vector<double> fixed;
+    for (const auto& [key, profile] : profiles.all()) {
+        if (key.second != gpu.name || !profile.operator_efficiency) continue;
+        if (!chosen) chosen = profile;
+        fixed.push_back(profile.fixed_step_seconds);
+    }
+    if (!chosen)
+        throw InputError("the user model " + workload.name + " has no calibrated profile of its own and the profile set has "
+                             "no operator-model profile for " + gpu.name +
+                             " to price it with (the lumped model is refused for a user model: it is a curve fitted "
+                             "per workload); use an operator profile set, e.g. from `ttsim calibrate --shared "
+                             "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust,operator --out DIR`",
+                         Field::profiles);
+    std::sort(fixed.begin(), fixed.end());
+    const std::size_t mid = fixed.size() / 2;
+    const double median = fixed.size() % 2 ? fixed[mid] : (fixed[mid - 1] + fixed[mid]) / 2;
+    ComputeProfile p = *chosen;
+    p.workload = workload.name;
+    p.fixed_step_seconds = median;
+    p.operator_speed = 1.0;
+    p.calibrated_range.reset();
+    p.transferred_from.reset();
+    return p;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,52 @@
+// A user's own model, described in a scenario (issue 12 item 1): a transformer decoder given by its layer
+// description (the transformer_decoder family of models/workloads/layers, as the shipped Llama2 file uses it),
+// a fixed amount of training and a global batch. The scenario's `model:` mapping:
+//
+//   model:
+//     name: decoder-7b                     # labels the output
+//     graph:                               # a layer description (layer_workload.hpp), plain values allowed
+//       family: transformer_decoder        # the only family a user model may use so far
+//       training: {precision: bf16, cuda_graphs: none, recompute: none}   # optional; these are the defaults
+//       architecture: {layers: 32, hidden: 4096, heads: 32, kv_heads: 32, ffn: 11008, sequence: 4096,
+//                      vocab: 32000}        # and the family's other keys (gated_ffn, norm, bias, ...)
+//     train: {tokens: 2.0e12}              # or {samples: N}: what the run trains, fixed (no RCP table)
+//     global_batch: {tokens: 4194304}      # or {samples: N}; tokens must be whole sequences
+//     optimizer: adam                      # adam | lamb (optional, adam): mixed-precision state, 12 bytes per
+//                                          # parameter, as the memory and optimizer models assume
+//
+// No evaluation is timed (none can be described yet). Every key is checked: unknown keys, wrong types and
+// impossible values are InputErrors at file:line:key.
+//
+// The workload a user model becomes has no calibrated profile of its own: predictions price it with the
+// operator efficiencies of the GPU (user_model_profile), never with the lumped curve.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "models/compute/compute_profile.hpp"
+#include "models/hardware/gpu_catalog.hpp"
+#include "models/workloads/workload.hpp"
+#include "sim/config.hpp"
+
+namespace ttsim {
+
+struct UserModel {
+    std::shared_ptr<const Workload> workload;
+    int global_batch = 0;                  // samples (sequences)
+    std::string train_note;                // "2e12 tokens = 488,281,250 sequences of 4,096 tokens"
+    std::string batch_note;
+};
+
+// Reads and checks `model:` (above); the layer graph is built once here so its errors point into the file.
+UserModel load_user_model(const ConfigNode& model);
+
+// The profile a user model is priced with on `gpu`: the GPU's operator efficiencies and launch costs (one set
+// per GPU, shared by all its workloads in an operator profile set) and its shared per-step terms (multi-node
+// cost, stragglers, run overhead), with the median per-step fixed cost of the GPU's calibrated workloads (a
+// framework's own per-step cost is a workload fact a user model does not state; the median keeps a fit's
+// boundary values, e.g. 1e-5 s, and its largest stack from deciding it) and the population speed (1). InputError (Field::profiles) when
+// the set has no operator profile for the GPU: a user model has no lumped curve to fall back on.
+ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu);
+
+}  // namespace ttsim

@@ -1,0 +1,227 @@
+// Layout search (models/training/layout_search.hpp) and user-defined models (models/workloads/custom_workload.hpp).
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "models/compute/profile_files.hpp"
+#include "models/training/layout_search.hpp"
+#include "models/workloads/custom_workload.hpp"
+#include "prediction_helpers.hpp"
+#include "sim/errors.hpp"
+
+using namespace ttsim;
+
+namespace {
+
+// An operator profile built by hand (the efficiencies a calibration gives are of this order; the tests check
+// relations that hold for any efficiencies, not the figures).
+ComputeProfile operator_profile(const std::string& workload, const std::string& gpu) {
+    ComputeProfile p;
+    p.workload = workload;
+    p.gpu = gpu;
+    layers::Efficiency e;
+    e.gemm = 0.7;
+    e.conv = 0.5;
+    e.attention = 0.5;
+    e.memory = 0.8;
+    e.launch_seconds = 5e-6;
+    e.graph_launch_seconds = 20e-6;
+    p.operator_efficiency = e;
+    p.fixed_step_seconds = 0.005;
+    return p;
+}
+
+ProfileSet operator_set() {
+    ProfileSet set;
+    for (const char* w : {"bert", "llama2_70b_lora", "retinanet", "stable_diffusion"})
+        set.add(operator_profile(w, "H100-SXM"));
+    return set;
+}
+
+UserModel decoder_7b() {
+    const ConfigNode root = ConfigNode::load_file(std::string(TTSIM_TESTS_DIR) + "/../scenarios/custom-decoder-7b.yaml");
+    return load_user_model(root.required("model"));
+}
+
+PredictionRequest user_request(const UserModel& model, int gpus) {
+    PredictionRequest r;
+    r.custom_workload = model.workload;
+    r.workload = model.workload->name;
+    r.system = "dgx-h100";
+    r.gpus = gpus;
+    r.global_batch = model.global_batch;
+    return r;
+}
+
+LayoutSearchJob llama_job(int gpus) {
+    const PreparedScenario published = prepare(test::prediction_request("llama2_70b_lora", "dgx-h100", gpus));
+    LayoutSearchJob job;
+    job.workload = published.workload;
+    job.system = published.system;
+    job.gpus = gpus;
+    job.global_batch = published.layout.global_batch;
+    job.switches = published.layout;
+    return job;
+}
+
+bool same_layout(const ParallelismConfig& a, const ParallelismConfig& b) {
+    return a.tensor_parallel == b.tensor_parallel && a.context_parallel == b.context_parallel &&
+           a.data_parallel == b.data_parallel && a.samples_per_micro_batch == b.samples_per_micro_batch &&
+           a.gradient_accumulation == b.gradient_accumulation && a.distributed_optimizer == b.distributed_optimizer;
+}
+
+}  // namespace
+
+TEST_CASE("layout search: every layout returned multiplies out and fits, too-big ones do not fit", "[layout_search]") {
+    const LayoutSearchJob job = llama_job(64);
+    const LayoutSearchResult r = search_layouts(job, operator_profile("llama2_70b_lora", "H100-SXM"));
+    REQUIRE(!r.fitting.empty());
+    REQUIRE(r.enumerated == static_cast<int>(r.fitting.size() + r.too_big.size()));
+    for (const LayoutCandidate& c : r.fitting) {
+        CHECK(c.layout.gpus() == 64);
+        CHECK(c.layout.data_parallel * c.layout.samples_per_micro_batch * c.layout.gradient_accumulation == job.global_batch);
+        CHECK(c.layout.tensor_parallel <= job.system.gpus_per_nvlink_domain);
+        CHECK(c.memory.fits);
+        CHECK(c.memory.total <= c.memory.capacity);
+    }
+    for (const LayoutCandidate& c : r.too_big) CHECK(c.memory.total > c.memory.capacity);
+    for (std::size_t i = 1; i < r.fitting.size(); ++i) CHECK(r.fitting[i - 1].ttt_minutes <= r.fitting[i].ttt_minutes);
+    REQUIRE(r.best);
+    CHECK(r.best->ttt_minutes == r.fitting.front().ttt_minutes);
+}
+
+TEST_CASE("layout search: the fastest is no slower than the published layout, which is among the candidates",
+          "[layout_search]") {
+    for (int gpus : {8, 64, 512}) {
+        const LayoutSearchJob job = llama_job(gpus);
+        const ComputeProfile profile = operator_profile("llama2_70b_lora", "H100-SXM");
+        const PreparedScenario published = prepare(test::prediction_request("llama2_70b_lora", "dgx-h100", gpus));
+        const Prediction pub = evaluate(published, profile);
+        const LayoutSearchResult r = search_layouts(job, profile);
+        bool found = false;
+        for (const LayoutCandidate& c : r.fitting)
+            if (same_layout(c.layout, published.layout)) {
+                found = true;
+                CHECK(c.ttt_minutes == Approx(pub.ttt_minutes).epsilon(1e-12));
+            }
+        INFO(gpus << " GPUs, published " << describe_layout(published.layout));
+        REQUIRE(found);
+        CHECK(r.fitting.front().ttt_minutes <= pub.ttt_minutes);
+    }
+}
+
+TEST_CASE("layout search: pins restrict the search, and a pinned layout over HBM is refused with its numbers",
+          "[layout_search]") {
+    const ProfileSet profiles = operator_set();
+    PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
+    r.layout = parse_layout_request("tp=8,cp=1");
+    const Prediction p = predict(r, profiles);
+    CHECK(p.layout.tensor_parallel == 8);
+    CHECK(p.layout.context_parallel == 1);
+    CHECK(p.memory_fits);
+
+    // A 7B decoder, unsharded (TP 1, no distributed optimizer), 16 sequences of 4,096 tokens per micro step:
+    // 13.5 GB weights + 13.5 GB gradients + 81 GB optimizer state alone exceed an H100's 80 GB.
+    const UserModel model = decoder_7b();
+    PredictionRequest u = user_request(model, 64);
+    u.layout = parse_layout_request("tp=1,cp=1,micro=16,distributed_optimizer=off");
+    try {
+        predict(u, profiles);
+        FAIL("an unsharded 7B layout fitted in 80 GB");
+    } catch (const InputError& e) {
+        REQUIRE(e.field() == Field::layout);
+        CHECK_THAT(e.message(), Catch::Contains("fits in memory") && Catch::Contains("GB"));
+    }
+}
+
+TEST_CASE("layout search: --layout published and a lumped profile reproduce today's prediction exactly",
+          "[layout_search]") {
+    const ProfileSet& lumped = test::shipped_profile_set();
+    for (const char* w : {"bert", "llama2_70b_lora"}) {
+        PredictionRequest r = test::prediction_request(w, "dgx-h100", 64);
+        const PreparedScenario s = prepare(r);
+        const Prediction today = evaluate(s, lumped.find(*s.workload, *s.system.catalog_gpu));
+        const Prediction automatic = predict(r, lumped);
+        r.layout.mode = LayoutMode::published;
+        const Prediction published = predict(r, lumped);
+        for (const Prediction* p : {&automatic, &published}) {
+            CHECK(p->ttt_minutes == today.ttt_minutes);
+            CHECK(p->step_ms == today.step_ms);
+            CHECK(same_layout(p->layout, today.layout));
+            CHECK(p->layout_choice.empty());
+        }
+    }
+    // With an operator profile the default searches, and `published` still gives the published layout.
+    PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
+    const ProfileSet ops = operator_set();
+    const Prediction searched = predict(r, ops);
+    CHECK(!searched.layout_choice.empty());
+    REQUIRE(searched.published);
+    CHECK(searched.ttt_minutes <= searched.published->ttt_minutes);
+    r.layout.mode = LayoutMode::published;
+    const Prediction published = predict(r, ops);
+    CHECK(published.layout_choice.empty());
+    CHECK(published.ttt_minutes == searched.published->ttt_minutes);
+}
+
+TEST_CASE("layout search: bad --layout strings are refused naming the layout", "[layout_search]") {
+    for (const char* bad : {"", "quickest", "tp=", "tp=0", "tp=2,tp=2", "tp=4,pp=2", "tp=1.5", "cp=-1",
+                            "distributed_optimizer=1", "tp=4,"}) {
+        INFO(bad);
+        try {
+            parse_layout_request(bad);
+            FAIL("accepted");
+        } catch (const InputError& e) {
+            CHECK(e.field() == Field::layout);
+        }
+    }
+    const LayoutRequest ok = parse_layout_request("tp=4,cp=2,micro=1,accumulation=2,distributed_optimizer=on");
+    CHECK(ok.mode == LayoutMode::pinned);
+    CHECK(ok.pins.tensor_parallel == 4);
+    CHECK(ok.pins.context_parallel == 2);
+    CHECK(ok.pins.micro_batch == 1);
+    CHECK(ok.pins.gradient_accumulation == 2);
+    CHECK(ok.pins.distributed_optimizer == true);
+}
+
+TEST_CASE("user model: the 7B decoder gets a layout within HBM at 64, 512 and 4,096 H100s", "[layout_search]") {
+    const UserModel model = decoder_7b();
+    CHECK(model.global_batch == 1024);
+    // Llama-2-7B has 6.74 B parameters (paper and config.json); the layer graph counts its own.
+    CHECK(static_cast<double>(model.workload->total_params) == Approx(6.74e9).epsilon(0.01));
+    // Hand-made efficiencies and the shipped operator set (the scenario's).
+    for (const ProfileSet& profiles : {operator_set(), load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level)}) {
+        double previous_ttt = 0;
+        for (int gpus : {64, 512, 4096}) {
+            const Prediction p = predict(user_request(model, gpus), profiles);
+            INFO(gpus << " GPUs: " << describe_layout(p.layout) << ", " << p.memory_summary);
+            CHECK(p.layout.gpus() == gpus);
+            CHECK(p.memory_fits);
+            CHECK(p.memory_per_gpu_bytes <= p.memory_capacity_bytes);
+            CHECK(p.compute_model == "operator");
+            CHECK(p.samples_to_converge == Approx(2e12 / 4096));
+            if (previous_ttt > 0) CHECK(p.ttt_minutes < previous_ttt);
+            previous_ttt = p.ttt_minutes;
+        }
+    }
+}
+
+TEST_CASE("user model: refused without an operator profile, and safe to predict from many threads", "[layout_search]") {
+    const UserModel model = decoder_7b();
+    const PredictionRequest r = user_request(model, 64);
+    try {
+        predict(r, test::shipped_profile_set());
+        FAIL("a lumped profile priced a user model");
+    } catch (const InputError& e) {
+        CHECK(e.field() == Field::profiles);
+        CHECK_THAT(e.message(), Catch::Contains("lumped model is refused"));
+    }
+    const ProfileSet profiles = operator_set();
+    const Prediction alone = predict(r, profiles);
+    std::vector<double> ttt(4);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < ttt.size(); ++i)
+        threads.emplace_back([&, i] { ttt[i] = predict(r, profiles).ttt_minutes; });
+    for (auto& t : threads) t.join();
+    for (double t : ttt) CHECK(t == alone.ttt_minutes);
+}
