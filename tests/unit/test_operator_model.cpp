@@ -117,3 +117,34 @@ TEST_CASE("operator model: a profile file of the other model is refused", "[oper
     const ProfileSet op = operator_profiles();
     for (const auto& [key, profile] : op.all()) CHECK(profile.operator_efficiency.has_value());
 }
+
+// Regression guards at today's figures of the operator model (`build/ttsim validate --compare`, 2026-12-01):
+// in-sample 4.05 % with the shipped operator profiles, hold-out 21.64 % (fit on <= 64 GPUs with the operator
+// defaults, predicting the 8 results with >= 128 GPUs). Guards 0.15 / 0.4 points above; tighten them as the
+// model improves. The issue's targets (in-sample <= 3.5 %, hold-out <= 10 %) are not reached (README).
+TEST_CASE("operator model: in-sample MAPE stays at or below 4.2%", "[operator][calibration]") {
+    const std::vector<CalibrationPoint> points = load_calibration_points({});
+    const ProfileSet profiles = operator_profiles();
+    std::vector<PointError> errors;
+    for (const CalibrationPoint& p : points) errors.push_back(evaluate_point(p, profiles));
+    INFO(format_point_table(errors));
+    CHECK(mean_absolute_percentage_error(errors) <= 4.2);
+}
+
+TEST_CASE("operator model: hold-out MAPE stays at or below 22.0%", "[operator][calibration]") {
+    const std::vector<CalibrationPoint> points = load_calibration_points({});
+    const HoldoutReport report = holdout_validation(points, 64, 128, SharedFit::operator_defaults());
+    for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
+    REQUIRE(report.predicted.size() == 8);
+    INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
+    CHECK(report.mape_percent <= 22.0);
+    // Every fitted efficiency is a fraction of its roof: nothing runs faster than its bandwidth or peak.
+    for (const auto& [key, profile] : report.fit.profiles.all()) {
+        REQUIRE(profile.operator_efficiency);
+        const layers::Efficiency& e = *profile.operator_efficiency;
+        for (double f : {e.gemm, e.conv, e.attention, e.memory}) {
+            CHECK(f > 0);
+            CHECK(f <= 1.0);
+        }
+    }
+}
