@@ -97,7 +97,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
-        .option("profiles", "DIR", "directory with profiles.yaml", "models/profiles")
+        .option("profiles", "DIR", "directory with profiles.yaml and operator_profiles.yaml", "models/profiles")
         .option("shared", "LIST",
                 std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
