@@ -10,7 +10,6 @@
 #include <sstream>
 
 #include <fmt/ranges.h>
-#include <nlopt.hpp>
 
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
@@ -190,10 +189,6 @@ struct Objective {
     }
 };
 
-double nlopt_objective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
-    TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
-    return (*static_cast<const Objective*>(data))(x);
-}
 
 // Which per-group parameters a fit frees: f_max always; x_half unless it comes from the shared half-saturation
 // work; the fixed step cost. `shape` false: f_max only (GPUs that take their shape from H100-SXM).
@@ -215,22 +210,7 @@ ComputeProfile fit_group(const FitGroup& group, const ComputeProfile& start, std
         lower.push_back(std::log(f.lower));
         upper.push_back(std::log(f.upper));
     }
-    // BOBYQA needs at least 2 variables; a 1-D fit uses Nelder-Mead (NLopt's LN_NELDERMEAD) within bounds.
-    nlopt::opt opt(x.size() >= 2 ? nlopt::LN_BOBYQA : nlopt::LN_NELDERMEAD, static_cast<unsigned>(x.size()));
-    opt.set_lower_bounds(lower);
-    opt.set_upper_bounds(upper);
-    opt.set_min_objective(nlopt_objective, &objective);
-    opt.set_xtol_rel(1e-6);
-    opt.set_ftol_abs(1e-12);
-    opt.set_maxeval(4000);
-    std::vector<double> step(x.size(), 0.5);
-    opt.set_initial_step(step);
-    double best = 0;
-    try {
-        opt.optimize(x, best);
-    } catch (const nlopt::roundoff_limited&) {
-        // converged as far as floating point allows; x holds the best point
-    }
+    minimise_bounded([&objective](const std::vector<double>& v) { return objective(v); }, x, lower, upper, 4000, 0.5);
     ComputeProfile fitted = objective.profile_from(x);
     CalibratedRange range{group.points.front()->scenario.samples_per_gpu, group.points.front()->scenario.samples_per_gpu,
                           group.points.front()->scenario.gpus, group.points.front()->scenario.gpus};

@@ -2,6 +2,10 @@
 
 #include <cmath>
 
+#include <nlopt.hpp>
+
+#include "sim/errors.hpp"
+
 namespace ttsim {
 
 // Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
@@ -27,6 +31,32 @@ double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, 
         return sum / static_cast<double>(point.runs.size());
     }
     return log_error_loss(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes), robust);
+}
+
+namespace {
+double call_objective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
+    TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
+    return (*static_cast<const std::function<double(const std::vector<double>&)>*>(data))(x);
+}
+}  // namespace
+
+void minimise_bounded(const std::function<double(const std::vector<double>&)>& objective, std::vector<double>& x,
+                      const std::vector<double>& lower, const std::vector<double>& upper, int max_evaluations,
+                      double initial_step) {
+    nlopt::opt opt(x.size() >= 2 ? nlopt::LN_BOBYQA : nlopt::LN_NELDERMEAD, static_cast<unsigned>(x.size()));
+    opt.set_lower_bounds(lower);
+    opt.set_upper_bounds(upper);
+    opt.set_min_objective(call_objective, const_cast<std::function<double(const std::vector<double>&)>*>(&objective));
+    opt.set_xtol_rel(1e-6);
+    opt.set_ftol_abs(1e-12);
+    opt.set_maxeval(max_evaluations);
+    opt.set_initial_step(std::vector<double>(x.size(), initial_step));
+    double best = 0;
+    try {
+        opt.optimize(x, best);
+    } catch (const nlopt::roundoff_limited&) {
+        // converged as far as floating point allows; x holds the best point
+    }
 }
 
 }  // namespace ttsim

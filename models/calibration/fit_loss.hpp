@@ -3,6 +3,9 @@
 // soft-L1 version, over its runs one by one where they converged at different points.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "models/calibration/calibration.hpp"
 
 namespace ttsim {
@@ -12,5 +15,13 @@ double log_error_loss(double log_error, bool robust);
 
 // The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point).
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust);
+
+// Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA
+// (Nelder-Mead for one variable, which BOBYQA cannot take), relative x tolerance 1e-6, absolute f tolerance 1e-12,
+// at most `max_evaluations` evaluations from an initial step of `initial_step` in every coordinate. Reaching the
+// round-off limit counts as converged: x holds the best point found.
+void minimise_bounded(const std::function<double(const std::vector<double>&)>& objective, std::vector<double>& x,
+                      const std::vector<double>& lower, const std::vector<double>& upper, int max_evaluations,
+                      double initial_step);
 
 }  // namespace ttsim

@@ -5,8 +5,6 @@
 #include <map>
 #include <set>
 
-#include <nlopt.hpp>
-
 #include "models/calibration/fit_loss.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -101,10 +99,6 @@ struct Problem {
     }
 };
 
-double nlopt_objective(const std::vector<double>& x, std::vector<double>& grad, void* data) {
-    TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
-    return (*static_cast<const Problem*>(data))(x);
-}
 
 }  // namespace
 
@@ -173,20 +167,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         lower.push_back(std::log(d.lower));
         upper.push_back(std::log(d.upper));
     }
-    nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(x.size()));
-    opt.set_lower_bounds(lower);
-    opt.set_upper_bounds(upper);
-    opt.set_min_objective(nlopt_objective, &problem);
-    opt.set_xtol_rel(1e-6);
-    opt.set_ftol_abs(1e-12);
-    opt.set_maxeval(20000);
-    opt.set_initial_step(std::vector<double>(x.size(), 0.3));
-    double best = 0;
-    try {
-        opt.optimize(x, best);
-    } catch (const nlopt::roundoff_limited&) {
-        // converged as far as floating point allows; x holds the best point
-    }
+    minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, x, lower, upper, 20000, 0.3);
 
     for (const std::string& w : workloads)
         for (const std::string& gpu : gpus) {

@@ -40,11 +40,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
-    const ComputeModel model = model_flag(parser);
-    if (options.shared.operator_model && parser.has("model") && model == ComputeModel::lumped)
-        parser.fail("model", "lumped contradicts 'operator' in --shared");
-    if (!parser.has("shared") && model == ComputeModel::operator_level) options.shared = SharedFit::operator_defaults();
-    options.shared.operator_model = model == ComputeModel::operator_level || options.shared.operator_model;
+    options.shared = fit_for_model(parser, options.shared);
     const std::filesystem::path file_name =
         profile_file("", options.shared.operator_model ? ComputeModel::operator_level : ComputeModel::lumped);
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));

@@ -56,14 +56,12 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
     SharedFit lumped = shared, op = parser.has("shared") ? shared : SharedFit::operator_defaults();
     lumped.operator_model = false;
     op.operator_model = true;
-    const ProfileSet lumped_profiles = parser.naming_flags([&] {
-        return load_profiles(parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir(),
-                             ComputeModel::lumped);
-    });
-    const ProfileSet operator_profiles = parser.naming_flags([&] {
-        return load_profiles(parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir(),
-                             ComputeModel::operator_level);
-    });
+    const std::filesystem::path dir =
+        parser.has("profiles") ? std::filesystem::path(parser.get("profiles")) : ProfileSet::default_dir();
+    // ProfileSet names Field::profiles; the user typed --profiles.
+    const ProfileSet lumped_profiles = parser.naming_flags([&] { return load_profiles(dir, ComputeModel::lumped); });
+    const ProfileSet operator_profiles =
+        parser.naming_flags([&] { return load_profiles(dir, ComputeModel::operator_level); });
     const ModelFigures a = model_figures(points, lumped_profiles, lumped);
     const ModelFigures b = model_figures(points, operator_profiles, op);
     out << "lumped and operator-level model side by side (MAPE, %; in-sample: shipped profiles; cross-validation on "
@@ -135,11 +133,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     const std::vector<CalibrationPoint> points = load_calibration_points(options);
     if (parser.get_flag("compare")) return print_comparison(points, parser, options.shared, out);
-    const ComputeModel model = model_flag(parser);
-    if (options.shared.operator_model && parser.has("model") && model == ComputeModel::lumped)
-        parser.fail("model", "lumped contradicts 'operator' in --shared");
-    if (!parser.has("shared") && model == ComputeModel::operator_level) options.shared = SharedFit::operator_defaults();
-    options.shared.operator_model = model == ComputeModel::operator_level || options.shared.operator_model;
+    options.shared = fit_for_model(parser, options.shared);
     const ProfileSet profiles = load_model_profiles(parser);
     constexpr int kFitMaxGpus = 64, kPredictMinGpus = 128;
     if (parser.get_flag("holdout-yaml")) {

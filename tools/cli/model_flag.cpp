@@ -26,4 +26,13 @@ ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag) 
     });
 }
 
+SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed) {
+    const ComputeModel model = model_flag(parser);
+    if (parsed.operator_model && parser.has("model") && model == ComputeModel::lumped)
+        parser.fail("model", "lumped contradicts 'operator' in --shared");
+    if (!parser.has("shared") && model == ComputeModel::operator_level) parsed = SharedFit::operator_defaults();
+    parsed.operator_model = model == ComputeModel::operator_level || parsed.operator_model;
+    return parsed;
+}
+
 }  // namespace ttsim::cli

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "models/calibration/calibration.hpp"
 #include "models/compute/profile_files.hpp"
 #include "tools/cli/args.hpp"
 
@@ -13,5 +14,10 @@ void declare_model_flag(ArgParser& parser);
 ComputeModel model_flag(const ArgParser& parser);
 // The profiles of the chosen model, from --profiles DIR when the command has it and it is given, else shipped.
 ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag = true);
+
+// The fit --shared and --model ask for together: --model operator without --shared takes the operator model's
+// shipped selection (SharedFit::operator_defaults); 'operator' in --shared selects it too; --model lumped with
+// 'operator' in --shared is refused naming --model. `parsed` is --shared's value (or the default).
+SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed);
 
 }  // namespace ttsim::cli
