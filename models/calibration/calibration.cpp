@@ -75,6 +75,7 @@ double sq(double v) { return v * v; }
 struct FitGroup {
     std::string workload, gpu;
     bool run_logs = false;         // fit option SharedFit::run_logs
+    bool step_logs = false;        // fit option SharedFit::step_logs
     bool robust = false;           // fit option SharedFit::robust
     std::vector<const CalibrationPoint*> points;
     std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
@@ -91,6 +92,20 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
     std::map<std::string, std::vector<const MlperfRun*>> runs;
     for (const MlperfRun& run : run_rows)
         if (run.success && run.minutes && run.convergence_point) runs[run.key()].push_back(&run);
+    // Logged step and evaluation times (shipped v4.1_timing.csv), by the same key. A log's step time counts only
+    // where its evaluations were logged too: without eval intervals its segments include the evaluations.
+    std::map<std::string, std::vector<double>> logged_steps, logged_evals;
+    for (const MlperfTiming& t : load_mlperf_timing()) {
+        if (!t.log_read || !t.eval_blocking_minutes) continue;
+        if (t.step_ms && *t.step_ms > 0) logged_steps[t.key()].push_back(*t.step_ms / 1e3);
+        if (t.evaluations && *t.evaluations > 0 && *t.eval_blocking_minutes > 0)
+            logged_evals[t.key()].push_back(*t.eval_blocking_minutes * 60.0 / *t.evaluations);
+    }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const std::size_t n = v.size();
+        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    };
     std::vector<CalibrationPoint> points;
     for (const std::string& family : options.families) {
         ResultFilter filter;
@@ -120,6 +135,10 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                     p.runs.push_back({*run->convergence_point *
                                           (epochs ? static_cast<double>(*workload.train_samples) : 1.0),
                                       *run->minutes * 60.0});
+            if (const auto found = logged_steps.find(r.key()); found != logged_steps.end())
+                p.logged_step_seconds = median(found->second);
+            if (const auto found = logged_evals.find(r.key()); found != logged_evals.end() && workload.eval_on_the_clock)
+                p.logged_eval_seconds = median(found->second);
             points.push_back(std::move(p));
         }
     }
@@ -183,7 +202,7 @@ struct Objective {
         double sum = 0;
         for (std::size_t i = 0; i < group->points.size(); ++i) {
             const CalibrationPoint* point = group->points[i];
-            sum += group->weights[i] * point_loss(*point, p, group->run_logs, group->robust);
+            sum += group->weights[i] * point_loss(*point, p, group->run_logs, group->robust, group->step_logs);
         }
         return sum;
     }
@@ -285,7 +304,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
         for (std::size_t i = 0; i < group.points.size(); ++i) {
             const CalibrationPoint* point = group.points[i];
-            sum += group.weights[i] * point_loss(*point, p, group.run_logs, group.robust);
+            sum += group.weights[i] * point_loss(*point, p, group.run_logs, group.robust, group.step_logs);
         }
     }
     if (out) *out = std::move(set);
@@ -368,7 +387,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
         {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
         {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
-        {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap}};
+        {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
+        {"step-logs", &SharedFit::step_logs},     {"eval-cost", &SharedFit::eval_cost}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -385,6 +405,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
+    if (f.eval_cost && !f.operator_model)
+        throw InputError("eval-cost is a term of the operator model: add operator to the list", Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
@@ -418,6 +440,8 @@ std::string SharedFit::describe() const {
     add(kernel_overhead, "kernel-overhead");
     add(tp_exposed, "tp-exposed");
     add(host_overlap, "host-overlap");
+    add(step_logs, "step-logs");
+    add(eval_cost, "eval-cost");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
@@ -431,6 +455,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         g.workload = p.scenario.workload->name;
         g.gpu = p.scenario.gpu->name;
         g.run_logs = shared.run_logs;
+        g.step_logs = shared.step_logs;
         g.robust = shared.robust;
         g.points.push_back(&p);
         any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;

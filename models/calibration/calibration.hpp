@@ -43,6 +43,10 @@ struct CalibrationPoint {
     };
     std::vector<Run> runs;
     bool runs_span_convergence() const;    // >= 3 runs at >= 2 distinct convergence points
+    // Medians over the result's run logs (v4.1_timing.csv) of the mean step inside the training segments and of the
+    // blocking seconds per on-the-clock evaluation; empty where the logs do not show them (no eval intervals
+    // logged, or none on the clock). With the `step-logs` fit option the fit matches them as well as the minutes.
+    std::optional<double> logged_step_seconds, logged_eval_seconds;
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -69,7 +73,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-cost";
 
 struct SharedFit {
     bool multi_node = false;
@@ -106,6 +110,13 @@ struct SharedFit {
     bool tp_exposed = false;
     // With operator: the fixed per-step host cost overlaps the GPU's work (ComputeProfile::operator_host_overlap).
     bool host_overlap = false;
+    // Fit option: each result also contributes the squared (or soft-L1) log errors of its logged step time and of
+    // its blocking seconds per evaluation (CalibrationPoint::logged_*), so the fit no longer has to split a run's
+    // minutes into steps, evaluations and the per-run cost from the minutes alone.
+    bool step_logs = false;
+    // With operator: one evaluation costs eval_forward_factor x its forward passes + eval_fixed_seconds, both per
+    // workload (post-processing such as RetinaNet's box decoding and NMS, the metric's gather and scoring).
+    bool eval_cost = false;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,

@@ -13,15 +13,19 @@ namespace ttsim {
 // Squared log error, or soft-L1 with scale kRobustScale when `robust`.
 double log_error_loss(double log_error, bool robust);
 
-// The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point).
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust);
+// The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point), plus
+// with `step_logs` the losses of its logged step time and blocking seconds per evaluation where it has them.
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
+                  bool step_logs = false);
 
 // Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA
 // (Nelder-Mead for one variable, which BOBYQA cannot take), relative x tolerance 1e-6, absolute f tolerance 1e-12,
 // at most `max_evaluations` evaluations from an initial step of `initial_step` in every coordinate. Reaching the
-// round-off limit counts as converged: x holds the best point found.
+// round-off limit counts as converged: x holds the best point found. With `extra_starts` > 0 the search also
+// starts from that many Sobol points spread over the box, keeps the best optimum, and restarts from it (a fresh
+// trust region) while that still lowers the objective.
 void minimise_bounded(const std::function<double(const std::vector<double>&)>& objective, std::vector<double>& x,
                       const std::vector<double>& lower, const std::vector<double>& upper, int max_evaluations,
-                      double initial_step);
+                      double initial_step, int extra_starts = 0);
 
 }  // namespace ttsim

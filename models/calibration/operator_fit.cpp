@@ -6,6 +6,7 @@
 #include <set>
 
 #include "models/calibration/fit_loss.hpp"
+#include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -16,6 +17,9 @@ std::string software_stack(const CalibrationPoint& point) {
 }
 
 namespace {
+
+// Starts of the fit besides the priors (fit_loss.hpp minimise_bounded): the objective has several local optima.
+constexpr int kOperatorFitExtraStarts = 4;
 
 // One searched value: its bounds (physical plausibility, not tuning) and its start (the priors of kernel_time.hpp).
 struct Dimension {
@@ -28,7 +32,7 @@ struct Layout {
     std::vector<Dimension> dims;
     int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1, kernel_overhead = -1, tp_exposed = -1;
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
-    std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed;
+    std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed;
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -69,6 +73,10 @@ struct Problem {
         p.step_jitter_cv = value(x, layout.jitter_cv, p.step_jitter_cv);
         p.multi_node_step_seconds = value(x, layout.multi_node, 0.0);
         p.eval_fixed_seconds = value(x, layout.eval_fixed, p.eval_fixed_seconds);
+        if (const auto f = layout.eval_factor.find(workload); f != layout.eval_factor.end()) {
+            p.eval_forward_factor = value(x, f->second, 1.0);
+            p.eval_fixed_seconds = value(x, layout.workload_eval_fixed.at(workload), p.eval_fixed_seconds);
+        }
         p.step_jitter_seconds = value(x, layout.step_jitter, 0.0);
         p.step_jitter_per_node = shared.jitter_nodes;
         p.tp_comm_exposed_fraction = value(x, layout.tp_exposed, p.tp_comm_exposed_fraction);
@@ -87,7 +95,7 @@ struct Problem {
             const CalibrationPoint& point = *(*points)[i];
             ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
             p.operator_speed *= stack_speed(x, point);
-            sum += weights[i] * point_loss(point, p, shared.run_logs, shared.robust);
+            sum += weights[i] * point_loss(point, p, shared.run_logs, shared.robust, shared.step_logs);
         }
         // Log-normal prior of the stack speeds, in units of the loss: a residual of kRobustScale-sized log errors
         // costs about (error / 0.05)^2 x 0.05^2, so the prior is (log s / sigma)^2 x 0.05^2.
@@ -145,6 +153,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     if (shared.jitter_cv) L.jitter_cv = L.add({"step jitter cv", 1e-4, 0.3, 0.01});
     if (shared.multi_node && any_multi_node) L.multi_node = L.add({"multi-node step seconds", 1e-5, 0.1, 0.005});
     if (shared.eval_fixed && any_eval) L.eval_fixed = L.add({"eval fixed seconds", 1e-3, 30.0, 0.05});
+    // Per workload with evaluations on the clock: an evaluation's forward passes cost 0.3-30x their training price
+    // (post-processing, eval batch), plus 1 ms-60 s per evaluation (gather, scoring).
+    if (shared.eval_cost)
+        for (const std::string& w : workloads)
+            if (find_workload(w).eval_on_the_clock) {
+                L.eval_factor[w] = L.add({w + " eval forward factor", 0.3, 30.0, 1.0});
+                L.workload_eval_fixed[w] = L.add({w + " eval fixed seconds", 1e-3, 60.0, 0.05});
+            }
     // Share of TP/CP collective time exposed: 1-100 %.
     bool any_model_parallel = false;
     for (const CalibrationPoint* p : points) any_model_parallel = any_model_parallel || p->scenario.tp_cp_comm_seconds_per_micro_step > 0;
@@ -167,7 +183,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         lower.push_back(std::log(d.lower));
         upper.push_back(std::log(d.upper));
     }
-    minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, x, lower, upper, 20000, 0.3);
+    minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, x, lower, upper, 20000, 0.3, kOperatorFitExtraStarts);
 
     for (const std::string& w : workloads)
         for (const std::string& gpu : gpus) {

@@ -64,6 +64,9 @@ struct ComputeProfile {
     bool step_jitter_per_node = false;
     // Not fitted (documented estimates; see compute_profile.cpp for the reasoning).
     double eval_fixed_seconds = 0.05;      // per evaluation: launch, metric all-reduce, host-side bookkeeping
+    // One evaluation's forward passes cost this many times their training-forward price: post-processing per
+    // sample (RetinaNet's box decoding and NMS), the eval batch, the gather of the predictions (eval-cost fit).
+    double eval_forward_factor = 1.0;
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
     // The operator-level model (models/training/operator_step.hpp): kernel-class efficiencies and launch costs of

@@ -273,6 +273,37 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
     return runs;
 }
 
+std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path) {
+    const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_timing.csv");
+    const CsvTable table = read_table(file, {"submitter", "system", "benchmark", "log_status", "step_ms_from_segments",
+                                             "eval_minutes_blocking", "n_evals_on_clock"});
+    std::vector<MlperfTiming> timings;
+    for (std::size_t r = 1; r < table.rows.size(); ++r) {
+        const int line = table.lines[r];
+        const std::vector<std::string>& fields = table.rows[r];
+        if (fields.size() != table.rows[0].size())
+            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
+                                 std::to_string(table.rows[0].size()),
+                             SourceLocation{table.name, line, 0});
+        const RecordReader read(table.columns, fields, table.name, line);
+        MlperfTiming t;
+        t.csv_line = line;
+        t.submitter = read.text("submitter");
+        t.system = read.text("system");
+        t.benchmark = read.text("benchmark");
+        t.log_read = read.text("log_status") == "ok";
+        t.step_ms = read.optional_number("step_ms_from_segments");
+        t.eval_blocking_minutes = read.optional_number("eval_minutes_blocking");
+        t.evaluations = read.optional_int("n_evals_on_clock");
+        for (const auto& [value, column] : {std::pair{t.step_ms, "step_ms_from_segments"},
+                                            std::pair{t.eval_blocking_minutes, "eval_minutes_blocking"}})
+            if (value && !(*value >= 0))
+                throw InputError("a time cannot be negative", SourceLocation{table.name, line, 0}, column);
+        timings.push_back(std::move(t));
+    }
+    return timings;
+}
+
 std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult>& results,
                                                   const ResultFilter& filter) {
     // Step 1: scored rows only.

@@ -80,6 +80,23 @@ struct MlperfRun {
 // other than success/aborted/empty, or a successful run without positive minutes and convergence point.
 std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::path>& path = std::nullopt);
 
+// One run log's timing (models/data/mlperf/v4.1_timing.csv, read from the log's MLLOG time stamps; the columns
+// are described in models/data/README.md): the mean step inside the training segments between evaluations
+// (global batch / median segment rate, first segment dropped as warm-up) and the on-the-clock evaluation time
+// during which no training ran (RetinaNet scores epoch k while epoch k+1 trains; elsewhere all of it).
+struct MlperfTiming {
+    int csv_line = 0;
+    std::string submitter, system, benchmark;
+    bool log_read = false;                   // log_status "ok"
+    std::optional<double> step_ms;           // step_ms_from_segments
+    std::optional<double> eval_blocking_minutes;   // eval_minutes_blocking
+    std::optional<int> evaluations;          // n_evals_on_clock
+    std::string key() const { return submitter + "/" + system + "/" + benchmark; }
+};
+
+// Loads the shipped v4.1_timing.csv (or `path`); InputError with file, line and column on malformed data.
+std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path = std::nullopt);
+
 struct ResultFilter {
     std::optional<std::string> benchmark;            // MLPerf id; "retinanet" is accepted for "ssd"
     std::optional<std::string> accelerator_family;   // exact, case-insensitive ("H100-SXM")

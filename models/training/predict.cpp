@@ -48,7 +48,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     s.gpu = system.gpu;
     s.gpus = gpus;
     s.layout = layout;
-    const int model_split = layout.tensor_parallel * layout.context_parallel * layout.pipeline_parallel;
+    const int model_split = layout.model_split();
     s.samples_per_gpu = static_cast<double>(layout.samples_per_micro_batch) / model_split;
 
     // Convergence at the global batch: a user's model trains the amount it states; the catalog's converge as
@@ -284,7 +284,15 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         t.backward_share = t.micro_step_seconds > 0 ? step.backward_seconds / t.micro_step_seconds : t.backward_share;
         t.bucket_ready_fractions = bucket_ready_fractions(step, s.bucket_comm_seconds.size());
         t.optimizer_seconds = step.optimizer_seconds + step.graph_launch_seconds;
-        if (w.eval_on_the_clock) t.eval_forward_seconds = operator_forward_seconds(*s.operator_table, step, s.eval_samples_per_gpu);
+        // The table prices a data-parallel rank's micro batch on its TP x CP group, so an evaluation's forward
+        // passes are the rank's eval samples; the forward's share of the TP/CP collectives (half of them: each
+        // forward collective has its backward mirror) is exposed as in training.
+        if (w.eval_on_the_clock) {
+            const double per_rank = s.eval_samples_per_gpu * c.model_split();
+            const double micro_steps = per_rank / (s.operator_table->graph_micro_batch * s.operator_table->samples_per_graph_sample);
+            t.eval_forward_seconds = operator_forward_seconds(*s.operator_table, step, per_rank) +
+                                     micro_steps * 0.5 * profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
+        }
         t.launch_bound = step.launch_bound;
         return t;
     }
@@ -312,7 +320,9 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
                               profile.step_jitter_seconds * sigmas;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
-    plan.eval_seconds = s.workload->eval_on_the_clock ? terms.eval_forward_seconds + profile.eval_fixed_seconds : 0.0;
+    plan.eval_seconds = s.workload->eval_on_the_clock
+                            ? profile.eval_forward_factor * terms.eval_forward_seconds + profile.eval_fixed_seconds
+                            : 0.0;
     return plan;
 }
 

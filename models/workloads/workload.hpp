@@ -49,7 +49,8 @@ struct ParallelismConfig {
     // graph's CudaGraphs); empty = the workload description's own mode. A fact of each submission.
     std::string cuda_graphs;
 
-    int gpus() const { return tensor_parallel * context_parallel * pipeline_parallel * data_parallel; }
+    int gpus() const { return model_split() * data_parallel; }
+    int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank
 };
 
 // A configuration NVIDIA (or AMD) published: system family and GPU count -> parallelism.

@@ -3,8 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/fit_loss.hpp"
+#include "models/mlperf/results.hpp"
+#include "sim/errors.hpp"
 #include "models/compute/profile_files.hpp"
 #include "models/training/operator_step.hpp"
 #include "models/training/predict.hpp"
@@ -150,4 +155,84 @@ TEST_CASE("operator model: hold-out MAPE stays at or below 22.0%", "[operator][c
             CHECK(f <= 1.0);
         }
     }
+}
+
+// An evaluation's forward passes can be no faster than the eval set's forward FLOPs spread over every GPU at peak
+// (the roofline of the whole job). Before the operator model priced an evaluation per data-parallel rank, the
+// 70B LoRA (TP4 x CP2) was priced 8x too fast, below this bound.
+TEST_CASE("operator model: an evaluation is never faster than its FLOPs at the job's peak", "[operator]") {
+    const ProfileSet profiles = operator_profiles();
+    for (const char* w : {"bert", "llama2_70b_lora", "retinanet"}) {
+        for (int gpus : {8, 64, 512}) {
+            INFO(w << " at " << gpus << " GPUs");
+            const PreparedScenario s = prepare(request(w, gpus));
+            const IterationPlan plan = make_iteration_plan(s, profiles.find(*s.workload, *s.gpu));
+            const double bound = static_cast<double>(s.workload->eval_samples) * s.workload->forward_flops_per_sample /
+                                 (gpus * peak_flops(*s.gpu, s.layout.fp8));
+            CHECK(plan.eval_seconds >= bound);
+        }
+    }
+}
+
+TEST_CASE("MLPerf timing logs: loaded, and joined to the calibration points", "[operator][calibration]") {
+    const std::vector<MlperfTiming> logs = load_mlperf_timing();
+    CHECK(logs.size() == 970);   // one row per v4.1 log of the four benchmarks (models/data/README.md)
+    // Dell XE9680 8xH100 BERT: median step 94.4 ms inside its segments (v4.1_timing.csv step_ms_from_segments), and
+    // RetinaNet's evaluations block training only for their inference part (about 30 s of ~35 s at 8 GPUs).
+    bool bert_seen = false, retinanet_seen = false;
+    for (const CalibrationPoint& p : points()) {
+        if (p.result.key() == "Dell/XE9680x8H100-SXM-80GB/bert") {
+            bert_seen = true;
+            REQUIRE(p.logged_step_seconds);
+            CHECK(*p.logged_step_seconds == Approx(0.0944).epsilon(0.01));
+            REQUIRE(p.logged_eval_seconds);
+            CHECK(*p.logged_eval_seconds == Approx(1.44).epsilon(0.03));
+        }
+        if (p.result.key() == "NVIDIA/eos_ngc24.09_pytorch/ssd") {
+            retinanet_seen = true;
+            REQUIRE(p.logged_eval_seconds);
+            CHECK(*p.logged_eval_seconds > 20.0);
+            CHECK(*p.logged_eval_seconds < 30.84);   // on the clock 30.8 s per evaluation, blocking less
+        }
+        // Stable Diffusion evaluates offline: no evaluation time to fit.
+        if (p.scenario.workload->name == "stable_diffusion") CHECK(!p.logged_eval_seconds);
+        // BERT logs from 2023 carry no eval intervals, so their segments include evaluations: no step time.
+        if (p.result.key() == "NVIDIA/eos_ngc23.04_pytorch/bert") CHECK(!p.logged_step_seconds);
+    }
+    CHECK(bert_seen);
+    CHECK(retinanet_seen);
+}
+
+TEST_CASE("MLPerf timing logs: a malformed file names its line and column", "[operator][calibration]") {
+    const auto file = std::filesystem::temp_directory_path() / "ttsim_bad_timing.csv";
+    {
+        std::ofstream out(file);
+        out << "submitter,system,benchmark,log_status,step_ms_from_segments,eval_minutes_blocking,n_evals_on_clock\n"
+            << "A,B,bert,ok,12.5,0.3,4\n"
+            << "A,B,bert,ok,fast,0.3,4\n";
+    }
+    try {
+        load_mlperf_timing(file);
+        FAIL("malformed timing file accepted");
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        CHECK(what.find("ttsim_bad_timing.csv") != std::string::npos);
+        CHECK(what.find(":3") != std::string::npos);
+        CHECK(what.find("step_ms_from_segments") != std::string::npos);
+    }
+    std::filesystem::remove(file);
+}
+
+TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][calibration]") {
+    const CalibrationPoint* point = nullptr;
+    for (const CalibrationPoint& p : points())
+        if (p.result.key() == "Dell/XE9680x8H100-SXM-80GB/bert") point = &p;
+    REQUIRE(point);
+    const ProfileSet profiles = operator_profiles();
+    const ComputeProfile profile = profiles.find(*point->scenario.workload, *point->scenario.gpu);
+    const double without = point_loss(*point, profile, true, true, false);
+    const double with = point_loss(*point, profile, true, true, true);
+    CHECK(with > without);
+    CHECK(SharedFit::parse("operator,step-logs,eval-cost").eval_cost);
+    CHECK_THROWS_AS(SharedFit::parse("step-logs,eval-cost"), InputError);   // eval-cost needs the operator model
 }
