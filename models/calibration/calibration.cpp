@@ -140,7 +140,11 @@ PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profi
     e.global_batch = point.scenario.layout.global_batch;
     e.published_minutes = point.published_minutes;
     e.predicted_minutes = prediction.ttt_minutes;
-    e.error = prediction.ttt_minutes / point.published_minutes - 1.0;
+    e.predicted_ms = prediction.step_ms;
+    if (point.measured_step_seconds) e.published_ms = *point.measured_step_seconds * 1e3;
+    e.step_time_only = point.published_minutes <= 0;
+    TTSIM_ASSERT(!e.step_time_only || point.measured_step_seconds, "calibration point without a measurement");
+    e.error = e.step_time_only ? e.predicted_ms / e.published_ms - 1.0 : prediction.ttt_minutes / point.published_minutes - 1.0;
     return e;
 }
 

@@ -43,6 +43,10 @@ struct CalibrationPoint {
     };
     std::vector<Run> runs;
     bool runs_span_convergence() const;    // >= 3 runs at >= 2 distinct convergence points
+    // A user's measured step time (seconds per optimizer step, evaluations excluded; user_runs.hpp). When set,
+    // the fit also matches the model's step time to it (fit_loss.cpp); with published_minutes 0 the point has
+    // only a step time, and its report row compares step times.
+    std::optional<double> measured_step_seconds;
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -128,6 +132,10 @@ struct PointError {
     int global_batch = 0;
     double published_minutes = 0, predicted_minutes = 0;
     double error = 0;                                    // predicted / published - 1
+    // A point with only a measured step time (CalibrationPoint::measured_step_seconds): published_ms and
+    // predicted_ms hold the step times, published/predicted minutes stay 0 and error compares the step times.
+    bool step_time_only = false;
+    double published_ms = 0, predicted_ms = 0;
 };
 
 struct CalibrationReport {

@@ -24,6 +24,15 @@ double log_error_loss(double log_error, bool robust) {
 
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust) {
     const RunClock clock = run_clock(point.fit_scenario, profile);
+    // A user's measured step time (user_runs.hpp) counts as one more result, on the same loss.
+    const double step_loss = point.measured_step_seconds
+                                 ? log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), robust)
+                                 : 0.0;
+    if (point.published_minutes <= 0) return step_loss;   // only the step time was measured
+    return step_loss + time_to_train_loss(point, clock, run_logs, robust);
+}
+
+double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust) {
     if (run_logs && point.runs_span_convergence()) {
         double sum = 0;
         for (const CalibrationPoint::Run& run : point.runs)

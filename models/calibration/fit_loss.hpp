@@ -14,7 +14,10 @@ namespace ttsim {
 double log_error_loss(double log_error, bool robust);
 
 // The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point).
+// A user's measured step time (CalibrationPoint::measured_step_seconds) adds its own log error.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust);
+// The time-to-train part of point_loss, for a run clock already built.
+double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
 
 // Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA
 // (Nelder-Mead for one variable, which BOBYQA cannot take), relative x tolerance 1e-6, absolute f tolerance 1e-12,
