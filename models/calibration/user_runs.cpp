@@ -266,11 +266,11 @@ std::vector<CalibrationPoint> load_user_runs(const std::filesystem::path& file) 
     return points;
 }
 
-CalibrationReport calibrate_user_runs(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                      SharedFit shared, const ProfileSet& fallback) {
+UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points, const std::string& description,
+                                    SharedFit shared, const ProfileSet& fallback) {
     const bool any_time_to_train =
         std::any_of(points.begin(), points.end(), [](const CalibrationPoint& p) { return p.published_minutes > 0; });
-    if (any_time_to_train) return calibrate_points(points, description, shared);
+    if (any_time_to_train) return {calibrate_points(points, description, shared), {}};
     // A step time holds neither the per-run cost nor the evaluations: leave them out of the fit.
     shared.run_overhead = shared.workload_run_overhead = shared.eval_fixed = false;
     CalibrationReport report = calibrate_points(points, description, shared);
@@ -288,10 +288,11 @@ CalibrationReport calibrate_user_runs(const std::vector<CalibrationPoint>& point
         fixed.add(std::move(p));
     }
     report.profiles = std::move(fixed);
-    report.data_description += "\nonly step times measured: the time-to-train terms (per-run overhead, per-evaluation "
-                               "cost) are not identifiable from them and were not fitted; taken from the shipped "
-                               "profiles: " + values;
-    return report;
+    const std::string note = "only step times measured: the time-to-train terms (per-run overhead, per-evaluation cost) "
+                             "are not identifiable from them and were not fitted; taken from the shipped profiles: " +
+                             values;
+    report.data_description += "\n" + note;
+    return {std::move(report), note};
 }
 
 std::string format_user_run_table(const std::vector<CalibrationPoint>& points, const ProfileSet& profiles) {

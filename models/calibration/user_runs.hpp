@@ -34,10 +34,14 @@ std::vector<CalibrationPoint> load_user_runs(const std::filesystem::path& file);
 
 // Fits the points with calibrate_points. Without a single time_to_train among them the per-run and
 // per-evaluation costs are not identifiable (a step time does not contain them): they are not fitted but
-// taken from `fallback` (the shipped profile set of the same model) for each (workload, GPU), and the report's
-// data_description says so.
-CalibrationReport calibrate_user_runs(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                      SharedFit shared, const ProfileSet& fallback);
+// taken from `fallback` (the shipped profile set of the same model) for each (workload, GPU); `note` says so
+// (also appended to the report's data_description), empty otherwise.
+struct UserCalibration {
+    CalibrationReport report;
+    std::string note;
+};
+UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points, const std::string& description,
+                                    SharedFit shared, const ProfileSet& fallback);
 
 // Measured against predicted, per point: step time and/or time to train, whichever the row measured.
 std::string format_user_run_table(const std::vector<CalibrationPoint>& points, const ProfileSet& profiles);

@@ -35,8 +35,11 @@ std::string calibrate_user_file(const ArgParser& parser, const CalibrationOption
         " rows fitted" + (options.max_gpus ? " (<= " + std::to_string(*options.max_gpus) + " GPUs)" : std::string()) +
         "\nmodel: the layout of each row priced as 'ttsim predict' prices it; step times and times to train fitted "
         "on their log errors; shared parameters: " + options.shared.describe();
-    report = calibrate_user_runs(fit, description, options.shared, load_profiles(ProfileSet::default_dir(), model));
+    UserCalibration fitted =
+        calibrate_user_runs(fit, description, options.shared, load_profiles(ProfileSet::default_dir(), model));
+    report = std::move(fitted.report);
     std::string table = "fitted:\n" + format_user_run_table(fit, report.profiles);
+    if (!fitted.note.empty()) table += "note: " + fitted.note + "\n";
     if (!held_out.empty()) {
         table += fmt::format("held out (more than {} GPUs; not fitted), predicted with the fitted profiles:\n",
                              *options.max_gpus) +
