@@ -76,29 +76,19 @@ public:
             fail(column, "expected a whole number from 1 to 1048576, got '" + value + "'");
         return static_cast<int>(n);
     }
-    // A duration with its unit ("85ms", "12.5min"), > 0 seconds.
-    std::optional<double> seconds(const std::string& column) const {
-        const std::string value = text(column);
-        if (value.empty()) return std::nullopt;
-        double s = 0;
-        try {
-            s = units::parse_time_seconds(value);
-        } catch (const InputError& e) {
-            fail(column, e.message());
-        }
-        if (!(s > 0) || !std::isfinite(s)) fail(column, "must be a positive duration, got '" + value + "'");
-        return s;
-    }
-    std::optional<double> positive_number(const std::string& column) const {
+    // A positive quantity read by `parse` (units::parse_time_seconds: a duration with its unit, "85ms",
+    // "12.5min"; units::parse_number: a plain number).
+    template <typename Parse>
+    std::optional<double> positive(const std::string& column, Parse parse) const {
         const std::string value = text(column);
         if (value.empty()) return std::nullopt;
         double x = 0;
         try {
-            x = units::parse_number(value);
+            x = parse(value);
         } catch (const InputError& e) {
             fail(column, e.message());
         }
-        if (!(x > 0)) fail(column, "must be positive, got '" + value + "'");
+        if (!(x > 0) || !std::isfinite(x)) fail(column, "must be positive, got '" + value + "'");
         return x;
     }
 
@@ -207,12 +197,12 @@ CalibrationPoint point_of(const Row& row) {
     r.global_batch_size = s.layout.global_batch;
     p.scenario = s;
     p.fit_scenario = s;
-    if (const auto samples = row.positive_number("samples_to_converge")) {
+    if (const auto samples = row.positive("samples_to_converge", units::parse_number)) {
         p.fit_scenario.samples_mean = p.fit_scenario.samples_p10 = p.fit_scenario.samples_p90 = *samples;
         p.published_convergence = true;
     }
-    p.measured_step_seconds = row.seconds("step_time");
-    if (const auto ttt = row.seconds("time_to_train")) {
+    p.measured_step_seconds = row.positive("step_time", units::parse_time_seconds);
+    if (const auto ttt = row.positive("time_to_train", units::parse_time_seconds)) {
         p.published_minutes = *ttt / 60.0;
         r.ttt_minutes_official_scaled = p.published_minutes;
     } else if (p.published_convergence) {
