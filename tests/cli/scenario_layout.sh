@@ -39,5 +39,11 @@ check "pinned plan exits 0" '[[ $rc -eq 0 ]]'
 gpus=$(json "$tmp/plan.json" "d['answer']['gpus']"); plan_ttt=$(json "$tmp/plan.json" "d['answer']['ttt_minutes']")
 check "plan answer ($gpus GPUs) is predict --layout tp=2 there" 'awk -v a="$plan_ttt" -v b="$(predict_ttt --workload bert --gpus "$gpus" --layout tp=2)" "BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-10) }"'
 
+# `ttsim plan --layout` is the scenario's `layout:`; a searched layout needs --model operator.
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 2min --confidence p50 --model operator --layout tp=2 --format json >"$tmp/plan-flag.json"; rc=$?
+check "plan --layout tp=2 gives the scenario's answer" '[[ $rc -eq 0 && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"gpus\"]") == "$gpus" && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"ttt_minutes\"]") == "$plan_ttt" ]]'
+"$ttsim" plan --workload bert --deadline 2min --layout fastest >/dev/null 2>"$tmp/err"; rc=$?
+check "plan --layout fastest without --model operator: exit 2 naming --layout" '[[ $rc -eq 2 ]] && grep -qF -- "--layout" "$tmp/err" && grep -qF -- "--model operator" "$tmp/err"'
+
 echo "scenario layout: $fail failed"
 [[ $fail -eq 0 ]]

@@ -92,7 +92,7 @@ TEST_CASE("user runs: the step-time loss is the log error of the model's step") 
     CHECK(point_loss(points[0], profile, false, false) == Approx(0.0).margin(1e-15));
 }
 
-TEST_CASE("--like: no offsets, malformed and unknown names are refused, a stack divides the kernel times") {
+TEST_CASE("like SUBMITTER/SYSTEM: no offsets, malformed and unknown names are refused, a stack divides the kernel times") {
     ProfileSet set = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
     CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorch", "H100-SXM"),
                       Catch::Contains("no per-system speed offsets"));
