@@ -13,6 +13,7 @@
 #include "models/calibration/like_system.hpp"
 #include "models/calibration/user_runs.hpp"
 #include "models/compute/profile_files.hpp"
+#include "models/workloads/layers/layer_graph.hpp"
 #include "sim/errors.hpp"
 
 using namespace ttsim;
@@ -110,4 +111,44 @@ TEST_CASE("like SUBMITTER/SYSTEM: no offsets, malformed and unknown names are re
     const auto& bert = find_workload("bert");
     CHECK(faster.find(bert, find_gpu("H100-SXM")).operator_speed ==
           Approx(1.25 * set.find(bert, find_gpu("H100-SXM")).operator_speed));
+}
+
+TEST_CASE("user runs: layout columns reach the prepared scenario") {
+    const auto points = load_user_runs(write_file(
+        "layout.csv", "workload,system,gpus,global_batch,micro,distributed_optimizer,cuda_graphs,time_to_train,samples_to_converge\n"
+                      "bert,dgx-h100,16,768,24,on,none,3min,2500000\n"
+                      "bert,dgx-h100,16,768,48,off,full_iteration,3min,\n"));
+    REQUIRE(points.size() == 2);
+    CHECK(points[0].scenario.layout.samples_per_micro_batch == 24);
+    CHECK(points[0].scenario.layout.gradient_accumulation == 2);
+    CHECK(points[0].scenario.layout.distributed_optimizer);
+    CHECK_FALSE(points[1].scenario.layout.distributed_optimizer);
+    REQUIRE(points[0].scenario.operator_table);
+    CHECK(points[0].scenario.operator_table->cuda_graphs == layers::CudaGraphs::none);
+    CHECK(points[1].scenario.operator_table->cuda_graphs == layers::CudaGraphs::full_iteration);
+    CHECK(points[0].published_convergence);
+    CHECK(points[0].fit_scenario.samples_mean == 2500000);
+    CHECK(points[0].scenario.samples_mean != 2500000);   // reports keep the RCPs' convergence
+    CHECK_FALSE(points[1].published_convergence);
+}
+
+TEST_CASE("user runs: with times to train the run terms are fitted, not taken from the fallback") {
+    const ProfileSet shipped = load_profiles(ProfileSet::default_dir(), ComputeModel::lumped);
+    std::string csv = "workload,system,gpus,global_batch,time_to_train\n";
+    for (const auto& [gpus, batch] : std::vector<std::pair<int, int>>{{8, 768}, {16, 1536}, {32, 2048}, {64, 4608}}) {
+        PredictionRequest r;
+        r.workload = "bert";
+        r.system = "dgx-h100";
+        r.gpus = gpus;
+        r.global_batch = batch;
+        csv += fmt::format("bert,dgx-h100,{},{},{:.6f}min\n", gpus, batch, predict(r, shipped).ttt_minutes);
+    }
+    const auto points = load_user_runs(write_file("ttt.csv", csv));
+    const UserCalibration fit = calibrate_user_runs(points, "test", SharedFit{}, shipped);
+    CHECK(fit.note.empty());
+    for (const CalibrationPoint& p : points) {
+        const PointError e = evaluate_point(p, fit.report.profiles);
+        CHECK_FALSE(e.step_time_only);
+        CHECK(std::abs(e.error) < 0.02);
+    }
 }
