@@ -179,7 +179,9 @@ CalibrationPoint point_of(const Row& row) {
     }
     // Memory per GPU (the operator model's estimate: weights, gradients, optimizer shard, activations).
     if (s.operator_table && !s.operator_table->memory.fits)
-        row.fail(row.text("tp").empty() && row.text("cp").empty() ? "gpus" : "tp",
+        row.fail(!row.text("micro").empty()                          ? "micro"
+                 : !row.text("tp").empty() || !row.text("cp").empty() ? "tp"
+                                                                       : "gpus",
                  "this layout does not fit in HBM: " + s.operator_table->memory.summary);
 
     CalibrationPoint p;

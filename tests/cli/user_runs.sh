@@ -73,6 +73,8 @@ bad "micro x accumulation" "2: 'micro'" "is not the global batch" "$header
 bert,dgx-h100,8,768,,,48,4,,98ms,"
 bad "over HBM" "2: 'tp'" "GB of HBM" "$header
 llama2_70b_lora,dgx-h100,8,8,1,1,,,,3s,"
+bad "activations over HBM" "2: 'micro'" "this layout does not fit in HBM" "$header
+llama2_70b_lora,dgx-h100,8,32,4,1,8,,,3s,"
 bad "zero GPUs" "2: 'gpus'" "whole number" "$header
 bert,dgx-h100,0,768,,,,,,98ms,"
 bad "distributed optimizer word" "2: 'distributed_optimizer'" "on or off" "$header
