@@ -26,9 +26,10 @@ std::filesystem::path write_file(const std::string& name, const std::string& tex
     return path;
 }
 
-// Step times the shipped lumped BERT / H100 profile gives at the published layouts of 8..64 GPUs.
-std::string synthetic_runs(const ProfileSet& truth) {
-    std::string csv = "# synthetic: the shipped profile's own step times\nworkload,system,gpus,global_batch,step_time\n";
+// What the shipped lumped BERT / H100 profile predicts at the published layouts of 8..64 GPUs, as a user-runs
+// file measuring `column`: step_time (ms) or time_to_train (min).
+std::string synthetic_runs(const ProfileSet& truth, const std::string& column) {
+    std::string csv = "# synthetic: the shipped profile's own predictions\nworkload,system,gpus,global_batch," + column + "\n";
     for (const auto& [gpus, batch] : std::vector<std::pair<int, int>>{{8, 768}, {16, 1536}, {32, 2048}, {64, 4608}}) {
         PredictionRequest r;
         r.workload = "bert";
@@ -36,7 +37,8 @@ std::string synthetic_runs(const ProfileSet& truth) {
         r.gpus = gpus;
         r.global_batch = batch;
         const Prediction p = predict(r, truth);
-        csv += fmt::format("bert,dgx-h100,{},{},{:.6f}ms\n", gpus, batch, p.step_ms);
+        csv += column == "step_time" ? fmt::format("bert,dgx-h100,{},{},{:.6f}ms\n", gpus, batch, p.step_ms)
+                                     : fmt::format("bert,dgx-h100,{},{},{:.6f}min\n", gpus, batch, p.ttt_minutes);
     }
     return csv;
 }
@@ -69,7 +71,7 @@ TEST_CASE("user runs: rows become points at the published layout, comment lines 
 
 TEST_CASE("user runs: a step-time fit reproduces the step times that made them, run terms from the fallback") {
     const ProfileSet shipped = load_profiles(ProfileSet::default_dir(), ComputeModel::lumped);
-    const auto points = load_user_runs(write_file("synthetic.csv", synthetic_runs(shipped)));
+    const auto points = load_user_runs(write_file("synthetic.csv", synthetic_runs(shipped, "step_time")));
     const UserCalibration fit = calibrate_user_runs(points, "test", SharedFit{}, shipped);
     CHECK_FALSE(fit.note.empty());
     for (const CalibrationPoint& p : points) {
@@ -134,16 +136,7 @@ TEST_CASE("user runs: layout columns reach the prepared scenario") {
 
 TEST_CASE("user runs: with times to train the run terms are fitted, not taken from the fallback") {
     const ProfileSet shipped = load_profiles(ProfileSet::default_dir(), ComputeModel::lumped);
-    std::string csv = "workload,system,gpus,global_batch,time_to_train\n";
-    for (const auto& [gpus, batch] : std::vector<std::pair<int, int>>{{8, 768}, {16, 1536}, {32, 2048}, {64, 4608}}) {
-        PredictionRequest r;
-        r.workload = "bert";
-        r.system = "dgx-h100";
-        r.gpus = gpus;
-        r.global_batch = batch;
-        csv += fmt::format("bert,dgx-h100,{},{},{:.6f}min\n", gpus, batch, predict(r, shipped).ttt_minutes);
-    }
-    const auto points = load_user_runs(write_file("ttt.csv", csv));
+    const auto points = load_user_runs(write_file("ttt.csv", synthetic_runs(shipped, "time_to_train")));
     const UserCalibration fit = calibrate_user_runs(points, "test", SharedFit{}, shipped);
     CHECK(fit.note.empty());
     for (const CalibrationPoint& p : points) {
