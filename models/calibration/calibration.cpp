@@ -136,9 +136,9 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                                           (epochs ? static_cast<double>(*workload.train_samples) : 1.0),
                                       *run->minutes * 60.0});
             if (const auto found = logged_steps.find(r.key()); found != logged_steps.end())
-                p.logged_step_seconds = median(found->second);
+                p.measured_step_seconds = median(found->second);
             if (const auto found = logged_evals.find(r.key()); found != logged_evals.end() && workload.eval_on_the_clock)
-                p.logged_eval_seconds = median(found->second);
+                p.measured_eval_seconds = median(found->second);
             points.push_back(std::move(p));
         }
     }
@@ -159,7 +159,11 @@ PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profi
     e.global_batch = point.scenario.layout.global_batch;
     e.published_minutes = point.published_minutes;
     e.predicted_minutes = prediction.ttt_minutes;
-    e.error = prediction.ttt_minutes / point.published_minutes - 1.0;
+    e.predicted_ms = prediction.step_ms;
+    if (point.measured_step_seconds) e.published_ms = *point.measured_step_seconds * 1e3;
+    e.step_time_only = point.published_minutes <= 0;
+    TTSIM_ASSERT(!e.step_time_only || point.measured_step_seconds, "calibration point without a measurement");
+    e.error = e.step_time_only ? e.predicted_ms / e.published_ms - 1.0 : prediction.ttt_minutes / point.published_minutes - 1.0;
     return e;
 }
 

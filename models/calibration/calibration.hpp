@@ -43,10 +43,13 @@ struct CalibrationPoint {
     };
     std::vector<Run> runs;
     bool runs_span_convergence() const;    // >= 3 runs at >= 2 distinct convergence points
-    // Medians over the result's run logs (v4.1_timing.csv) of the mean step inside the training segments and of the
-    // blocking seconds per on-the-clock evaluation; empty where the logs do not show them (no eval intervals
-    // logged, or none on the clock). With the `step-logs` fit option the fit matches them as well as the minutes.
-    std::optional<double> logged_step_seconds, logged_eval_seconds;
+    // Measured times: seconds per optimizer step (evaluations excluded) and blocking seconds per on-the-clock
+    // evaluation. For the v4.1 results the medians over the result's run logs (v4.1_timing.csv: the mean step
+    // inside the training segments, empty where a log has no eval intervals, so its segments include them); for
+    // a user's runs the step_time column (user_runs.hpp). With the `step-logs` fit option (always on for user
+    // runs) the fit matches them as well as the minutes; with published_minutes 0 a point has only a step time,
+    // and its report row compares step times.
+    std::optional<double> measured_step_seconds, measured_eval_seconds;
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -139,6 +142,10 @@ struct PointError {
     int global_batch = 0;
     double published_minutes = 0, predicted_minutes = 0;
     double error = 0;                                    // predicted / published - 1
+    // A point with only a measured step time (CalibrationPoint::measured_step_seconds): published_ms and
+    // predicted_ms hold the step times, published/predicted minutes stay 0 and error compares the step times.
+    bool step_time_only = false;
+    double published_ms = 0, predicted_ms = 0;
 };
 
 struct CalibrationReport {

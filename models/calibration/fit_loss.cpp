@@ -28,19 +28,25 @@ double log_error_loss(double log_error, bool robust) {
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
                   bool step_logs) {
     const RunClock clock = run_clock(point.fit_scenario, profile);
-    double logged = 0;
-    if (step_logs && point.logged_step_seconds)
-        logged += log_error_loss(std::log(clock.step_seconds / *point.logged_step_seconds), robust);
-    if (step_logs && point.logged_eval_seconds && clock.eval_seconds > 0)
-        logged += log_error_loss(std::log(clock.eval_seconds / *point.logged_eval_seconds), robust);
+    // Measured step and evaluation times (the v4.1 logs, or a user's runs: user_runs.hpp), each one more log
+    // error on the same loss.
+    double measured = 0;
+    if (step_logs && point.measured_step_seconds)
+        measured += log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), robust);
+    if (step_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
+        measured += log_error_loss(std::log(clock.eval_seconds / *point.measured_eval_seconds), robust);
+    if (point.published_minutes <= 0) return measured;   // only the step time was measured
+    return measured + time_to_train_loss(point, clock, run_logs, robust);
+}
+
+double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust) {
     if (run_logs && point.runs_span_convergence()) {
         double sum = 0;
         for (const CalibrationPoint::Run& run : point.runs)
             sum += log_error_loss(std::log(clock.seconds(run.samples) / run.seconds), robust);
-        return logged + sum / static_cast<double>(point.runs.size());
+        return sum / static_cast<double>(point.runs.size());
     }
-    return logged +
-           log_error_loss(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes), robust);
+    return log_error_loss(std::log(clock.seconds(point.fit_scenario.samples_mean) / 60.0 / point.published_minutes), robust);
 }
 
 namespace {

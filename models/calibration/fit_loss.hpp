@@ -14,9 +14,12 @@ namespace ttsim {
 double log_error_loss(double log_error, bool robust);
 
 // The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point), plus
-// with `step_logs` the losses of its logged step time and blocking seconds per evaluation where it has them.
+// with `step_logs` the log errors of its measured step time and seconds per evaluation where it has them (the
+// v4.1 logs, or a user's runs). A point with only a step time (published_minutes 0) has only that term.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
                   bool step_logs = false);
+// The time-to-train part of point_loss, for a run clock already built.
+double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
 
 // Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA
 // (Nelder-Mead for one variable, which BOBYQA cannot take), relative x tolerance 1e-6, absolute f tolerance 1e-12,

@@ -31,7 +31,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
     for (const HardwareVariant& v : query.variants)
         variants[v.name] = {v.base_system, std::make_shared<const GpuSpec>(make_variant_gpu(v))};
     return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
-            topology_file = query.topology_file, batch = query.batch, allocation = query.allocation,
+            topology_file = query.topology_file, batch = query.batch, allocation = query.allocation, layout = query.layout,
             variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
@@ -48,6 +48,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         point.topology_file = topology_file;
         point.batch = batch;
         point.allocation = allocation;
+        point.layout = layout;
         const PointOutcome outcome = predict_point(point, profiles);
         PlanEvaluation e;
         e.ok = outcome.ok;

@@ -99,6 +99,8 @@ struct PlanQuery {
     std::vector<int> gpu_counts;
     // What every candidate rents (`--allocation`, `allocation:`); nullopt: each system's own unit (system.hpp).
     std::optional<AllocationUnit> allocation;
+    // The layout of every candidate (`layout:` in a plan scenario; SweepSpec::layout).
+    LayoutRequest layout;
     // A system's allocation unit under `allocation` (a variant label: its base system's), set by the readers.
     std::function<PlanUnit(const std::string&)> unit_of = [](const std::string&) { return PlanUnit{}; };
     PlanConstraints constraints;

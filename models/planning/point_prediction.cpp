@@ -36,6 +36,7 @@ PredictionRequest point_request(const SweepPoint& point, std::optional<int> glob
         request.gpu_label = point.system;
     }
     request.compute_efficiency_vs_8gpu = false;   // the sweep computes its own reference
+    request.layout = point.layout;
     return request;
 }
 
@@ -47,7 +48,15 @@ std::vector<int> rcp_batches(const std::string& workload) {
 
 PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch) {
     PreparedPoint prepared;
-    prepared.scenario = prepare(point_request(point, global_batch));
+    const PredictionRequest request = point_request(point, global_batch);
+    if (point.searches_layout()) {
+        // The searched layout, prepared again on its own (the trace needs the scenario the search chose).
+        const Prediction searched = predict(request, profiles);
+        prepared.scenario = prepare_with_layout(find_workload(request.workload), resolve_request_system(request),
+                                                request.gpus, searched.layout);
+    } else {
+        prepared.scenario = prepare(request);
+    }
     prepared.profile = profiles.find(*prepared.scenario.workload, *prepared.scenario.system.catalog_gpu);
     return prepared;
 }
@@ -66,6 +75,8 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
         if (point.variant_gpu) outcome.notes.push_back("hypothetical GPU " + gpu.name);
 
         auto run_at = [&](std::optional<int> batch) {
+            // A searched layout is predict()'s (the fastest that fits, the published one beside it).
+            if (point.searches_layout()) return predict(point_request(point, batch), profiles);
             const PreparedPoint prepared = prepare_point(point, profiles, batch);
             return evaluate(prepared.scenario, prepared.profile);
         };

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
@@ -259,10 +260,43 @@ std::optional<AllocationUnit> read_allocation(const ConfigNode& root, const std:
 
 }  // namespace
 
+ComputeModel read_compute_model(const ConfigNode& root) {
+    const auto node = root.optional("model");
+    if (!node) return kDefaultComputeModel;
+    return *parse_compute_model(node->as_choice({"lumped", "operator"}));
+}
+
+LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
+    LayoutRequest request;
+    if (node.is_scalar()) {
+        request = node.feeding([&] { return parse_layout_request(node.as_string()); });
+    } else {
+        node.check_keys({"tp", "cp", "micro", "accumulation", "distributed_optimizer"});
+        request.mode = LayoutMode::pinned;
+        const std::pair<const char*, std::optional<int> LayoutPins::*> counts[] = {
+            {"tp", &LayoutPins::tensor_parallel},
+            {"cp", &LayoutPins::context_parallel},
+            {"micro", &LayoutPins::micro_batch},
+            {"accumulation", &LayoutPins::gradient_accumulation}};
+        for (const auto& [key, member] : counts)
+            if (auto x = node.optional(key)) request.pins.*member = static_cast<int>(x->as_int(1, 1 << 20));
+        if (auto x = node.optional("distributed_optimizer")) request.pins.distributed_optimizer = x->as_bool();
+        const LayoutPins& p = request.pins;
+        if (!p.tensor_parallel && !p.context_parallel && !p.micro_batch && !p.gradient_accumulation &&
+            !p.distributed_optimizer)
+            node.fail("pins nothing: give tp, cp, micro, accumulation or distributed_optimizer (or layout: fastest)");
+    }
+    const bool searched = request.mode == LayoutMode::fastest || request.mode == LayoutMode::pinned;
+    if (searched && model != ComputeModel::operator_level)
+        node.fail("a searched layout (fastest or pins) is priced by the operator model: add 'model: operator', or use "
+                  "'layout: published'");
+    return request;
+}
+
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
-                     "energy", "trace", "plots", "output", "allocation"});
+                     "energy", "trace", "plots", "output", "allocation", "model", "layout"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -359,6 +393,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     }
     if (auto plots = root.optional("plots")) s.plots = plots->as_bool();
     s.format = read_format(root);
+    s.model = read_compute_model(root);
+    if (auto layout = root.optional("layout")) s.spec.layout = read_layout(*layout, s.model);
 
     // Every point is expanded and kept with its result: refuse a sweep whose points alone would not fit
     // (a 16 MiB file can ask for billions) before expanding it. Published counts add a few per series.
@@ -377,7 +413,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
-                     "minimise", "gpus", "allocation", "cost", "energy", "output"});
+                     "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -478,6 +514,8 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     };
     if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
     s.format = read_format(root);
+    s.model = read_compute_model(root);
+    if (auto layout = root.optional("layout")) s.query.layout = read_layout(*layout, s.model);
     return s;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "models/compute/profile_files.hpp"
 #include "models/planning/cost_energy.hpp"
 #include "models/planning/plan_query.hpp"
 #include "models/planning/sweep_runner.hpp"
@@ -28,6 +29,7 @@ struct SweepScenario {
     TraceChoice trace;
     bool plots = true;                 // with --out: gnuplot PNG + SVG per workload
     std::string format = "table";
+    ComputeModel model = kDefaultComputeModel;   // `model:`, the shipped profile file the points are priced with
 };
 
 // `root` is the whole document; its `scenario:` is "scaling-study" or "sweep" (defaults differ: a scaling study
@@ -41,6 +43,7 @@ struct PlanScenario {
     EnergyParameters energy;
     CostParameters cost;
     std::string format = "table";
+    ComputeModel model = kDefaultComputeModel;   // `model:`
 };
 
 PlanScenario read_plan_scenario(const ConfigNode& root);
@@ -53,5 +56,11 @@ struct Money {
 Money parse_money(const std::string& text);   // "5000USD", "5000 EUR", "5000"; InputError otherwise
 void read_cost_section(const ConfigNode& node, CostParameters& cost);
 void read_energy_section(const ConfigNode& node, EnergyParameters& energy);
+// `model: lumped|operator` of a sweep or plan (default kDefaultComputeModel).
+ComputeModel read_compute_model(const ConfigNode& root);
+// `layout:` of a sweep or plan: a string as `predict --layout` takes (fastest, published, tp=4,cp=2,...) or a
+// mapping of its pins ({tp: 4, cp: 2, micro: 1, accumulation: 2, distributed_optimizer: on}). A searched layout
+// (fastest, pins) is priced by the operator model, so it needs `model: operator` (refused naming `layout`).
+LayoutRequest read_layout(const ConfigNode& node, ComputeModel model);
 
 }  // namespace ttsim::planning

@@ -140,6 +140,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.sharp = spec.sharp;
                         p.topology_file = spec.topology_file;
                         p.allocation = spec.allocation;
+                        p.layout = spec.layout;
                         points.push_back(std::move(p));
                     }
         }

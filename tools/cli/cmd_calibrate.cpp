@@ -1,4 +1,5 @@
 // `ttsim calibrate`: fit compute profiles to the v4.1 results and write them as YAML.
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/user_runs.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
 #include "tools/cli/output_dir.hpp"
@@ -14,15 +16,57 @@
 
 namespace ttsim::cli {
 
+namespace {
+
+// `--data` in the user-runs format (models/calibration/user_runs.hpp): fits the rows with at most --max-gpus
+// GPUs, prints them and the rows above it (held out: predicted, with their error) into the returned table.
+std::string calibrate_user_file(const ArgParser& parser, const CalibrationOptions& options, CalibrationReport& report) {
+    const std::filesystem::path file = parser.get("data");
+    std::vector<CalibrationPoint> fit, held_out;
+    for (CalibrationPoint& p : load_user_runs(file))
+        (!options.max_gpus || p.scenario.gpus <= *options.max_gpus ? fit : held_out).push_back(std::move(p));
+    if (fit.empty()) parser.fail("max-gpus", "no rows of " + file.string() + " left to fit");
+    const ComputeModel model = options.shared.operator_model ? ComputeModel::operator_level : ComputeModel::lumped;
+    if (model == ComputeModel::operator_level &&
+        std::none_of(fit.begin(), fit.end(), [](const CalibrationPoint& p) { return p.scenario.operator_table != nullptr; }))
+        parser.fail("model", "operator: no row's workload has a layer graph on its GPU");
+    const std::string description =
+        "data: " + file.filename().string() + " (user runs, docs/user-runs.md), " + std::to_string(fit.size()) +
+        " rows fitted" + (options.max_gpus ? " (<= " + std::to_string(*options.max_gpus) + " GPUs)" : std::string()) +
+        "\nmodel: the layout of each row priced as 'ttsim predict' prices it; step times and times to train fitted "
+        "on their log errors; shared parameters: " + options.shared.describe();
+    UserCalibration fitted =
+        calibrate_user_runs(fit, description, options.shared, load_profiles(ProfileSet::default_dir(), model));
+    report = std::move(fitted.report);
+    std::string table = "fitted:\n" + format_user_run_table(fit, report.profiles);
+    if (!fitted.note.empty()) table += "note: " + fitted.note + "\n";
+    if (!held_out.empty()) {
+        table += fmt::format("held out (more than {} GPUs; not fitted), predicted with the fitted profiles:\n",
+                             *options.max_gpus) +
+                 format_user_run_table(held_out, report.profiles);
+        std::vector<PointError> errors;
+        for (const CalibrationPoint& p : held_out) errors.push_back(evaluate_point(p, report.profiles));
+        table += fmt::format("held-out MAPE {:.2f}% over {} rows\n", mean_absolute_percentage_error(errors),
+                             errors.size());
+    }
+    return table;
+}
+
+}  // namespace
+
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
                      "print predicted vs published for every result used, and write DIR/profiles.yaml (--model operator: "
                      "DIR/operator_profiles.yaml).");
-    parser.option("data", "FILE", "results CSV (v4.1_results.csv format)", "shipped models/data/mlperf/v4.1_results.csv")
+    parser.option("data", "FILE",
+                  "results CSV: the v4.1_results.csv format, or your own measured runs in the user-runs format "
+                  "(docs/user-runs.md; told apart by the header)",
+                  "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
-        .option("max-gpus", "N", "fit only results with at most N GPUs")
+        .option("max-gpus", "N",
+                "fit only results with at most N GPUs (user runs: the larger ones are predicted and their error printed)")
         .option("out", "DIR",
                 "directory to write profiles.yaml into (never the shipped models/profiles unless named: use them "
                 "with 'ttsim predict --profiles DIR')",
@@ -48,8 +92,18 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     const std::filesystem::path dir = parser.get("out");
     OutputDir output(dir.string());   // an unusable --out fails before the fit; the folder is made after it
 
-    CalibrationReport report = calibrate(options);
-    if (report.fitted.empty()) parser.fail("max-gpus", "no results left to fit");
+    const bool user_runs = parser.has("data") && is_user_runs_csv(parser.get("data"));
+    if (user_runs && parser.has("runs"))
+        parser.fail("runs", "applies to the MLPerf v4.1 results format; a user-runs file (--data) has no run logs");
+    CalibrationReport report;
+    std::string table;
+    if (user_runs) {
+        table = calibrate_user_file(parser, options, report);
+    } else {
+        report = calibrate(options);
+        if (report.fitted.empty()) parser.fail("max-gpus", "no results left to fit");
+        table = format_point_table(report.fitted);
+    }
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char date[32];
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -62,7 +116,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     output.create();
     parser.naming_flags([&] { report.profiles.save_file(dir / file_name); });   // names Field::output_dir
     output.keep();
-    out << format_point_table(report.fitted) << residual << "\n"
+    out << table << residual << "\n"
         << "objective evaluations: " << report.objective_evaluations << "\n"
         << "wrote " << (dir / file_name).string() << "\n";
     return 0;

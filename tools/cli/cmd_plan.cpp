@@ -8,6 +8,7 @@
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/sweep_config.hpp"
+#include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
@@ -39,7 +40,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 int run_plan(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("plan", "--workload W (--deadline T | --budget-gpu-hours H | --budget AMOUNT) [options]",
-                   "Searches systems and GPU counts (v4.1 default layouts and batches) for the best configuration\n"
+                   "Searches systems and GPU counts (v4.1 default layouts, or --layout, and batches) for the best configuration\n"
                    "that meets a deadline and/or budget. Objective defaults: with a deadline, fewest GPUs; with only\n"
                    "a budget, shortest time-to-train.");
     args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
@@ -68,6 +69,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "2500W")
         .option("switch-power", "W", "power per network switch, with unit", "1300W")
         .option("pue", "X", "data-centre power usage effectiveness", "1.0")
+        .option("layout", "L",
+                "the layout of every candidate, as 'ttsim predict --layout': published, fastest or pins "
+                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (fastest and pins: --model operator)",
+                "published")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
         .option("format", "F", "table, csv or json", "table")
         .option("out", "DIR", "also write results.csv and results.json into folder DIR (created if missing, each file "
@@ -164,6 +169,13 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     std::optional<OutputDir> output;
     if (const auto dir = args.get_optional("out")) output.emplace(*dir);   // checked now, created after the search
 
+    if (args.has("layout")) {
+        query.layout = args.naming_flags([&] { return parse_layout_request(args.get("layout")); });
+        const bool searched = query.layout.mode == LayoutMode::fastest || query.layout.mode == LayoutMode::pinned;
+        if (searched && model_flag(args) != ComputeModel::operator_level)
+            args.fail("layout", "a searched layout (fastest or pins) is priced by the operator model: add --model "
+                                "operator, or use --layout published");
+    }
     const ProfileSet profiles = load_model_profiles(args, false);
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };

@@ -1,11 +1,15 @@
 // `ttsim predict`: time-to-train of one workload on one system at one scale.
 #include <ostream>
 
+#include <fmt/format.h>
+
+#include "models/calibration/like_system.hpp"
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/resource_guard.hpp"
+#include "sim/units.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/yaml_topology.hpp"
 #include "tools/cli/args.hpp"
@@ -63,7 +67,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
-                     "[--sharp on|off] [--profiles DIR] [--model lumped|operator] [--layout L] [--price P] [--format table|csv|json] [--out DIR]",
+                     "[--sharp on|off] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--format table|csv|json] [--out DIR]",
                      "Predict MLPerf-style time-to-train, its cost (GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
@@ -81,6 +85,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                 "fits in HBM, operator model), published (NVIDIA's v4.1 layout at the nearest scale), or pins: "
                 "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (searches what they leave open)",
                 "fastest with an operator profile, published with a lumped one")
+        .option("like", "SUBMITTER/SYSTEM",
+                "price the kernels with that system's software-stack speed offset from the profiles (a v4.1 "
+                "submitter/system, a user-runs label, or the stack SUBMITTER/GPU; needs profiles fitted with "
+                "system-speed)",
+                "the pooled value, 1")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
                 "domain, which has no switch fabric)",
@@ -117,8 +126,19 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (const auto dir = parser.get_optional("out")) output.emplace(*dir);   // checked now, written after
     parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
-    const ProfileSet profiles = load_model_profiles(parser);
+    ProfileSet profiles = load_model_profiles(parser);
+    std::vector<std::string> like_notes;
+    if (parser.has("like")) {
+        const std::string gpu = parser.naming_flags([&] { return resolve_request_system(request).catalog_gpu->name; });
+        const LikeChoice like =
+            parser.get_parsed("like", [&](const std::string& name) { return resolve_like(profiles, name, gpu); });
+        profiles = with_stack_speed(profiles, gpu, like);
+        like_notes = like.warnings;
+        like_notes.push_back(fmt::format("--like {}: kernel times divided by the speed offset {} of stack {} (profiles)",
+                                         parser.get("like"), units::format_number(like.speed, 4), like.stack));
+    }
     Prediction p = parser.naming_flags([&] { return predict(request, profiles); });
+    p.warnings.insert(p.warnings.end(), like_notes.begin(), like_notes.end());
     // A count that is not whole allocation units is answered, but what it rents is said (system.hpp).
     if (std::string w = partial_allocation_warning(resolve_system(request.system), request.gpus); !w.empty())
         p.warnings.push_back(std::move(w));

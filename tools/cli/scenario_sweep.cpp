@@ -38,7 +38,7 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     planning::SweepScenario scenario = planning::read_sweep_scenario(root);
     const std::vector<planning::SweepPoint> points =
         planning::expand_sweep(scenario.spec, planning::shipped_published_counts);
-    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    const ProfileSet profiles = load_profiles(ProfileSet::default_dir(), scenario.model);
     if (context.format) scenario.format = *context.format;
     // Ctrl-C: points not yet started are skipped; the finished ones are written below (interrupt.hpp). One that
     // came while the file was read stops here, before any output exists.
@@ -152,7 +152,7 @@ int run_sweep_scenario(const ConfigNode& root, const ScenarioContext& context, s
 
 int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     planning::PlanScenario scenario = planning::read_plan_scenario(root);
-    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    const ProfileSet profiles = load_profiles(ProfileSet::default_dir(), scenario.model);
     if (context.format) scenario.format = *context.format;
     const InterruptGuard interrupt_guard;
     if (interrupted()) return report_interrupted_before_start();

@@ -1,0 +1,64 @@
+#include "models/calibration/like_system.hpp"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "models/mlperf/results.hpp"
+#include "sim/errors.hpp"
+#include "sim/units.hpp"
+
+namespace ttsim {
+
+LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, const std::string& gpu) {
+    if (profiles.stack_speeds.empty())
+        throw InputError(
+            "this profile set has no per-system speed offsets (the shipped one has none: the system-speed term was "
+            "rejected by cross-validation, README); fit them with 'ttsim calibrate --model operator --shared "
+            "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust,operator,kernel-overhead,tp-exposed,"
+            "system-speed --out DIR', or on your own runs with a label column (docs/user-runs.md), and predict with "
+            "--profiles DIR --model operator");
+    const std::size_t slash = like.find('/');
+    if (slash == 0 || slash == std::string::npos || slash + 1 == like.size())
+        throw InputError("expected SUBMITTER/SYSTEM, got '" + like + "'");
+    const std::string submitter = like.substr(0, slash), system = like.substr(slash + 1);
+    LikeChoice choice;
+    // The v4.1 results name the systems whose families the stacks are keyed by.
+    const std::vector<MlperfResult> results = load_mlperf_results();
+    std::set<std::string> names;
+    for (const auto& [stack, speed] : profiles.stack_speeds) names.insert(stack);
+    for (const MlperfResult& r : results)
+        if (profiles.stack_speeds.count(r.submitter + "/" + r.accelerator_family)) names.insert(r.submitter + "/" + r.system);
+    if (profiles.stack_speeds.count(like)) {
+        choice.stack = like;
+    } else {
+        for (const MlperfResult& r : results)
+            if (r.submitter == submitter && r.system == system) choice.stack = submitter + "/" + r.accelerator_family;
+        // A user-runs label: its family is the GPU it ran on, so the prediction's.
+        if (choice.stack.empty() && profiles.stack_speeds.count(submitter + "/" + gpu)) choice.stack = submitter + "/" + gpu;
+    }
+    const auto found = profiles.stack_speeds.find(choice.stack);
+    if (found == profiles.stack_speeds.end())
+        throw InputError(fmt::format("'{}' matches no software stack of this profile set; valid: {}", like,
+                                     fmt::join(names, ", ")));
+    choice.speed = found->second;
+    const std::string family = choice.stack.substr(choice.stack.find('/') + 1);
+    if (family != gpu)
+        choice.warnings.push_back(fmt::format("--like {}: the stack {} was fitted on {}, applied here to {}", like,
+                                              choice.stack, family, gpu));
+    return choice;
+}
+
+ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, const LikeChoice& choice) {
+    ProfileSet out = profiles;
+    for (const auto& [key, profile] : profiles.all())
+        if (key.second == gpu) {
+            ComputeProfile p = profile;
+            p.operator_speed *= choice.speed;
+            out.add(std::move(p));
+        }
+    return out;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,32 @@
+// `--like SUBMITTER/SYSTEM` (issue 12 item 6): a prediction for a named system uses that software stack's speed
+// offset from the profile set (ProfileSet::stack_speeds, fitted by the operator calibration's system-speed option
+// on the v4.1 results or on a user-runs file's labels); an unnamed system uses the pooled value, 1.
+//
+// A stack is a submitter on a GPU family ("NVIDIA/H100-SXM", software_stack() in operator_fit.hpp): what a user
+// types is the submitter and system of a v4.1 result ("NVIDIA/eos_n8_ngc23.04_pytorch", the system giving the
+// family), the label of a user-runs row ("MyLab/cluster-a", whose family is the GPU it ran on: the prediction's),
+// or the stack itself.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "models/compute/compute_profile.hpp"
+
+namespace ttsim {
+
+struct LikeChoice {
+    std::string stack;                 // the stack_speeds key used
+    double speed = 1.0;                // kernel times are divided by it
+    std::vector<std::string> warnings; // e.g. the stack's family is not the predicted GPU
+};
+
+// The stack `like` names, for a prediction on `gpu` (catalog name). InputError without a field or location (the
+// front end names its flag): no offsets in the set (saying how to fit them), a malformed name, or a name that
+// matches no stack (listing the valid ones).
+LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, const std::string& gpu);
+
+// `profiles` with every `gpu` profile's operator speed multiplied by choice.speed.
+ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, const LikeChoice& choice);
+
+}  // namespace ttsim

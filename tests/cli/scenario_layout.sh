@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `layout:` in sweep and plan scenarios (tests/cli/layout_scenarios/): applied to every point, the same
+# prediction as `predict --layout` at that point, infeasible points reported with predict's reason, and
+# `layout: published` the same as no layout key.
+source "$(dirname "$0")/lib/eval_checks.bash"
+dir=tests/cli/layout_scenarios
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+predict_ttt() { "$ttsim" predict --model operator --system dgx-h100 --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ttt_minutes"])'; }
+
+# Pinned TP 8 x CP 4: every point that runs has it; 8 and 16 GPUs cannot and say why, as predict does.
+"$ttsim" run "$dir/sweep-lora-pinned.yaml" --format csv >"$tmp/pinned.csv"; rc=$?
+check "pinned sweep exits 0 (some points ran)" '[[ $rc -eq 0 ]]'
+check "pinned: every run point has TP 8, CP 4" '[[ $(awk -F, "NR > 1 && \$11 == \"ok\" && !(\$14 == 8 && \$15 == 4)" "$tmp/pinned.csv" | wc -l) -eq 0 && $(awk -F, "NR > 1 && \$11 == \"ok\"" "$tmp/pinned.csv" | wc -l) -eq 2 ]]'
+"$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 8 --model operator --layout tp=8,cp=4 >/dev/null 2>"$tmp/err"; rc=$?
+reason=$(sed "s/^ttsim: error: '--layout': //" "$tmp/err")
+check "predict refuses the same layout at 8 GPUs" '[[ $rc -eq 2 && -n "$reason" ]]'
+check "the sweep row at 8 GPUs gives predict's reason" 'grep -qF -- "$reason" "$tmp/pinned.csv"'
+sweep_64=$(awk -F, 'NR > 1 && $10 == 64 { print $19 }' "$tmp/pinned.csv")
+check "pinned: the 64-GPU point is predict --layout tp=8,cp=4" 'awk -v a="$sweep_64" -v b="$(predict_ttt --workload llama2_70b_lora --gpus 64 --layout tp=8,cp=4)" "BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-10) }"'
+
+# fastest: each point is predict --layout fastest at its count (both at the published batch).
+"$ttsim" run "$dir/sweep-bert-fastest.yaml" --format json >"$tmp/fastest.json"; rc=$?
+check "fastest sweep exits 0" '[[ $rc -eq 0 ]]'
+for n in 8 64; do
+    s=$(json "$tmp/fastest.json" "[p['ttt_minutes'] for p in d['points'] if p['gpus'] == $n][0]")
+    p=$(predict_ttt --workload bert --gpus $n --layout fastest)
+    check "fastest at $n GPUs: sweep $s = predict $p" 'awk -v a="$s" -v b="$p" "BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-10) }"'
+done
+# published = no layout key; fastest is never slower than published.
+"$ttsim" run "$dir/sweep-bert-published.yaml" --format csv >"$tmp/published.csv"
+"$ttsim" run "$dir/sweep-bert-no-layout.yaml" --format csv >"$tmp/none.csv"
+check "layout: published is the same as no layout key" 'cmp -s "$tmp/published.csv" "$tmp/none.csv"'
+"$ttsim" run "$dir/sweep-bert-fastest.yaml" --format csv >"$tmp/fastest.csv"
+check "fastest never slower than published" 'paste -d, <(cut -d, -f19 "$tmp/fastest.csv") <(cut -d, -f19 "$tmp/published.csv") | awk -F, "NR > 1 && \$1 > \$2 * (1 + 1e-9) { bad = 1 } END { exit bad }"'
+
+# A plan with a pinned layout: its answer is predict's at that count and layout.
+"$ttsim" run "$dir/plan-bert-pinned.yaml" --format json >"$tmp/plan.json"; rc=$?
+check "pinned plan exits 0" '[[ $rc -eq 0 ]]'
+gpus=$(json "$tmp/plan.json" "d['answer']['gpus']"); plan_ttt=$(json "$tmp/plan.json" "d['answer']['ttt_minutes']")
+check "plan answer ($gpus GPUs) is predict --layout tp=2 there" 'awk -v a="$plan_ttt" -v b="$(predict_ttt --workload bert --gpus "$gpus" --layout tp=2)" "BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-10) }"'
+
+# `ttsim plan --layout` is the scenario's `layout:`; a searched layout needs --model operator.
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 2min --confidence p50 --model operator --layout tp=2 --format json >"$tmp/plan-flag.json"; rc=$?
+check "plan --layout tp=2 gives the scenario's answer" '[[ $rc -eq 0 && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"gpus\"]") == "$gpus" && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"ttt_minutes\"]") == "$plan_ttt" ]]'
+"$ttsim" plan --workload bert --deadline 2min --layout fastest >/dev/null 2>"$tmp/err"; rc=$?
+check "plan --layout fastest without --model operator: exit 2 naming --layout" '[[ $rc -eq 2 ]] && grep -qF -- "--layout" "$tmp/err" && grep -qF -- "--model operator" "$tmp/err"'
+
+echo "scenario layout: $fail failed"
+[[ $fail -eq 0 ]]

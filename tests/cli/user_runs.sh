@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A planner's own measured runs (`ttsim calibrate --data FILE` in the user-runs format, docs/user-runs.md):
+# calibrating on the shipped example (BERT on DGX H100 at 8-64 GPUs, step times from the v4.1 run logs) and
+# predicting 4,096 GPUs gives a finite, sane figure; the held-out 3,472-GPU row is predicted with its error
+# printed; malformed files are refused naming FILE:LINE and the column (exit 2); `predict --like` uses a fitted
+# stack offset and refuses a profile set without offsets.
+source "$(dirname "$0")/lib/eval_checks.bash"
+has() { grep -qF -- "$2" "$1"; }
+example=examples/my-runs-bert-h100.csv
+# The N-th "err%" figure of the held-out 3,472-GPU row: 1 = step time, 2 = time to train.
+held_out_error() { awk '$5 == 3472 { n = 0; for (i = 1; i <= NF; ++i) if ($i ~ /^[+-][0-9.]+$/) { ++n; if (n == '"$2"') print $i } }' "$1"; }
+abs_below() { awk -v x="$1" -v m="$2" 'BEGIN { exit !((x < 0 ? -x : x) < m) }'; }
+
+for model in lumped operator; do
+    "$ttsim" calibrate --data "$example" --max-gpus 64 --model "$model" --out "$tmp/$model" >"$tmp/$model.txt" 2>&1; rc=$?
+    check "$model: calibrate on the example exits 0" '[[ $rc -eq 0 ]]'
+    check "$model: writes its profile file" '[[ -s "$tmp/$model/profiles.yaml" || -s "$tmp/$model/operator_profiles.yaml" ]]'
+    check "$model: 8 rows fitted, the 3,472-GPU row held out" '[[ $(grep -c " bert  *H100-SXM " "$tmp/$model.txt") -eq 9 ]] && has "$tmp/$model.txt" "held out (more than 64 GPUs; not fitted)"'
+    check "$model: says the run terms were not fitted" 'has "$tmp/$model.txt" "note: only step times measured: the time-to-train terms"'
+    step=$(held_out_error "$tmp/$model.txt" 1); ttt=$(held_out_error "$tmp/$model.txt" 2)
+    echo "$model: held-out 3472-GPU step-time error ${step}%, time-to-train error ${ttt}%"
+    check "$model: held-out errors printed" '[[ -n "$step" && -n "$ttt" ]]'
+    "$ttsim" predict --workload bert --system dgx-h100 --gpus 4096 --model "$model" --profiles "$tmp/$model" --format json >"$tmp/p.json"; rc=$?
+    minutes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ttt_minutes"])' "$tmp/p.json" 2>/dev/null)
+    echo "$model: predicted 4096-GPU time to train ${minutes} min"
+    check "$model: 4,096 GPUs predicted, a finite figure between 3 s and 5 min" '[[ $rc -eq 0 ]] && awk -v m="$minutes" "BEGIN { exit !(m > 0.05 && m < 5) }"'
+done
+# Regression guards at what the example reached (operator 1.9 % step / 2.1 % TTT; lumped 32 % / 29 %).
+check "operator: held-out step time within 5%" 'abs_below "$(held_out_error "$tmp/operator.txt" 1)" 5'
+check "lumped: held-out step time within 40%" 'abs_below "$(held_out_error "$tmp/lumped.txt" 1)" 40'
+
+# The format is told apart by the header; --runs belongs to the v4.1 format.
+"$ttsim" calibrate --data "$example" --runs models/data/mlperf/v4.1_runs.csv --out "$tmp/x" >/dev/null 2>"$tmp/err"; rc=$?
+check "--runs with a user-runs file: exit 2 naming --runs" '[[ $rc -eq 2 ]] && has "$tmp/err" "--runs"'
+
+# Malformed files: exit 2, FILE:LINE and the column, nothing written.
+header="workload,system,gpus,global_batch,tp,cp,micro,accumulation,distributed_optimizer,step_time,label"
+bad() {   # NAME EXPECTED_LOCATION EXPECTED_TEXT CSV_TEXT
+    local where=$2 text=$3
+    printf '%s\n' "$4" >"$tmp/bad.csv"
+    "$ttsim" calibrate --data "$tmp/bad.csv" --out "$tmp/bad" >/dev/null 2>"$tmp/err"; rc=$?
+    check "$1: exit 2" '[[ $rc -eq 2 ]]'
+    check "$1: names $where" 'has "$tmp/err" "$tmp/bad.csv:$where"'
+    check "$1: says '$text'" 'has "$tmp/err" "$text"'
+    check "$1: writes nothing" '[[ ! -e "$tmp/bad" ]]'
+}
+bad "unknown column" "1: 'gpu_count'" "unknown column" "workload,system,gpu_count,global_batch,step_time"
+bad "missing column" "1: 'global_batch'" "missing required column" "workload,system,gpus,step_time"
+bad "no measurement column" "1: 'step_time'" "missing the measurement" "workload,system,gpus,global_batch"
+bad "column twice" "1: 'gpus'" "column given twice" "workload,system,gpus,gpus,global_batch,step_time"
+bad "empty file" "1:" "empty file" ""
+bad "header only" "1:" "no runs after the header" "$header"
+bad "header repeated" "3:" "the header again" "$header
+bert,dgx-h100,8,768,,,,,,98ms,
+$header"
+bad "bad unit" "2: 'step_time'" "" "$header
+bert,dgx-h100,8,768,,,,,,98 parsecs,"
+bad "bare number" "2: 'step_time'" "" "$header
+bert,dgx-h100,8,768,,,,,,98,"
+bad "unknown workload" "2: 'workload'" "" "$header
+gpt5,dgx-h100,8,768,,,,,,98ms,"
+bad "unknown system" "2: 'system'" "" "$header
+bert,dgx-z900,8,768,,,,,,98ms,"
+bad "TP does not divide the GPUs" "2: 'tp'" "not divisible" "$header
+bert,dgx-h100,16,768,3,,,,,98ms,"
+bad "GPUs not whole nodes" "2: 'gpus'" "not a whole number of dgx-h100 nodes" "$header
+bert,dgx-h100,12,768,,,,,,98ms,"
+bad "batch does not divide" "2: 'global_batch'" "not divisible" "$header
+bert,dgx-h100,8,766,,,,,,98ms,"
+bad "micro does not divide" "2: 'micro'" "does not divide" "$header
+bert,dgx-h100,8,768,,,7,,,98ms,"
+bad "micro x accumulation" "2: 'micro'" "is not the global batch" "$header
+bert,dgx-h100,8,768,,,48,4,,98ms,"
+bad "over HBM" "2: 'tp'" "GB of HBM" "$header
+llama2_70b_lora,dgx-h100,8,8,1,1,,,,3s,"
+bad "activations over HBM" "2: 'micro'" "this layout does not fit in HBM" "$header
+llama2_70b_lora,dgx-h100,8,32,4,1,8,,,3s,"
+bad "zero GPUs" "2: 'gpus'" "whole number" "$header
+bert,dgx-h100,0,768,,,,,,98ms,"
+bad "distributed optimizer word" "2: 'distributed_optimizer'" "on or off" "$header
+bert,dgx-h100,8,768,,,,,yes,98ms,"
+bad "nothing measured" "2: 'step_time'" "neither step_time nor time_to_train" "$header
+bert,dgx-h100,8,768,,,,,,,"
+bad "label without a slash" "2: 'label'" "SUBMITTER/SYSTEM" "$header
+bert,dgx-h100,8,768,,,,,,98ms,mylab"
+bad "too few fields" "2:" "fields, the header has" "$header
+bert,dgx-h100,8,768"
+
+# --like: the shipped profiles have no offsets (system-speed was rejected by cross-validation).
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --like NVIDIA/eos_n8_ngc23.04_pytorch >/dev/null 2>"$tmp/err"; rc=$?
+check "--like on the shipped profiles: exit 2" '[[ $rc -eq 2 ]]'
+check "--like on the shipped profiles: says why and how" 'has "$tmp/err" "'"'"'--like'"'"'" && has "$tmp/err" "no per-system speed offsets" && has "$tmp/err" "system-speed"'
+# Offsets fitted from the example's labels: a named stack moves the prediction, an unknown name lists the valid ones.
+"$ttsim" calibrate --data "$example" --max-gpus 64 --model operator --shared jitter-cv,jitter-nodes,robust,operator,kernel-overhead,tp-exposed,system-speed --out "$tmp/stacks" >/dev/null 2>&1
+check "system-speed fit writes stacks" 'grep -q "^stacks:" "$tmp/stacks/operator_profiles.yaml"'
+ttt() { "$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/stacks" --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ttt_minutes"])'; }
+pooled=$(ttt); nvidia=$(ttt --like NVIDIA/eos_n8_ngc23.04_pytorch); lambda=$(ttt --like Lambda/lambda_1cc_n8_H100-SXM-80GB_ngc24.04_nemo)
+stack=$(ttt --like NVIDIA/H100-SXM)
+echo "--like at 512 GPUs: pooled $pooled, NVIDIA $nvidia, Lambda $lambda min"
+check "--like: the NVIDIA and Lambda stacks differ from the pooled value and each other" '[[ -n "$pooled" && "$nvidia" != "$pooled" && "$lambda" != "$pooled" && "$nvidia" != "$lambda" ]]'
+check "--like: a v4.1 system name and its stack agree" '[[ "$nvidia" == "$stack" ]]'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/stacks" --like Foo/bar >/dev/null 2>"$tmp/err"; rc=$?
+check "--like unknown: exit 2 listing the valid names" '[[ $rc -eq 2 ]] && has "$tmp/err" "matches no software stack" && has "$tmp/err" "Lambda/lambda_1cc_n8_H100-SXM-80GB_ngc24.04_nemo"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/stacks" --like nvidia >/dev/null 2>"$tmp/err"; rc=$?
+check "--like without a slash: exit 2" '[[ $rc -eq 2 ]] && has "$tmp/err" "SUBMITTER/SYSTEM"'
+
+exit $((fail > 0))
