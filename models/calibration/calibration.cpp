@@ -76,6 +76,7 @@ struct FitGroup {
     std::string workload, gpu;
     bool run_logs = false;         // fit option SharedFit::run_logs
     bool step_logs = false;        // fit option SharedFit::step_logs
+    bool eval_logs = false;        // fit option SharedFit::eval_logs
     bool robust = false;           // fit option SharedFit::robust
     std::vector<const CalibrationPoint*> points;
     std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
@@ -206,7 +207,7 @@ struct Objective {
         double sum = 0;
         for (std::size_t i = 0; i < group->points.size(); ++i) {
             const CalibrationPoint* point = group->points[i];
-            sum += group->weights[i] * point_loss(*point, p, group->run_logs, group->robust, group->step_logs);
+            sum += group->weights[i] * point_loss(*point, p, group->run_logs, group->robust, group->step_logs, group->eval_logs);
         }
         return sum;
     }
@@ -308,7 +309,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
         for (std::size_t i = 0; i < group.points.size(); ++i) {
             const CalibrationPoint* point = group.points[i];
-            sum += group.weights[i] * point_loss(*point, p, group.run_logs, group.robust, group.step_logs);
+            sum += group.weights[i] * point_loss(*point, p, group.run_logs, group.robust, group.step_logs, group.eval_logs);
         }
     }
     if (out) *out = std::move(set);
@@ -392,7 +393,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
         {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
         {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
-        {"step-logs", &SharedFit::step_logs},     {"eval-cost", &SharedFit::eval_cost}};
+        {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
+        {"eval-cost", &SharedFit::eval_cost}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -445,6 +447,7 @@ std::string SharedFit::describe() const {
     add(tp_exposed, "tp-exposed");
     add(host_overlap, "host-overlap");
     add(step_logs, "step-logs");
+    add(eval_logs, "eval-logs");
     add(eval_cost, "eval-cost");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
@@ -460,6 +463,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         g.gpu = p.scenario.gpu->name;
         g.run_logs = shared.run_logs;
         g.step_logs = shared.step_logs;
+        g.eval_logs = shared.eval_logs;
         g.robust = shared.robust;
         g.points.push_back(&p);
         any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;

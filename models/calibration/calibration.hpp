@@ -76,7 +76,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-cost";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost";
 
 struct SharedFit {
     bool multi_node = false;
@@ -113,10 +113,11 @@ struct SharedFit {
     bool tp_exposed = false;
     // With operator: the fixed per-step host cost overlaps the GPU's work (ComputeProfile::operator_host_overlap).
     bool host_overlap = false;
-    // Fit option: each result also contributes the squared (or soft-L1) log errors of its logged step time and of
-    // its blocking seconds per evaluation (CalibrationPoint::logged_*), so the fit no longer has to split a run's
-    // minutes into steps, evaluations and the per-run cost from the minutes alone.
+    // Fit options: each result also contributes the squared (or soft-L1) log error of its measured step time
+    // (step-logs) and of its blocking seconds per evaluation (eval-logs; CalibrationPoint::measured_*), so the fit
+    // no longer has to split a run's minutes into steps, evaluations and the per-run cost from the minutes alone.
     bool step_logs = false;
+    bool eval_logs = false;
     // With operator: one evaluation costs eval_forward_factor x its forward passes + eval_fixed_seconds, both per
     // workload (post-processing such as RetinaNet's box decoding and NMS, the metric's gather and scoring).
     bool eval_cost = false;

@@ -26,14 +26,14 @@ double log_error_loss(double log_error, bool robust) {
 }
 
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
-                  bool step_logs) {
+                  bool step_logs, bool eval_logs) {
     const RunClock clock = run_clock(point.fit_scenario, profile);
     // Measured step and evaluation times (the v4.1 logs, or a user's runs: user_runs.hpp), each one more log
     // error on the same loss.
     double measured = 0;
     if (step_logs && point.measured_step_seconds)
         measured += log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), robust);
-    if (step_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
+    if (eval_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
         measured += log_error_loss(std::log(clock.eval_seconds / *point.measured_eval_seconds), robust);
     if (point.published_minutes <= 0) return measured;   // only the step time was measured
     return measured + time_to_train_loss(point, clock, run_logs, robust);

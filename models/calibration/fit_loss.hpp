@@ -14,10 +14,11 @@ namespace ttsim {
 double log_error_loss(double log_error, bool robust);
 
 // The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point), plus
-// with `step_logs` the log errors of its measured step time and seconds per evaluation where it has them (the
-// v4.1 logs, or a user's runs). A point with only a step time (published_minutes 0) has only that term.
+// with `step_logs` the log error of its measured step time and with `eval_logs` that of its seconds per
+// evaluation, where it has them (the v4.1 logs, or a user's runs). A point with only a step time
+// (published_minutes 0) has only that term.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
-                  bool step_logs = false);
+                  bool step_logs = false, bool eval_logs = false);
 // The time-to-train part of point_loss, for a run clock already built.
 double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
 

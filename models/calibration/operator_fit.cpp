@@ -95,7 +95,7 @@ struct Problem {
             const CalibrationPoint& point = *(*points)[i];
             ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
             p.operator_speed *= stack_speed(x, point);
-            sum += weights[i] * point_loss(point, p, shared.run_logs, shared.robust, shared.step_logs);
+            sum += weights[i] * point_loss(point, p, shared.run_logs, shared.robust, shared.step_logs, shared.eval_logs);
         }
         // Log-normal prior of the stack speeds, in units of the loss: a residual of kRobustScale-sized log errors
         // costs about (error / 0.05)^2 x 0.05^2, so the prior is (log s / sigma)^2 x 0.05^2.

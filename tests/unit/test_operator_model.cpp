@@ -231,7 +231,7 @@ TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][
     const ProfileSet profiles = operator_profiles();
     const ComputeProfile profile = profiles.find(*point->scenario.workload, *point->scenario.gpu);
     const double without = point_loss(*point, profile, true, true, false);
-    const double with = point_loss(*point, profile, true, true, true);
+    const double with = point_loss(*point, profile, true, true, true, true);
     CHECK(with > without);
     CHECK(SharedFit::parse("operator,step-logs,eval-cost").eval_cost);
     CHECK_THROWS_AS(SharedFit::parse("step-logs,eval-cost"), InputError);   // eval-cost needs the operator model
