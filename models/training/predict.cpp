@@ -418,13 +418,17 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     return p;
 }
 
-Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {
-    if (uses_layout_search(request, profiles)) return predict_searched(request, profiles);
-    const PreparedScenario scenario = prepare(request);
-    const ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
+ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles) {
+    if (uses_layout_search(request, profiles)) return predict_searched_explained(request, profiles);
+    PreparedScenario scenario = prepare(request);
+    ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
     Prediction p = evaluate(scenario, profile);
     if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
-    return p;
+    return {std::move(p), std::move(scenario), std::move(profile)};
+}
+
+Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {
+    return predict_explained(request, profiles).prediction;
 }
 
 double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p) {

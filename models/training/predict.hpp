@@ -192,6 +192,15 @@ IterationPlan make_iteration_plan(const PreparedScenario& scenario, const Comput
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
 
+// A prediction with the scenario and profile it evaluated (the searched layout's, when predict() searches), so that
+// a trace (models/trace/iteration_timeline.hpp) draws exactly the step that was predicted.
+struct ExplainedPrediction {
+    Prediction prediction;
+    PreparedScenario scenario;
+    ComputeProfile profile;
+};
+ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles);
+
 // Prediction::efficiency_vs_8gpu: `p`'s per-GPU throughput over that of the published layout on 8 GPUs of the
 // request's system (GPU override included, fabric not), priced with `profile`.
 double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p);
