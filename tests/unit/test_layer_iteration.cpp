@@ -182,3 +182,37 @@ TEST_CASE("more GPUs at fixed per-GPU batch never lower exposed communication, T
         previous = p.exposed_comm_ms;
     }
 }
+
+TEST_CASE("layer-granular iteration: TP/CP collectives longer than the compute delay later micro steps and the step",
+          "[layers][training]") {
+    // One layer carrying one forward collective; micro step 3 s (forward 1 s, backward 2 s), nothing exposed on
+    // the compute stream, two micro steps, no gradient buckets.
+    IterationPlan plan;
+    plan.micro_steps = 2;
+    plan.micro_step_compute_seconds = 3;
+    plan.backward_share = 2.0 / 3.0;
+    plan.layers = {IterationLayer{1.0, 1.0, 1.0, 1.0, true}};
+    plan.record_timeline = true;
+    SECTION("shorter than the layer: each micro step's ends with its layer, the step is the compute") {
+        plan.layer_collectives = {{"tp allreduce", 0.5, false}};
+        const IterationResult r = simulate_iteration(plan);
+        CHECK(r.step_seconds == Approx(6.0));
+        CHECK(r.exposed_comm_seconds == Approx(0.0).margin(1e-12));
+        bool earlier = false;
+        for (const TimelineSpan& s : r.timeline)
+            if (s.name == "tp/cp collectives mb0") {
+                earlier = true;
+                CHECK(s.start.seconds() == Approx(0.5));
+                CHECK(s.duration.seconds() == Approx(0.5));
+            }
+        CHECK(earlier);
+    }
+    SECTION("longer than the micro step: the second queues behind the first, the optimizer waits for it") {
+        // Micro step 0's runs 0..10 s (issued at its layer's start), micro step 1's is issued at 3 s, runs 10..20 s;
+        // the backward ends at 6 s.
+        plan.layer_collectives = {{"tp allreduce", 10.0, false}};
+        const IterationResult r = simulate_iteration(plan);
+        CHECK(r.exposed_comm_seconds == Approx(14.0));
+        CHECK(r.step_seconds == Approx(20.0));
+    }
+}
