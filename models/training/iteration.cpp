@@ -46,6 +46,23 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
         return share >= 1.0 ? SimTime::from_seconds(micro * (m + 1))
                             : SimTime::from_seconds(micro * m + forward + backward * share);
     };
+    // Micro step m's layers in execution order (forward first to last, then backward last to first): each layer
+    // pass's start, the end of its kernels and its end (after the wait on its exposed collectives).
+    auto for_each_layer_pass = [&](int m, auto&& visit) {
+        double previous = 0;
+        for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+            const IterationLayer& layer = plan.layers[i];
+            visit(i, false, at_forward(m, previous), at_forward(m, layer.forward_kernels_end), at_forward(m, layer.forward_end));
+            previous = layer.forward_end;
+        }
+        previous = 0;
+        for (std::size_t i = plan.layers.size(); i-- > 0;) {
+            const IterationLayer& layer = plan.layers[i];
+            visit(i, true, at_backward(m, previous), at_backward(m, layer.backward_kernels_end),
+                  at_backward(m, layer.backward_end));
+            previous = layer.backward_end;
+        }
+    };
     const SimTime backward_end = SimTime::from_seconds(micro * micro_steps);
     const std::size_t buckets = plan.bucket_comm_seconds.size();
 
@@ -78,22 +95,11 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
             items.push_back({std::max(layer_start, before_end), pass_duration[pass], pass_seconds[pass], -1,
                              static_cast<int>(i), m, in_backward});
         };
-        if (!plan.layer_collectives.empty()) {
-            for (int m = first_micro; m < micro_steps; ++m) {
-                double previous = 0;
-                for (std::size_t i = 0; i < plan.layers.size(); ++i) {
-                    const IterationLayer& layer = plan.layers[i];
-                    if (layer.collectives) issue_layer(m, i, false, at_forward(m, previous), at_forward(m, layer.forward_end));
-                    previous = layer.forward_end;
-                }
-                previous = 0;
-                for (std::size_t i = plan.layers.size(); i-- > 0;) {
-                    const IterationLayer& layer = plan.layers[i];
-                    if (layer.collectives) issue_layer(m, i, true, at_backward(m, previous), at_backward(m, layer.backward_end));
-                    previous = layer.backward_end;
-                }
-            }
-        }
+        if (!plan.layer_collectives.empty())
+            for (int m = first_micro; m < micro_steps; ++m)
+                for_each_layer_pass(m, [&](std::size_t i, bool in_backward, SimTime start, SimTime, SimTime end) {
+                    if (plan.layers[i].collectives) issue_layer(m, i, in_backward, start, end);
+                });
         // Bucket b is ready when its slice of the last backward ends; each ready time is rounded to SimTime once,
         // from the step start, and the last bucket is ready exactly at backward_end, so the exposed wait behind it
         // is its own duration without a tick of rounding drift (keeps exposure monotone across scales with equal
@@ -157,24 +163,11 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
                 continue;
             }
             // The last micro step, layer by layer: kernels, then the wait on the layer's exposed collectives.
-            double previous = 0;
-            for (std::size_t i = 0; i < plan.layers.size(); ++i) {
-                const IterationLayer& layer = plan.layers[i];
+            for_each_layer_pass(m, [&](std::size_t i, bool in_backward, SimTime start, SimTime kernels, SimTime done) {
                 const int index = static_cast<int>(i);
-                const SimTime kernels = at_forward(m, layer.forward_kernels_end), done = at_forward(m, layer.forward_end);
-                span("compute", "forward L" + std::to_string(i), at_forward(m, previous), kernels, index);
+                span("compute", (in_backward ? "backward L" : "forward L") + std::to_string(i), start, kernels, index);
                 if (done > kernels) span("compute", "tp/cp exposed L" + std::to_string(i), kernels, done, index);
-                previous = layer.forward_end;
-            }
-            previous = 0;
-            for (std::size_t i = plan.layers.size(); i-- > 0;) {
-                const IterationLayer& layer = plan.layers[i];
-                const int index = static_cast<int>(i);
-                const SimTime kernels = at_backward(m, layer.backward_kernels_end), done = at_backward(m, layer.backward_end);
-                span("compute", "backward L" + std::to_string(i), at_backward(m, previous), kernels, index);
-                if (done > kernels) span("compute", "tp/cp exposed L" + std::to_string(i), kernels, done, index);
-                previous = layer.backward_end;
-            }
+            });
         }
         // The communication streams in FIFO order: each TP/CP collective of the last micro step; earlier micro
         // steps' as one span each (shifted copies of the last one's when they were not simulated, see above).
