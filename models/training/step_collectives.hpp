@@ -36,10 +36,6 @@ struct LayerCollective {
     MeasuredCollective measured;
 };
 
-// Seconds of tensor/context-parallel communication per micro step: `layers` layers, each running `per_layer`. The
-// one place the total is computed (StepCollectives::tp_cp_seconds_per_micro_step, and the iteration's layers).
-double model_parallel_seconds_per_micro_step(const std::vector<LayerCollective>& per_layer, int layers);
-
 struct StepCollectives {
     std::vector<double> bucket_seconds;  // per gradient bucket, in backward's order
     std::string bucket_name = "allreduce";   // "allreduce", "reducescatter", "reducescatter+allreduce"
@@ -47,7 +43,9 @@ struct StepCollectives {
     double param_all_gather_seconds = 0;  // distributed optimizer: updated parameters, inside the NVLink domain
     std::vector<LayerCollective> layer_collectives;   // of each layer that carries them, in issue order
     int collective_layers = 0;            // how many layers carry them (ModelParallelComm::layers)
-    double tp_cp_seconds_per_micro_step = 0;   // model_parallel_seconds_per_micro_step(layer_collectives, ...)
+    // collective_layers x the layer_collectives' seconds, up to rounding (step_collectives.cpp says why it is
+    // computed apart).
+    double tp_cp_seconds_per_micro_step = 0;
     int optimizer_shards = 1;
     std::string topology;                 // name of the topology simulated
     std::uint64_t simulations = 0;        // flow simulations run (cache misses)
