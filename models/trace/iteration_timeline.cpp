@@ -50,10 +50,13 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
     // What the simulation measured for a gradient bucket's collectives (every bucket alike): sizes, groups, the
     // algorithm `auto` chose, and the busiest link's utilisation.
     const int domain = std::max(1, std::min(s.gpus, s.system.gpus_per_nvlink_domain));
-    std::string bucket_collectives, busiest;
+    std::string bucket_collectives, bucket_bytes, bucket_algorithms, busiest;
     double busiest_utilisation = 0;
     for (const MeasuredCollective& m : s.bucket_collectives) {
-        bucket_collectives += (bucket_collectives.empty() ? "" : " + ") + describe(m);
+        const char* plus = bucket_collectives.empty() ? "" : " + ";
+        bucket_collectives += plus + describe(m);
+        bucket_bytes += plus + std::to_string(static_cast<long long>(m.bytes));
+        bucket_algorithms += plus + std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol));
         if (m.max_link_utilisation >= busiest_utilisation) {
             busiest_utilisation = std::min(1.0, m.max_link_utilisation);
             busiest = m.busiest_link;
@@ -109,6 +112,8 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
             const bool gradient_bucket = span.stream == "comm" && span.name.find("bucket") != std::string::npos;
             if (gradient_bucket) {
                 t.args["collectives"] = bucket_collectives;
+                t.args["bytes"] = bucket_bytes;
+                t.args["algorithm"] = bucket_algorithms;
                 t.args["busiest link"] = busiest;
                 if (span.duration.seconds() > 0) {
                     trace.counters.push_back({g, "busiest link utilisation", t.start_us, {{"utilisation", busiest_utilisation}}});

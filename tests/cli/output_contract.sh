@@ -51,8 +51,9 @@ assert {"compute", "comm", "tp/cp comm", "eval"} <= set(threads.values()), threa
 spans = [e for e in t["traceEvents"] if e["ph"] == "X" and e["pid"] == 0]
 end = max(e["ts"] + e["dur"] for e in spans if threads[(0, e["tid"])] != "eval")
 assert abs(end - j["step_ms"] * 1e3) <= 1e-6 * end + 1e-3, (end, j["step_ms"])
-tp = [e for e in spans if threads[(0, e["tid"])] == "tp/cp comm"]
-assert tp and all("bytes" in e["args"] and "algorithm" in e["args"] for e in tp)
+for row in ("comm", "tp/cp comm"):   # every gradient bucket and every TP/CP collective, with bytes and algorithm
+    named = [e for e in spans if threads[(0, e["tid"])] == row and e["name"] != "param allgather"]
+    assert named and all("bytes" in e["args"] and "algorithm" in e["args"] for e in named), row
 layers = [e for e in spans if threads[(0, e["tid"])] == "compute" and "kernel names" in e.get("args", {})]
 assert len(layers) >= 2 * 82, len(layers)
 PY'
