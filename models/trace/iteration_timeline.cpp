@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "models/training/iteration.hpp"
+#include "models/training/operator_step.hpp"
 
 namespace ttsim::trace {
 
@@ -12,6 +13,33 @@ namespace {
 constexpr double kMicrosecondsPerSecond = 1e6;
 
 std::string format_ms(double seconds) { return fmt::format("{:.3f} ms", seconds * 1e3); }
+
+// What a per-layer span shows: the layer's name and its kernels of each pass (count and names), from the layer
+// graph the scenario's operator table was built from (rebuilt here: traces only, not the hot path).
+struct LayerLabels {
+    std::string name;
+    std::string forward_kernels, backward_kernels;
+    std::size_t forward_count = 0, backward_count = 0;
+};
+
+std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
+    std::vector<LayerLabels> out;
+    if (!s.operator_table || !s.workload->layer_model) return out;
+    const layers::LayerGraph graph = build_layout_graph(*s.workload, layer_description(*s.workload), s.layout);
+    auto names = [](const std::vector<layers::Kernel>& kernels) {
+        std::string text;
+        for (const layers::Kernel& k : kernels) text += (text.empty() ? "" : ", ") + k.name;
+        return text;
+    };
+    for (const layers::Layer& layer : graph.layers)
+        out.push_back({layer.name, names(layer.forward), names(layer.backward), layer.forward.size(), layer.backward.size()});
+    return out;
+}
+
+std::string describe(const MeasuredCollective& m) {
+    return m.op + " " + std::to_string(static_cast<long long>(m.bytes)) + " B over " + std::to_string(m.ranks) +
+           " ranks (" + std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol)) + ")";
+}
 }  // namespace
 
 Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, int gpus_shown, const std::string& title) {
@@ -22,12 +50,13 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
     // What the simulation measured for a gradient bucket's collectives (every bucket alike): sizes, groups, the
     // algorithm `auto` chose, and the busiest link's utilisation.
     const int domain = std::max(1, std::min(s.gpus, s.system.gpus_per_nvlink_domain));
-    std::string bucket_collectives, busiest;
+    std::string bucket_collectives, bucket_bytes, bucket_algorithms, busiest;
     double busiest_utilisation = 0;
     for (const MeasuredCollective& m : s.bucket_collectives) {
-        bucket_collectives += (bucket_collectives.empty() ? "" : " + ") + m.op + " " +
-                              std::to_string(static_cast<long long>(m.bytes)) + " B over " + std::to_string(m.ranks) +
-                              " ranks (" + std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol)) + ")";
+        const char* plus = bucket_collectives.empty() ? "" : " + ";
+        bucket_collectives += plus + describe(m);
+        bucket_bytes += plus + std::to_string(static_cast<long long>(m.bytes));
+        bucket_algorithms += plus + std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol));
         if (m.max_link_utilisation >= busiest_utilisation) {
             busiest_utilisation = std::min(1.0, m.max_link_utilisation);
             busiest = m.busiest_link;
@@ -40,6 +69,20 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
     trace.metadata["note"] = "data-parallel ranks are symmetric in the model: every GPU shown has the same timeline; "
                              "link utilisation is the busiest link's, as the collective simulation measured it";
     trace.metadata["collectives"] = s.comm_topology;
+    const std::vector<LayerLabels> labels = plan.layers.empty() ? std::vector<LayerLabels>{} : layer_labels(s);
+    if (!plan.layers.empty()) {
+        trace.metadata["layers"] = std::to_string(plan.layers.size()) + " layers; the last micro step is drawn layer by layer";
+        if (plan.micro_steps > 1)
+            trace.metadata["micro steps"] = "micro steps 0-" + std::to_string(plan.micro_steps - 2) +
+                                            " repeat the last one's layers and are drawn as one span per pass (and one "
+                                            "span for their TP/CP collectives)";
+        if (!s.layer_collectives.empty())
+            trace.metadata["tp/cp collectives"] =
+                std::to_string(s.layer_collectives.size()) + " per block x " + std::to_string(s.collective_layers) +
+                " blocks per micro step, " + format_ms(s.tp_cp_comm_seconds_per_micro_step) + " per micro step; " +
+                fmt::format("{:g}", profile.tp_comm_exposed_fraction) +
+                " of each waited on the compute stream (tp_comm_exposed_fraction)";
+    }
     const int gpus_per_node = domain;
     const double us = kMicrosecondsPerSecond;
     for (int g = 0; g < gpus_shown; ++g) {
@@ -47,9 +90,30 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
         trace.counters.push_back({g, "busiest link utilisation", 0.0, {{"utilisation", 0.0}}});
         for (const TimelineSpan& span : iteration.timeline) {
             TraceSpan t{g, span.stream, span.name, span.start.seconds() * us, span.duration.seconds() * us, {}};
+            if (span.layer >= 0 && static_cast<std::size_t>(span.layer) < labels.size()) {
+                // "forward L12" -> "forward layers.12" (the layer graph's name), with its kernels.
+                const LayerLabels& layer = labels[static_cast<std::size_t>(span.layer)];
+                t.name = span.name.substr(0, span.name.rfind(" L") + 1) + layer.name;
+                t.args["layer"] = layer.name;
+                const bool forward = span.name.rfind("forward", 0) == 0, backward = span.name.rfind("backward", 0) == 0;
+                if (forward || backward) {
+                    t.args["kernels"] = std::to_string(forward ? layer.forward_count : layer.backward_count);
+                    t.args["kernel names"] = forward ? layer.forward_kernels : layer.backward_kernels;
+                }
+            }
+            if (span.collective >= 0 && static_cast<std::size_t>(span.collective) < s.layer_collectives.size()) {
+                const LayerCollective& c = s.layer_collectives[static_cast<std::size_t>(span.collective)];
+                t.args["collective"] = describe(c.measured);
+                t.args["bytes"] = std::to_string(static_cast<long long>(c.measured.bytes));
+                t.args["algorithm"] =
+                    std::string(to_string(c.measured.algorithm)) + "/" + std::string(to_string(c.measured.protocol));
+                t.args["pass"] = c.backward ? "backward" : "forward";
+            }
             const bool gradient_bucket = span.stream == "comm" && span.name.find("bucket") != std::string::npos;
             if (gradient_bucket) {
                 t.args["collectives"] = bucket_collectives;
+                t.args["bytes"] = bucket_bytes;
+                t.args["algorithm"] = bucket_algorithms;
                 t.args["busiest link"] = busiest;
                 if (span.duration.seconds() > 0) {
                     trace.counters.push_back({g, "busiest link utilisation", t.start_us, {{"utilisation", busiest_utilisation}}});

@@ -8,6 +8,14 @@
 // forward). All data-parallel ranks are symmetric, so ONE rank class is simulated; the slowest of N GPUs sets
 // the pace, which enters as the expected maximum of N per-GPU step-time draws (compute stretched by
 // 1 + cv * E[max of N standard normals]), so the cost is independent of the GPU count.
+//
+// At layer granularity (IterationPlan::layers, the operator model: layer_plan.hpp) every micro step runs each
+// layer's forward, then in reverse each layer's backward; the compute stream waits the exposed share
+// (ComputeProfile::tp_comm_exposed_fraction) of the tensor/context-parallel collectives of a layer that carries
+// them after the layer's kernels, and the collectives run on a stream of their own ("tp/cp comm"), ending with that
+// wait (the rest of them overlaps the layer's kernels). Gradient buckets are released when the backward of the
+// layer completing them ends. Without layers the micro step is one block split by backward_share (the lumped
+// model).
 #pragma once
 
 #include <string>
@@ -20,11 +28,17 @@ namespace ttsim {
 // One span of the simulated iteration's timeline, for traces (models/trace). Times are relative to the start of
 // the optimizer step (t = 0 at the first micro step's forward) for the representative rank class (all
 // data-parallel ranks are symmetric in the model, so every GPU shares this timeline).
-//   stream: "compute" (forward, backward, optimizer, fixed host overhead, evaluation) or "comm" (gradient
-//           collectives, parameter all-gather).
+//   stream: "compute" (forward, backward, optimizer, fixed host overhead), "comm" (gradient collectives,
+//           parameter all-gather), "tp/cp comm" (the layers' tensor/context-parallel collectives) or "eval" (the
+//           evaluation, on its own row).
 //   name:   "forward mb<k>" / "backward mb<k>" (k = micro step, 0-based), "<bucket_comm_name> bucket <b>"
 //           (b = 0-based bucket in emission order, e.g. "allreduce bucket 3"), "optimizer",
 //           "param allgather", "fixed step overhead", "eval".
+//           At layer granularity the last micro step is drawn per layer: "forward L<i>" / "backward L<i>" (i =
+//           index into IterationPlan::layers, `layer` set), "tp/cp exposed L<i>" (the compute stream's wait on
+//           the layer's collectives), and on "tp/cp comm" each collective as "<name> L<i>" (`collective` set to its
+//           index in IterationPlan::layer_collectives). Earlier micro steps repeat the last one's layers and are
+//           drawn as one span per pass, their TP/CP collectives as one "tp/cp collectives mb<k>" span.
 // Spans on one stream never overlap. The "eval" span (only when IterationPlan::eval_seconds > 0) is placed
 // after the step and is NOT part of step_seconds: an evaluation runs once per evaluation interval, not per step.
 // The gap on the compute stream between the last backward and "optimizer" is exposed communication.
@@ -33,6 +47,25 @@ struct TimelineSpan {
     std::string name;
     SimTime start;
     SimTime duration;
+    int layer = -1;                          // IterationPlan::layers index of a per-layer span
+    int collective = -1;                     // IterationPlan::layer_collectives index of a TP/CP collective span
+};
+
+// A tensor/context-parallel collective that each layer carrying them issues, once per micro step.
+struct IterationCollective {
+    std::string name;                        // e.g. "tp allgather (attention input)"
+    double seconds = 0;                      // on the communication stream
+    bool backward = false;                   // issued with the layer's backward (else its forward)
+};
+
+// One layer of the compute stream. Times are shares of the micro step's forward pass and of its backward pass
+// (the pass as backward_share splits micro_step_compute_seconds), so that the layers tile the passes exactly:
+// forward of layer i runs from the previous layer's forward_end to forward_kernels_end (its kernels), then waits
+// until forward_end (its exposed collectives); backward in reverse order likewise, the first layer's
+// backward_end being 1.
+struct IterationLayer {
+    double forward_kernels_end = 0, forward_end = 0, backward_kernels_end = 0, backward_end = 0;
+    bool collectives = false;                // issues IterationPlan::layer_collectives
 };
 
 struct IterationPlan {
@@ -47,6 +80,10 @@ struct IterationPlan {
     double fixed_step_seconds = 0;           // host overhead per optimizer step
     double param_all_gather_seconds = 0;     // distributed optimizer, after the optimizer step
     double straggler_factor = 1.0;           // 1 + cv * E[max of N]; stretches compute of the slowest rank
+    // Layer granularity (see the top); empty: one block per micro step. bucket_ready_fractions then hold each
+    // bucket's completing layer's backward_kernels_end.
+    std::vector<IterationLayer> layers;      // forward order
+    std::vector<IterationCollective> layer_collectives;
 
     // Timeline (traces only; off on the hot path). When record_timeline is set, IterationResult::timeline is
     // filled; the step time is identical either way.

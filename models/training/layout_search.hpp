@@ -68,6 +68,8 @@ bool uses_layout_search(const PredictionRequest& request, const ProfileSet& prof
 // published layout's beside it where one exists at this scale. --tp / --cp / gradient accumulation pin the
 // search as `--layout tp=..` does.
 Prediction predict_searched(const PredictionRequest& request, const ProfileSet& profiles);
+// The same with the fastest layout's scenario and the profile that priced it (predict_explained).
+ExplainedPrediction predict_searched_explained(const PredictionRequest& request, const ProfileSet& profiles);
 
 // "TP 4 CP 2 DP 8, micro batch 2 x 4 micro steps, distributed optimizer".
 std::string describe_layout(const ParallelismConfig& layout);

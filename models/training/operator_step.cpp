@@ -130,10 +130,14 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     const double efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
     OperatorStepTimes t;
     std::size_t eager_forward = 0, eager_backward = 0, graphs_per_pass = 0;
-    std::vector<double> backward_layer(table.layers.size());
+    std::vector<double>& backward_layer = t.backward_layer_gpu_seconds;
+    backward_layer.resize(table.layers.size());
+    t.forward_layer_gpu_seconds.resize(table.layers.size());
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
-        t.forward_gpu_seconds += pass_seconds(layer.forward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
+        t.forward_layer_gpu_seconds[i] =
+            pass_seconds(layer.forward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
+        t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
         backward_layer[i] = pass_seconds(layer.backward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
@@ -185,18 +189,27 @@ double operator_forward_seconds(const OperatorTable& table, const OperatorStepTi
     return step.forward_seconds * samples_per_gpu / samples_per_micro_step;
 }
 
-std::vector<double> bucket_ready_fractions(const OperatorStepTimes& step, std::size_t buckets) {
-    std::vector<double> ready(buckets, 1.0);
+std::vector<std::size_t> bucket_completing_layers(const OperatorStepTimes& step, std::size_t buckets) {
+    const std::size_t none = step.gradient_ready_fraction.size();
+    std::vector<std::size_t> layers(buckets, none);
     double total = 0;
     for (double b : step.gradient_bytes) total += b;
-    if (buckets == 0 || total <= 0) return ready;
+    if (buckets == 0 || total <= 0) return layers;
     std::size_t layer = 0;
     double filled = 0;
     for (std::size_t b = 0; b + 1 < buckets; ++b) {
         const double target = total * static_cast<double>(b + 1) / static_cast<double>(buckets);
         while (layer < step.gradient_bytes.size() && filled + step.gradient_bytes[layer] < target) filled += step.gradient_bytes[layer++];
-        ready[b] = layer < step.gradient_ready_fraction.size() ? step.gradient_ready_fraction[layer] : 1.0;
+        layers[b] = std::min(layer, none);
     }
+    return layers;
+}
+
+std::vector<double> bucket_ready_fractions(const OperatorStepTimes& step, std::size_t buckets) {
+    std::vector<double> ready;
+    ready.reserve(buckets);
+    for (std::size_t layer : bucket_completing_layers(step, buckets))
+        ready.push_back(layer < step.gradient_ready_fraction.size() ? step.gradient_ready_fraction[layer] : 1.0);
     return ready;
 }
 

@@ -79,6 +79,9 @@ struct OperatorStepTimes {
     // Cumulative share of backward's time at which each layer's gradients are ready, in backward order (last
     // layer first), and the gradient bytes of each, same order.
     std::vector<double> gradient_ready_fraction, gradient_bytes;
+    // Each layer's kernels on the GPU, forward and backward pass, in forward order (the layer-granular iteration,
+    // layer_plan.hpp); they sum to forward_gpu_seconds and backward_gpu_seconds.
+    std::vector<double> forward_layer_gpu_seconds, backward_layer_gpu_seconds;
     bool launch_bound = false;                          // the host, not the GPU, sets a pass's time
 };
 
@@ -94,5 +97,8 @@ double operator_forward_seconds(const OperatorTable& table, const OperatorStepTi
 // Gradient buckets' ready points as fractions of the last backward: bucket b of `buckets` equal shares of the
 // gradient bytes is ready when the layer that completes it has finished its backward (the last bucket at 1).
 std::vector<double> bucket_ready_fractions(const OperatorStepTimes& step, std::size_t buckets);
+// The layer that completes each of those buckets, as an index into the backward order (gradient_ready_fraction);
+// gradient_ready_fraction.size() where none does (the last bucket, or no gradients: ready at backward's end).
+std::vector<std::size_t> bucket_completing_layers(const OperatorStepTimes& step, std::size_t buckets);
 
 }  // namespace ttsim

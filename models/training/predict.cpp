@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "models/training/layer_plan.hpp"
 #include "models/training/layout_search.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -78,6 +79,8 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     s.bucket_collectives = std::move(comm.bucket_collectives);
     s.param_all_gather_seconds = comm.param_all_gather_seconds;
     s.tp_cp_comm_seconds_per_micro_step = comm.tp_cp_seconds_per_micro_step;
+    s.layer_collectives = std::move(comm.layer_collectives);
+    s.collective_layers = comm.collective_layers;
     s.optimizer_shards = comm.optimizer_shards;
     s.comm_topology = comm.topology;
     s.collective_simulations = comm.simulations;
@@ -261,6 +264,8 @@ struct ComputeTerms {
     double micro_step_seconds = 0;         // forward + backward of one micro step (no TP/CP communication)
     double backward_share = 2.0 / 3.0;
     std::vector<double> bucket_ready_fractions;
+    std::vector<IterationLayer> layers;    // operator model: the iteration at layer granularity (layer_plan.hpp)
+    std::vector<IterationCollective> layer_collectives;
     double optimizer_seconds = 0;
     double eval_forward_seconds = 0;       // one evaluation's forward passes on one GPU
     bool launch_bound = false;
@@ -281,8 +286,16 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         t.fixed_step_overlapped = profile.operator_host_overlap;
         t.operator_model = true;
         t.micro_step_seconds = step.forward_seconds + step.backward_seconds;
-        t.backward_share = t.micro_step_seconds > 0 ? step.backward_seconds / t.micro_step_seconds : t.backward_share;
-        t.bucket_ready_fractions = bucket_ready_fractions(step, s.bucket_comm_seconds.size());
+        LayerSchedule layers = layer_schedule(*s.operator_table, step, s.layer_collectives, s.collective_layers,
+                                              profile.tp_comm_exposed_fraction, s.bucket_comm_seconds.size());
+        // The micro step with its exposed TP/CP waits (plan_from), split where the layers put the waits.
+        const double with_waits =
+            t.micro_step_seconds + profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
+        t.backward_share = with_waits > 0 ? (step.backward_seconds + layers.exposed_backward_seconds) / with_waits
+                                          : t.backward_share;
+        t.bucket_ready_fractions = std::move(layers.bucket_ready_fractions);
+        t.layers = std::move(layers.layers);
+        t.layer_collectives = std::move(layers.collectives);
         t.optimizer_seconds = step.optimizer_seconds + step.graph_launch_seconds;
         // The table prices a data-parallel rank's micro batch on its TP x CP group, so an evaluation's forward
         // passes are the rank's eval samples; the forward's share of the TP/CP collectives (half of them: each
@@ -311,6 +324,8 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
     plan.backward_share = terms.backward_share;
     plan.bucket_comm_seconds = s.bucket_comm_seconds;
     plan.bucket_ready_fractions = terms.bucket_ready_fractions;
+    plan.layers = terms.layers;
+    plan.layer_collectives = terms.layer_collectives;
     plan.bucket_comm_name = s.bucket_comm_name;
     plan.optimizer_seconds = terms.optimizer_seconds;
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
@@ -413,13 +428,17 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     return p;
 }
 
-Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {
-    if (uses_layout_search(request, profiles)) return predict_searched(request, profiles);
-    const PreparedScenario scenario = prepare(request);
-    const ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
+ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles) {
+    if (uses_layout_search(request, profiles)) return predict_searched_explained(request, profiles);
+    PreparedScenario scenario = prepare(request);
+    ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
     Prediction p = evaluate(scenario, profile);
     if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
-    return p;
+    return {std::move(p), std::move(scenario), std::move(profile)};
+}
+
+Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {
+    return predict_explained(request, profiles).prediction;
 }
 
 double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p) {

@@ -134,6 +134,10 @@ struct PreparedScenario {
     std::vector<MeasuredCollective> bucket_collectives;   // what the simulation measured for one bucket
     double param_all_gather_seconds = 0;
     double tp_cp_comm_seconds_per_micro_step = 0;   // before the exposed fraction
+    // The TP/CP collectives of each layer that carries them (the table's transformer blocks), and how many such
+    // layers there are: tp_cp_comm_seconds_per_micro_step is their sum (step_collectives.hpp).
+    std::vector<LayerCollective> layer_collectives;
+    int collective_layers = 0;
     int optimizer_shards = 1;
     EvalSchedule eval_schedule;            // when the run evaluates (MLPerf rules at this global batch)
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
@@ -187,6 +191,15 @@ RunClock run_clock(const PreparedScenario& scenario, const ComputeProfile& profi
 IterationPlan make_iteration_plan(const PreparedScenario& scenario, const ComputeProfile& profile);
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles);
+
+// A prediction with the scenario and profile it evaluated (the searched layout's, when predict() searches), so that
+// a trace (models/trace/iteration_timeline.hpp) draws exactly the step that was predicted.
+struct ExplainedPrediction {
+    Prediction prediction;
+    PreparedScenario scenario;
+    ComputeProfile profile;
+};
+ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles);
 
 // Prediction::efficiency_vs_8gpu: `p`'s per-GPU throughput over that of the published layout on 8 GPUs of the
 // request's system (GPU override included, fabric not), priced with `profile`.

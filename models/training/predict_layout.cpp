@@ -67,6 +67,10 @@ bool uses_layout_search(const PredictionRequest& request, const ProfileSet& prof
 }
 
 Prediction predict_searched(const PredictionRequest& request, const ProfileSet& profiles) {
+    return predict_searched_explained(request, profiles).prediction;
+}
+
+ExplainedPrediction predict_searched_explained(const PredictionRequest& request, const ProfileSet& profiles) {
     if (request.custom_workload && request.layout.mode == LayoutMode::published)
         throw InputError("a user-defined model has no published layout; use fastest or tp=..,cp=..", Field::layout);
     const std::shared_ptr<const Workload> owned = request.custom_workload;
@@ -123,7 +127,7 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
         job.switches.sharp = request.sharp.value_or(sharp_by_default(system, n));
     }
 
-    const LayoutSearchResult result = search_layouts(job, profile);
+    LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
                         job.pins.gradient_accumulation || job.pins.distributed_optimizer;
     if (result.fitting.empty())
@@ -150,7 +154,7 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
                              "'s operator efficiencies and launch costs (shared by all workloads) and the median "
                              "per-step fixed cost calibrated on it");
     if (request.compute_efficiency_vs_8gpu && !owned) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
-    return p;
+    return {std::move(p), std::move(*result.best_scenario), profile};
 }
 
 }  // namespace ttsim

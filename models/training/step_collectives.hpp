@@ -28,11 +28,23 @@ struct MeasuredCollective {
     std::string busiest_link;
 };
 
+// One tensor- or context-parallel collective of a layer that carries them (each transformer block: the workload's
+// ModelParallelComm), per micro step, as simulated. Every such layer has the same shapes, so one list stands for all.
+struct LayerCollective {
+    std::string name;                    // e.g. "tp allgather (attention input)", "cp kv allgather"
+    bool backward = false;               // issued in the layer's backward pass (else its forward)
+    MeasuredCollective measured;
+};
+
 struct StepCollectives {
     std::vector<double> bucket_seconds;  // per gradient bucket, in backward's order
     std::string bucket_name = "allreduce";   // "allreduce", "reducescatter", "reducescatter+allreduce"
     std::vector<MeasuredCollective> bucket_collectives;   // one bucket's collectives as simulated (all alike)
     double param_all_gather_seconds = 0;  // distributed optimizer: updated parameters, inside the NVLink domain
+    std::vector<LayerCollective> layer_collectives;   // of each layer that carries them, in issue order
+    int collective_layers = 0;            // how many layers carry them (ModelParallelComm::layers)
+    // collective_layers x the layer_collectives' seconds, up to rounding (step_collectives.cpp says why it is
+    // computed apart).
     double tp_cp_seconds_per_micro_step = 0;
     int optimizer_shards = 1;
     std::string topology;                 // name of the topology simulated

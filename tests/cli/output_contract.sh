@@ -36,6 +36,28 @@ check "predict table states cost and energy" \
 "$ttsim" $pred --format csv >"$tmp/predict.csv"
 check "predict --format csv is results.csv" 'cmp -s "$tmp/predict.csv" "$tmp/predict/results.csv"'
 
+# --- predict --model operator: the trace of the searched layout, layer by layer, TP/CP collectives on their row ---
+"$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 64 --model operator --out "$tmp/lora" \
+  >"$tmp/lora.txt"; rc=$?
+check "predict --model operator --out exits 0" '[[ $rc -eq 0 ]]'
+check "operator trace: under 20 MB, one row per stream, the step ends at the predicted step time" 'python3 - "$tmp/lora" <<"PY"
+import json, os, sys
+d = sys.argv[1]
+assert os.path.getsize(d + "/trace.json") < 20e6, os.path.getsize(d + "/trace.json")
+j = json.load(open(d + "/results.json"))
+t = json.load(open(d + "/trace.json"))
+threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in t["traceEvents"] if e["ph"] == "M" and e["name"] == "thread_name"}
+assert {"compute", "comm", "tp/cp comm", "eval"} <= set(threads.values()), threads
+spans = [e for e in t["traceEvents"] if e["ph"] == "X" and e["pid"] == 0]
+end = max(e["ts"] + e["dur"] for e in spans if threads[(0, e["tid"])] != "eval")
+assert abs(end - j["step_ms"] * 1e3) <= 1e-6 * end + 1e-3, (end, j["step_ms"])
+for row in ("comm", "tp/cp comm"):   # every gradient bucket and every TP/CP collective, with bytes and algorithm
+    named = [e for e in spans if threads[(0, e["tid"])] == row and e["name"] != "param allgather"]
+    assert named and all("bytes" in e["args"] and "algorithm" in e["args"] for e in named), row
+layers = [e for e in spans if threads[(0, e["tid"])] == "compute" and "kernel names" in e.get("args", {})]
+assert len(layers) >= 2 * 82, len(layers)
+PY'
+
 # --- predict --price: cost = GPU-hours x price, the time unchanged; the same figures as a plan row --------------
 # shellcheck disable=SC2086
 "$ttsim" $pred --price 10 --format json >"$tmp/predict10.json"

@@ -137,7 +137,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         like_notes.push_back(fmt::format("--like {}: kernel times divided by the speed offset {} of stack {} (profiles)",
                                          parser.get("like"), units::format_number(like.speed, 4), like.stack));
     }
-    Prediction p = parser.naming_flags([&] { return predict(request, profiles); });
+    ExplainedPrediction explained = parser.naming_flags([&] { return predict_explained(request, profiles); });
+    Prediction& p = explained.prediction;
     p.warnings.insert(p.warnings.end(), like_notes.begin(), like_notes.end());
     // A count that is not whole allocation units is answered, but what it rents is said (system.hpp).
     if (std::string w = partial_allocation_warning(resolve_system(request.system), request.gpus); !w.empty())
@@ -156,9 +157,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         const std::string results_json = format_prediction_json(report);
         output->write("results.json", results_json);
         output->write("report.html", ::ttsim::report::results_page(results_json, "ttsim predict"));
-        // One optimizer step of this prediction (the same scenario predict() evaluated).
-        const PreparedScenario scenario = parser.naming_flags([&] { return prepare(request); });
-        write_iteration_trace(scenario, profiles.find(*scenario.workload, *scenario.system.catalog_gpu),
+        // One optimizer step of this prediction: the scenario predict() evaluated (the searched layout's, when it
+        // searched), with the profile that priced it.
+        write_iteration_trace(explained.scenario, explained.profile,
                               p.workload + " on " + std::to_string(p.gpus) + " GPUs of " + p.system +
                                   ", one optimizer step",
                               *output);

@@ -1,0 +1,218 @@
+// The iteration at layer granularity (models/training/layer_plan.hpp, iteration.hpp): TP/CP collectives per layer
+// and their total, DP-only steps identical to the block iteration, and the trace of a TP/CP step (layers'
+// kernels, every collective, evaluation on its own row).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "models/compute/profile_files.hpp"
+#include "models/trace/iteration_timeline.hpp"
+#include "models/trace/trace_writer.hpp"
+#include "models/training/layout_search.hpp"
+#include "prediction_helpers.hpp"
+
+using namespace ttsim;
+
+namespace {
+
+const ProfileSet& operator_profiles() {
+    static const ProfileSet set = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
+    return set;
+}
+
+PredictionRequest pinned(const std::string& workload, int gpus, int tp, int cp) {
+    PredictionRequest r = test::prediction_request(workload, "dgx-h100", gpus);
+    r.layout.mode = LayoutMode::pinned;
+    r.layout.pins.tensor_parallel = tp;
+    r.layout.pins.context_parallel = cp;
+    return r;
+}
+
+int blocks_of(const OperatorTable& table) {
+    return static_cast<int>(std::count_if(table.layers.begin(), table.layers.end(),
+                                          [](const LayerPrices& l) { return l.block; }));
+}
+
+}  // namespace
+
+TEST_CASE("TP/CP collectives sit at the layer graph's blocks, the per-micro-step total is their sum", "[layers][training]") {
+    // Llama2-70B LoRA, published 64-GPU layout: TP 4 with sequence parallelism, CP 2.
+    const PreparedScenario s = prepare(test::prediction_request("llama2_70b_lora", "dgx-h100", 64));
+    REQUIRE(s.layout.tensor_parallel == 4);
+    REQUIRE(s.layout.context_parallel == 2);
+    REQUIRE(s.operator_table);
+    // 4 all-gathers + 4 reduce-scatters over TP and 3 K/V exchanges over CP per block.
+    REQUIRE(s.layer_collectives.size() == 11);
+    int tp = 0, cp = 0;
+    double one_block = 0;
+    for (const LayerCollective& c : s.layer_collectives) {
+        CHECK(c.measured.seconds > 0);
+        CHECK(c.measured.bytes > 0);
+        (c.measured.ranks == 4 ? tp : cp) += 1;
+        one_block += c.measured.seconds;
+    }
+    CHECK(tp == 8);
+    CHECK(cp == 3);
+    // One TP activation: 8192 tokens / CP 2 x hidden 8192 x 2 bytes.
+    CHECK(s.layer_collectives.front().measured.bytes == Approx(4096.0 * 8192 * 2));
+    // The blocks that carry them are the layer family's (80 decoder blocks), as many as the workload data says.
+    CHECK(s.collective_layers == 80);
+    CHECK(blocks_of(*s.operator_table) == s.collective_layers);
+    CHECK(s.tp_cp_comm_seconds_per_micro_step == Approx(80 * one_block).epsilon(1e-12));
+
+    // Data parallel only: none.
+    const PreparedScenario bert = prepare(test::prediction_request("bert", "dgx-h100", 64));
+    CHECK(bert.layer_collectives.empty());
+    CHECK(bert.tp_cp_comm_seconds_per_micro_step == 0);
+}
+
+TEST_CASE("layer-granular iteration: DP-only step identical to the block iteration, TP/CP waits at their layers",
+          "[layers][training]") {
+    for (const char* workload : {"bert", "retinanet", "stable_diffusion"}) {
+        const PreparedScenario s = prepare(test::prediction_request(workload, "dgx-h100", 64));
+        const ComputeProfile& profile = operator_profiles().find(*s.workload, *s.gpu);
+        REQUIRE(profile.operator_efficiency);
+        IterationPlan plan = make_iteration_plan(s, profile);
+        REQUIRE(plan.layers.size() == s.operator_table->layers.size());
+        CHECK(plan.layer_collectives.empty());
+        const IterationResult layered = simulate_iteration(plan);
+        plan.layers.clear();
+        const IterationResult block = simulate_iteration(plan);
+        INFO(workload);
+        CHECK(layered.step_seconds == block.step_seconds);
+        CHECK(layered.exposed_comm_seconds == block.exposed_comm_seconds);
+    }
+    // TP/CP: the compute stream waits the exposed share of each block's collectives, in total the fitted fraction
+    // of the per-micro-step TP/CP time, and the layers still tile the passes (the last layer ends each pass).
+    const PreparedScenario s = prepare(test::prediction_request("llama2_70b_lora", "dgx-h100", 64));
+    ComputeProfile profile = operator_profiles().find(*s.workload, *s.gpu);
+    profile.tp_comm_exposed_fraction = 0.25;
+    IterationPlan plan = make_iteration_plan(s, profile);
+    plan.record_timeline = true;
+    REQUIRE(plan.layer_collectives.size() == 11);
+    const IterationResult r = simulate_iteration(plan);
+    double waited = 0, tp_busy = 0;
+    int per_layer_collectives = 0;
+    for (const TimelineSpan& span : r.timeline) {
+        if (span.name.rfind("tp/cp exposed", 0) == 0) waited += span.duration.seconds();
+        if (span.stream == "tp/cp comm") {
+            tp_busy += span.duration.seconds();
+            ++per_layer_collectives;
+        }
+    }
+    const double micro_steps = plan.micro_steps;
+    CHECK(per_layer_collectives == 11 * 80);
+    CHECK(tp_busy == Approx(s.tp_cp_comm_seconds_per_micro_step).epsilon(1e-6));
+    CHECK(waited == Approx(0.25 * s.tp_cp_comm_seconds_per_micro_step * plan.straggler_factor).epsilon(1e-6));
+    CHECK(micro_steps == 1);
+}
+
+TEST_CASE("trace of a TP/CP operator step: layers' kernels, every collective, evaluation apart", "[layers][trace]") {
+    auto check_trace = [](const ExplainedPrediction& e, bool model_parallel) {
+        const trace::Trace t = trace::iteration_trace(e.scenario, e.profile, 2, "test");
+        const std::string text = trace::format_trace_json(t);
+        const auto root = nlohmann::json::parse(text);
+        std::map<std::pair<int, int>, std::string> thread_names;
+        std::map<std::pair<int, int>, std::vector<std::pair<double, double>>> spans;
+        for (const auto& ev : root["traceEvents"]) {
+            const std::pair<int, int> key{ev["pid"].get<int>(), ev["tid"].get<int>()};
+            if (ev["ph"] == "M" && ev["name"] == "thread_name") thread_names[key] = ev["args"]["name"];
+            if (ev["ph"] == "X") spans[key].push_back({ev["ts"].get<double>(), ev["dur"].get<double>()});
+        }
+        std::set<std::string> streams;
+        double step_end_us = 0;
+        for (auto& [key, list] : spans) {
+            const std::string stream = thread_names.at(key);
+            streams.insert(stream);
+            std::sort(list.begin(), list.end());
+            for (std::size_t i = 1; i < list.size(); ++i) {
+                INFO(stream << " span at " << list[i].first);
+                // 2 ns: the writer rounds start and duration to 1 ns each.
+                CHECK(list[i].first >= list[i - 1].first + list[i - 1].second - 2e-3);
+            }
+            if (key.first == 0 && stream != "eval")
+                for (const auto& [ts, dur] : list) step_end_us = std::max(step_end_us, ts + dur);
+        }
+        CHECK(step_end_us == Approx(e.prediction.step_ms * 1e3).epsilon(1e-6));
+        CHECK(streams.count("compute") == 1);
+        CHECK(streams.count("tp/cp comm") == (model_parallel ? 1u : 0u));
+        // Every layer's forward and backward of the last micro step, with its kernels.
+        const std::size_t layers = e.scenario.operator_table->layers.size();
+        std::size_t forward = 0, with_kernels = 0, tp = 0;
+        for (const trace::TraceSpan& span : t.spans) {
+            if (span.gpu != 0) continue;
+            if (span.stream == "compute" && span.name.rfind("forward ", 0) == 0 && span.args.count("layer")) ++forward;
+            if (span.args.count("kernel names") && !span.args.at("kernel names").empty()) ++with_kernels;
+            if (span.stream == "tp/cp comm") {
+                ++tp;
+                CHECK(span.args.count("bytes") == 1);
+                CHECK(span.args.count("algorithm") == 1);
+            }
+            if (span.name == "eval") CHECK(span.stream == "eval");   // the evaluation on its own row
+        }
+        CHECK(forward == layers);
+        CHECK(with_kernels >= layers);
+        CHECK(tp == (model_parallel ? e.scenario.layer_collectives.size() * 80 : 0u));
+        return streams;
+    };
+    const ExplainedPrediction lora = predict_explained(pinned("llama2_70b_lora", 64, 4, 2), operator_profiles());
+    REQUIRE(lora.prediction.layout.tensor_parallel == 4);
+    REQUIRE(lora.prediction.compute_model == "operator");
+    const auto lora_streams = check_trace(lora, true);
+    CHECK(lora_streams.count("eval") == 1);   // Llama evaluates on the clock
+    const ExplainedPrediction bert = predict_explained(pinned("bert", 64, 1, 1), operator_profiles());
+    check_trace(bert, false);
+}
+
+TEST_CASE("more GPUs at fixed per-GPU batch never lower exposed communication, TP 4 x CP 2 layer-granular",
+          "[layers][training]") {
+    double previous = -1;
+    for (int gpus : {16, 32, 64, 128, 256, 512, 1024}) {
+        PredictionRequest r = pinned("llama2_70b_lora", gpus, 4, 2);
+        r.global_batch = gpus / 8;   // one sample per data-parallel rank
+        const Prediction p = predict(r, operator_profiles());
+        INFO(gpus);
+        REQUIRE(p.layout.tensor_parallel == 4);
+        CHECK(p.tp_cp_comm_ms > 0);
+        CHECK(p.exposed_comm_ms >= previous - 1e-9);
+        previous = p.exposed_comm_ms;
+    }
+}
+
+TEST_CASE("layer-granular iteration: TP/CP collectives longer than the compute delay later micro steps and the step",
+          "[layers][training]") {
+    // One layer carrying one forward collective; micro step 3 s (forward 1 s, backward 2 s), nothing exposed on
+    // the compute stream, two micro steps, no gradient buckets.
+    IterationPlan plan;
+    plan.micro_steps = 2;
+    plan.micro_step_compute_seconds = 3;
+    plan.backward_share = 2.0 / 3.0;
+    plan.layers = {IterationLayer{1.0, 1.0, 1.0, 1.0, true}};
+    plan.record_timeline = true;
+    SECTION("shorter than the layer: each micro step's ends with its layer, the step is the compute") {
+        plan.layer_collectives = {{"tp allreduce", 0.5, false}};
+        const IterationResult r = simulate_iteration(plan);
+        CHECK(r.step_seconds == Approx(6.0));
+        CHECK(r.exposed_comm_seconds == Approx(0.0).margin(1e-12));
+        bool earlier = false;
+        for (const TimelineSpan& s : r.timeline)
+            if (s.name == "tp/cp collectives mb0") {
+                earlier = true;
+                CHECK(s.start.seconds() == Approx(0.5));
+                CHECK(s.duration.seconds() == Approx(0.5));
+            }
+        CHECK(earlier);
+    }
+    SECTION("longer than the micro step: the second queues behind the first, the optimizer waits for it") {
+        // Micro step 0's runs 0..10 s (issued at its layer's start), micro step 1's is issued at 3 s, runs 10..20 s;
+        // the backward ends at 6 s.
+        plan.layer_collectives = {{"tp allreduce", 10.0, false}};
+        const IterationResult r = simulate_iteration(plan);
+        CHECK(r.exposed_comm_seconds == Approx(14.0));
+        CHECK(r.step_seconds == Approx(20.0));
+    }
+}
