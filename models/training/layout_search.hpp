@@ -36,6 +36,9 @@ struct LayoutSearchJob {
     // published layout (or the user's model).
     ParallelismConfig switches;
     LayoutPins pins;                       // unset: free
+    // What an impossible pin's error names: --layout's tp=/cp= (Field::layout), or the --tp / --cp that set it.
+    Field tensor_parallel_field = Field::layout;
+    Field context_parallel_field = Field::layout;
 };
 
 struct LayoutCandidate {
@@ -54,7 +57,7 @@ struct LayoutSearchResult {
     double seconds = 0;                    // wall time of the search
 };
 
-// Throws InputError (Field::layout) for pins that cannot multiply out; an empty `fitting` is not an error here
+// Throws InputError (the job's pin fields) for pins that cannot multiply out; an empty `fitting` is not an error here
 // (the caller words it: layout_refusal).
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile);
 

@@ -101,6 +101,8 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
     job.system = system;
     job.gpus = n;
     job.pins = merged_pins(request);
+    if (request.tensor_parallel) job.tensor_parallel_field = Field::tensor_parallel;
+    if (request.context_parallel) job.context_parallel_field = Field::context_parallel;
     std::vector<std::string> defaults;
     if (request.global_batch) {
         job.global_batch = *request.global_batch;
@@ -126,10 +128,14 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
     const LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
                         job.pins.gradient_accumulation || job.pins.distributed_optimizer;
-    if (result.fitting.empty())
-        refuse_layouts(job, result, request.tensor_parallel && request.layout.mode != LayoutMode::pinned
-                                        ? Field::tensor_parallel
-                                        : Field::layout);
+    if (result.fitting.empty()) {
+        // Name what the user set: --tp, else a --global-batch no split divides (nothing valid was left to try).
+        const Field field = request.tensor_parallel && request.layout.mode != LayoutMode::pinned ? Field::tensor_parallel
+                            : request.global_batch && request.layout.mode != LayoutMode::pinned && result.enumerated == 0
+                                ? Field::global_batch
+                                : Field::layout;
+        refuse_layouts(job, result, field);
+    }
     Prediction p = *result.best;
     p.layouts_enumerated = result.enumerated;
     p.layouts_fitting = static_cast<int>(result.fitting.size());

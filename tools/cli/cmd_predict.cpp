@@ -148,16 +148,21 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     report.prices = &prices;
     report.energy = &energy;
     report.cost = planning::cost_of_prediction(p, request.system, energy, prices);
-    const std::string text = format == "json"  ? format_prediction_json(report)
-                             : format == "csv" ? format_prediction_csv(report)
+    const std::string results_json = format_prediction_json(report), results_csv = format_prediction_csv(report);
+    const std::string text = format == "json"  ? results_json
+                             : format == "csv" ? results_csv
                                                : format_prediction_table(report);
     if (output) {
-        output->write("results.csv", format_prediction_csv(report));
-        const std::string results_json = format_prediction_json(report);
+        output->write("results.csv", results_csv);
         output->write("results.json", results_json);
         output->write("report.html", ::ttsim::report::results_page(results_json, "ttsim predict"));
-        // One optimizer step of this prediction (the same scenario predict() evaluated).
-        const PreparedScenario scenario = parser.naming_flags([&] { return prepare(request); });
+        // One optimizer step of this prediction (the same scenario predict() evaluated): a searched layout is
+        // traced as chosen, not as published.
+        const PreparedScenario scenario = parser.naming_flags([&] {
+            return p.layout_choice.empty() ? prepare(request)
+                                           : prepare_with_layout(find_workload(request.workload),
+                                                                 resolve_request_system(request), request.gpus, p.layout);
+        });
         write_iteration_trace(scenario, profiles.find(*scenario.workload, *scenario.system.catalog_gpu),
                               p.workload + " on " + std::to_string(p.gpus) + " GPUs of " + p.system +
                                   ", one optimizer step",
