@@ -75,7 +75,9 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
 
     LayoutSearchResult result;
     std::set<std::string> reasons;
-    StepCollectiveSession session(job.system, job.gpus, job.switches.sharp);
+    std::optional<StepCollectiveSession> own_session;
+    if (!job.collectives) own_session.emplace(job.system, job.gpus, job.switches.sharp);
+    StepCollectiveSession& session = job.collectives ? *job.collectives : *own_session;
     const ConfigNode description = layer_description(workload);   // parsed once for every graph below
     std::vector<int> tps{1}, cps{1};
     if (workload.tensor_parallel_modelled()) {

@@ -39,6 +39,9 @@ struct LayoutSearchJob {
     // What an impossible pin's error names: --layout's tp=/cp= (Field::layout), or the --tp / --cp that set it.
     Field tensor_parallel_field = Field::layout;
     Field context_parallel_field = Field::layout;
+    // A session the caller already priced with (same system, GPU count and SHARP: the published layout's
+    // prediction beside the search), so its collectives are not simulated twice; null: the search's own.
+    StepCollectiveSession* collectives = nullptr;
 };
 
 struct LayoutCandidate {

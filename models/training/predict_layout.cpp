@@ -85,12 +85,20 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
                              gpu.name + " is a lumped one; use --layout published or an operator profile set",
                          Field::layout);
 
+    // One collective session for the published layout and the search (the published layout is one of the
+    // searched ones, so its collectives are simulated once), at the SHARP both settle on; where SHARP is asked
+    // for and cannot run, each path refuses it itself, so no session is shared.
+    const bool sharp_refused = request.sharp.value_or(false) && !sharp_unavailable_reason(system, n).empty();
+    std::optional<StepCollectiveSession> session;
+    if (!sharp_refused) session.emplace(system, n, request.sharp.value_or(sharp_by_default(system, n)));
+    StepCollectiveSession* shared = session ? &*session : nullptr;
+
     // The published layout at this scale, where one exists: the comparison, the default batch and the switches.
     std::optional<PreparedScenario> published;
     std::optional<InputError> published_error;
     if (!owned) {
         try {
-            published = prepare(published_request(request));
+            published = prepare(published_request(request), shared);
         } catch (const InputError& e) {
             published_error = e;
         }
@@ -125,6 +133,9 @@ Prediction predict_searched(const PredictionRequest& request, const ProfileSet& 
         job.switches.sharp = request.sharp.value_or(sharp_by_default(system, n));
     }
 
+    TTSIM_ASSERT(!shared || job.switches.sharp == request.sharp.value_or(sharp_by_default(system, n)),
+                 "the shared collective session prices another SHARP choice than the search");
+    job.collectives = shared;
     const LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
                         job.pins.gradient_accumulation || job.pins.distributed_optimizer;
