@@ -51,20 +51,33 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     const GpuSpec& gpu = *job.system.gpu;
     const LayoutPins& pins = job.pins;
     const int domain = job.system.gpus_per_nvlink_domain;
-    auto check_pin = [&](const std::optional<int>& pin, bool modelled, const char* what) {
+    auto check_pin = [&](const std::optional<int>& pin, bool modelled, const char* what, Field field) {
         if (pin && *pin > 1 && !modelled)
-            throw InputError(std::string(what) + " is not modelled for " + workload.name, Field::layout);
+            throw InputError(std::string(what) + " is not modelled for " + workload.name, field);
     };
-    check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism");
-    check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism");
+    check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism", job.tensor_parallel_field);
+    check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism",
+              job.context_parallel_field);
     if (pins.tensor_parallel && *pins.tensor_parallel > domain)
         throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs", *pins.tensor_parallel,
                                      domain),
-                         Field::layout);
+                         job.tensor_parallel_field);
+    // A pinned split that does not divide the GPUs matches no layout; say so rather than "none matches the pins".
+    const int tp_pin = pins.tensor_parallel.value_or(1), cp_pin = pins.context_parallel.value_or(1);
+    if (job.gpus % (tp_pin * cp_pin) != 0) {
+        const std::string split = pins.tensor_parallel && pins.context_parallel
+                                      ? fmt::format("TP x CP = {} x {} = {}", tp_pin, cp_pin, tp_pin * cp_pin)
+                                  : pins.tensor_parallel ? fmt::format("TP {}", tp_pin)
+                                                         : fmt::format("CP {}", cp_pin);
+        throw InputError(fmt::format("{} GPUs are not divisible by {}", job.gpus, split),
+                         job.gpus % tp_pin != 0 ? job.tensor_parallel_field : job.context_parallel_field);
+    }
 
     LayoutSearchResult result;
     std::set<std::string> reasons;
-    StepCollectiveSession session(job.system, job.gpus, job.switches.sharp);
+    std::optional<StepCollectiveSession> own_session;
+    if (!job.collectives) own_session.emplace(job.system, job.gpus, job.switches.sharp);
+    StepCollectiveSession& session = job.collectives ? *job.collectives : *own_session;
     const ConfigNode description = layer_description(workload);   // parsed once for every graph below
     std::vector<int> tps{1}, cps{1};
     if (workload.tensor_parallel_modelled()) {

@@ -36,6 +36,12 @@ struct LayoutSearchJob {
     // published layout (or the user's model).
     ParallelismConfig switches;
     LayoutPins pins;                       // unset: free
+    // What an impossible pin's error names: --layout's tp=/cp= (Field::layout), or the --tp / --cp that set it.
+    Field tensor_parallel_field = Field::layout;
+    Field context_parallel_field = Field::layout;
+    // A session the caller already priced with (same system, GPU count and SHARP: the published layout's
+    // prediction beside the search), so its collectives are not simulated twice; null: the search's own.
+    StepCollectiveSession* collectives = nullptr;
 };
 
 struct LayoutCandidate {
@@ -54,7 +60,7 @@ struct LayoutSearchResult {
     double seconds = 0;                    // wall time of the search
 };
 
-// Throws InputError (Field::layout) for pins that cannot multiply out; an empty `fitting` is not an error here
+// Throws InputError (the job's pin fields) for pins that cannot multiply out; an empty `fitting` is not an error here
 // (the caller words it: layout_refusal).
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile);
 

@@ -116,7 +116,7 @@ System resolve_request_system(const PredictionRequest& request) {
     return with_fabric(std::move(system), request.fabric);
 }
 
-PreparedScenario prepare(const PredictionRequest& request) {
+PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession* collectives) {
     const Workload& workload = find_workload(request.workload);
     System system = resolve_request_system(request);
     // Layouts, memory limits and calibrated profiles are the catalog GPU's: a what-if GPU is laid out as the GPU
@@ -250,7 +250,7 @@ PreparedScenario prepare(const PredictionRequest& request) {
     c.sharp = request.sharp.value_or(sharp_by_default(system, n));
     if (!request.sharp && c.sharp) defaults.push_back("SHARP in-network reduction on (as NVIDIA's multi-node v4.1 runs)");
 
-    PreparedScenario s = prepare_with_layout(workload, system, n, c);
+    PreparedScenario s = prepare_with_layout(workload, system, n, c, {collectives, nullptr});
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     return s;
 }

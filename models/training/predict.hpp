@@ -157,8 +157,9 @@ struct PreparedScenario {
 System resolve_request_system(const PredictionRequest& request);
 
 // Resolves names, layout and defaults, checks the request (InputError naming the flag), and computes the
-// profile-independent parts.
-PreparedScenario prepare(const PredictionRequest& request);
+// profile-independent parts. `collectives`: a session of the request's system, GPU count and SHARP to price
+// with (and cache in), as the layout search shares it; null: a fresh one.
+PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession* collectives = nullptr);
 // Same, with the system and layout given explicitly (calibration: the layout a published result actually used).
 // `reuse` lets a caller that prepares many layouts of one job (layout_search.hpp) share the collective simulation
 // and hand in an operator table it already built; either may be null.

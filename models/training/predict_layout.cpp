@@ -89,12 +89,20 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
                              gpu.name + " is a lumped one; use --layout published or an operator profile set",
                          Field::layout);
 
+    // One collective session for the published layout and the search (the published layout is one of the
+    // searched ones, so its collectives are simulated once), at the SHARP both settle on; where SHARP is asked
+    // for and cannot run, each path refuses it itself, so no session is shared.
+    const bool sharp_refused = request.sharp.value_or(false) && !sharp_unavailable_reason(system, n).empty();
+    std::optional<StepCollectiveSession> session;
+    if (!sharp_refused) session.emplace(system, n, request.sharp.value_or(sharp_by_default(system, n)));
+    StepCollectiveSession* shared = session ? &*session : nullptr;
+
     // The published layout at this scale, where one exists: the comparison, the default batch and the switches.
     std::optional<PreparedScenario> published;
     std::optional<InputError> published_error;
     if (!owned) {
         try {
-            published = prepare(published_request(request));
+            published = prepare(published_request(request), shared);
         } catch (const InputError& e) {
             published_error = e;
         }
@@ -105,6 +113,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     job.system = system;
     job.gpus = n;
     job.pins = merged_pins(request);
+    if (request.tensor_parallel) job.tensor_parallel_field = Field::tensor_parallel;
+    if (request.context_parallel) job.context_parallel_field = Field::context_parallel;
     std::vector<std::string> defaults;
     if (request.global_batch) {
         job.global_batch = *request.global_batch;
@@ -127,13 +137,20 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         job.switches.sharp = request.sharp.value_or(sharp_by_default(system, n));
     }
 
+    TTSIM_ASSERT(!shared || job.switches.sharp == request.sharp.value_or(sharp_by_default(system, n)),
+                 "the shared collective session prices another SHARP choice than the search");
+    job.collectives = shared;
     LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
                         job.pins.gradient_accumulation || job.pins.distributed_optimizer;
-    if (result.fitting.empty())
-        refuse_layouts(job, result, request.tensor_parallel && request.layout.mode != LayoutMode::pinned
-                                        ? Field::tensor_parallel
-                                        : Field::layout);
+    if (result.fitting.empty()) {
+        // Name what the user set: --tp, else a --global-batch no split divides (nothing valid was left to try).
+        const Field field = request.tensor_parallel && request.layout.mode != LayoutMode::pinned ? Field::tensor_parallel
+                            : request.global_batch && request.layout.mode != LayoutMode::pinned && result.enumerated == 0
+                                ? Field::global_batch
+                                : Field::layout;
+        refuse_layouts(job, result, field);
+    }
     Prediction p = *result.best;
     p.layouts_enumerated = result.enumerated;
     p.layouts_fitting = static_cast<int>(result.fitting.size());

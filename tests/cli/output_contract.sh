@@ -30,6 +30,18 @@ assert abs(float(r["energy_kwh"]) - j["energy_kwh"]["total"]) <= 1e-7 * j["energ
 assert int(r["gpus"]) == j["gpus"] == 64 and int(r["global_batch"]) == j["global_batch"]
 assert json.load(open(d + "/trace.json"))["traceEvents"], "empty trace"
 PY'
+# A searched layout (the operator model's default) is traced as chosen: the trace's step is the prediction's, not
+# the published layout's (LoRA at 64 GPUs: the search picks another TP x CP than v4.1's).
+"$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 64 --out "$tmp/searched" >/dev/null; rc=$?
+check "predict --out of a searched layout traces the chosen layout's step" '[[ $rc -eq 0 ]] && python3 - "$tmp/searched" <<"PY"
+import json, sys
+d = sys.argv[1]
+j = json.load(open(d + "/results.json"))
+step = json.load(open(d + "/trace.json"))["otherData"]["step_time"]
+assert j["layout_choice"] and abs(j["published"]["step_ms"] - j["step_ms"]) > 1e-3, "the search kept the published layout"
+ms = j["step_ms"]
+assert step == f"{ms:.3f} ms", (step, ms)
+PY'
 check "predict table states cost and energy" \
   'grep -q "^  cost  *[0-9.]* USD (2.50 USD per GPU-hour, default estimate)" "$tmp/predict.txt" && grep -q "^  energy  *[0-9.]* kWh" "$tmp/predict.txt"'
 # shellcheck disable=SC2086

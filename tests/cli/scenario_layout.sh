@@ -42,8 +42,8 @@ check "plan answer ($gpus GPUs) is predict --layout tp=2 there" 'awk -v a="$plan
 # `ttsim plan --layout` is the scenario's `layout:`; a searched layout needs --model operator.
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 2min --confidence p50 --model operator --layout tp=2 --format json >"$tmp/plan-flag.json"; rc=$?
 check "plan --layout tp=2 gives the scenario's answer" '[[ $rc -eq 0 && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"gpus\"]") == "$gpus" && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"ttt_minutes\"]") == "$plan_ttt" ]]'
-"$ttsim" plan --workload bert --deadline 2min --layout fastest >/dev/null 2>"$tmp/err"; rc=$?
-check "plan --layout fastest without --model operator: exit 2 naming --layout" '[[ $rc -eq 2 ]] && grep -qF -- "--layout" "$tmp/err" && grep -qF -- "--model operator" "$tmp/err"'
+"$ttsim" plan --workload bert --deadline 2min --model lumped --layout fastest >/dev/null 2>"$tmp/err"; rc=$?
+check "plan --model lumped --layout fastest: exit 2 naming --layout" '[[ $rc -eq 2 ]] && grep -qF -- "--layout" "$tmp/err" && grep -qF -- "--model operator" "$tmp/err"'
 
 echo "scenario layout: $fail failed"
 [[ $fail -eq 0 ]]

@@ -62,13 +62,26 @@ TEST_CASE("a library error from predict() reaches the user as the flag that set 
         args.insert(args.end(), more.begin(), more.end());
         return args;
     };
-    // Not divisible by the data-parallel size 64: predict() throws Field::global_batch.
-    CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "1000"})),
+    // Not divisible by the data-parallel size 64 of the published layout: predict() throws Field::global_batch.
+    CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "1000", "--model", "lumped"})),
                Catch::StartsWith("'--global-batch': global batch 1000 is not divisible"));
+    // The operator model searches TP 1..8 (DP 64..8): 100 is divisible by none of them, and the batch is named.
+    CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "100", "--model", "operator"})),
+               Catch::StartsWith("'--global-batch': no valid layout for bert on 64 x H100-SXM at global batch 100"));
     // Wider than the 8-GPU NVLink domain: Field::tensor_parallel.
     CHECK_THAT(error_line({"predict", "--workload", "llama2_70b_lora", "--system", "dgx-h100", "--gpus", "64",
                            "--tp", "16"}),
                Catch::StartsWith("'--tp': tensor parallelism 16 exceeds the NVLink domain"));
+    // The same pin in a layout search (the operator model's default) names --tp too, as do the pins that do not
+    // divide the GPUs.
+    for (const char* model : {"lumped", "operator"}) {
+        CHECK_THAT(error_line({"predict", "--workload", "llama2_70b_lora", "--system", "dgx-h100", "--gpus", "64",
+                               "--tp", "16", "--model", model}),
+                   Catch::StartsWith("'--tp': tensor parallelism 16 exceeds the NVLink domain"));
+        CHECK_THAT(error_line({"predict", "--workload", "llama2_70b_lora", "--system", "dgx-h100", "--gpus", "64",
+                               "--tp", "3", "--cp", "1", "--model", model}),
+                   Catch::StartsWith("'--tp': 64 GPUs are not divisible by TP x CP = 3 x 1 = 3"));
+    }
     // One DGX has no leaf switch: Field::oversubscription.
     CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--oversubscription", "2"})),
                Catch::StartsWith("'--oversubscription': 8 GPUs fit in one dgx-h100 NVLink domain"));

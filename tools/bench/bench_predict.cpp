@@ -1,11 +1,13 @@
 // Speed of one time-to-train prediction (acceptance: a 16,384-GPU prediction in <= 2 s).
 #include <benchmark/benchmark.h>
 
+#include "models/compute/profile_files.hpp"
 #include "models/training/predict.hpp"
 
 namespace {
 void predict_at_scale(benchmark::State& state, const char* workload, const char* system) {
-    const ttsim::ProfileSet profiles = ttsim::ProfileSet::load_dir(ttsim::ProfileSet::default_dir());
+    // The shipped profiles of the default compute model, as `ttsim predict` / `ttsim run` price with them.
+    const ttsim::ProfileSet profiles = ttsim::load_profiles(ttsim::ProfileSet::default_dir(), ttsim::kDefaultComputeModel);
     ttsim::PredictionRequest request;
     request.workload = workload;
     request.system = system;

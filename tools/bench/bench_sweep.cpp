@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "models/compute/compute_profile.hpp"
+#include "models/compute/profile_files.hpp"
 #include "models/planning/published_results.hpp"
 #include "models/planning/sweep_runner.hpp"
 #include "models/planning/sweep_spec.hpp"
@@ -14,7 +15,8 @@ namespace {
 using namespace ttsim::planning;
 
 void run(benchmark::State& state, const SweepSpec& spec) {
-    const ttsim::ProfileSet profiles = ttsim::ProfileSet::load_dir(ttsim::ProfileSet::default_dir());
+    // The shipped profiles of the default compute model, as `ttsim predict` / `ttsim run` price with them.
+    const ttsim::ProfileSet profiles = ttsim::load_profiles(ttsim::ProfileSet::default_dir(), ttsim::kDefaultComputeModel);
     const auto points = expand_sweep(spec, shipped_published_counts);
     SweepOptions options;
     options.threads = static_cast<int>(state.range(0));

@@ -149,12 +149,12 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     report.prices = &prices;
     report.energy = &energy;
     report.cost = planning::cost_of_prediction(p, request.system, energy, prices);
-    const std::string text = format == "json"  ? format_prediction_json(report)
-                             : format == "csv" ? format_prediction_csv(report)
+    const std::string results_json = format_prediction_json(report), results_csv = format_prediction_csv(report);
+    const std::string text = format == "json"  ? results_json
+                             : format == "csv" ? results_csv
                                                : format_prediction_table(report);
     if (output) {
-        output->write("results.csv", format_prediction_csv(report));
-        const std::string results_json = format_prediction_json(report);
+        output->write("results.csv", results_csv);
         output->write("results.json", results_json);
         output->write("report.html", ::ttsim::report::results_page(results_json, "ttsim predict"));
         // One optimizer step of this prediction: the scenario predict() evaluated (the searched layout's, when it
