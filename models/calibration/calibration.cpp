@@ -421,7 +421,7 @@ SharedFit SharedFit::parse(const std::string& list) {
 
 SharedFit SharedFit::operator_defaults() {
     SharedFit f;
-    f.operator_model = f.kernel_overhead = f.tp_exposed = true;
+    f.operator_model = f.kernel_overhead = f.tp_exposed = f.step_logs = f.eval_logs = true;
     return f;
 }
 

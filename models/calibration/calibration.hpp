@@ -124,7 +124,7 @@ struct SharedFit {
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,
-    // kernel-overhead and tp-exposed.
+    // kernel-overhead, tp-exposed, step-logs and eval-logs.
     static SharedFit operator_defaults();
     std::string describe() const;
 };

@@ -191,6 +191,18 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     for (const std::string& w : workloads)
         for (const std::string& gpu : gpus) {
             ComputeProfile p = problem.profile(x, w, gpu);
+            // What this workload on this GPU was fitted on, so predictions outside it say they extrapolate.
+            for (const CalibrationPoint* point : points) {
+                if (point->scenario.workload->name != w || point->scenario.gpu->name != gpu) continue;
+                const double x_gpu = point->scenario.samples_per_gpu;
+                const int n = point->scenario.gpus;
+                if (!p.calibrated_range) p.calibrated_range = CalibratedRange{x_gpu, x_gpu, n, n};
+                CalibratedRange& r = *p.calibrated_range;
+                r.min_samples_per_gpu = std::min(r.min_samples_per_gpu, x_gpu);
+                r.max_samples_per_gpu = std::max(r.max_samples_per_gpu, x_gpu);
+                r.min_gpus = std::min(r.min_gpus, n);
+                r.max_gpus = std::max(r.max_gpus, n);
+            }
             report.profiles.add(std::move(p));
         }
     for (const auto& [stack, index] : L.stack_speed) report.profiles.stack_speeds[stack] = std::exp(x[static_cast<std::size_t>(index)]);

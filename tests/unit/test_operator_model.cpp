@@ -128,24 +128,25 @@ TEST_CASE("operator model: a profile file of the other model is refused", "[oper
     for (const auto& [key, profile] : op.all()) CHECK(profile.operator_efficiency.has_value());
 }
 
-// Regression guards at today's figures of the operator model (`build/ttsim validate --compare`, 2026-12-01):
-// in-sample 4.05 % with the shipped operator profiles, hold-out 21.64 % (fit on <= 64 GPUs with the operator
-// defaults, predicting the 8 results with >= 128 GPUs). Guards 0.15 / 0.4 points above; tighten them as the
-// model improves. The issue's targets (in-sample <= 3.5 %, hold-out <= 10 %) are not reached (README).
-TEST_CASE("operator model: in-sample MAPE stays at or below 4.2%", "[operator][calibration]") {
+// Regression guards at today's figures of the operator model (`build/ttsim validate --compare`, session 7):
+// in-sample 4.32 % with the shipped operator profiles, hold-out 13.79 % (fit on <= 64 GPUs with the operator
+// defaults, which now also fit the logged step and evaluation times, predicting the 8 results with >= 128 GPUs).
+// Guards 0.15 / 0.4 points above; tighten them as the model improves. The issue's targets (in-sample <= 3.5 %,
+// hold-out <= 10 %) are not reached (README).
+TEST_CASE("operator model: in-sample MAPE stays at or below 4.47%", "[operator][calibration]") {
     const ProfileSet profiles = operator_profiles();
     std::vector<PointError> errors;
     for (const CalibrationPoint& p : points()) errors.push_back(evaluate_point(p, profiles));
     INFO(format_point_table(errors));
-    CHECK(mean_absolute_percentage_error(errors) <= 4.2);
+    CHECK(mean_absolute_percentage_error(errors) <= 4.47);
 }
 
-TEST_CASE("operator model: hold-out MAPE stays at or below 22.0%", "[operator][calibration]") {
+TEST_CASE("operator model: hold-out MAPE stays at or below 14.2%", "[operator][calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128, SharedFit::operator_defaults());
     for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
     REQUIRE(report.predicted.size() == 8);
     INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
-    CHECK(report.mape_percent <= 22.0);
+    CHECK(report.mape_percent <= 14.2);
     // Every fitted efficiency is a fraction of its roof: nothing runs faster than its bandwidth or peak.
     for (const auto& [key, profile] : report.fit.profiles.all()) {
         REQUIRE(profile.operator_efficiency);

@@ -3,6 +3,8 @@
 // numbers in CSV/JSON.
 #include <catch2/catch.hpp>
 
+#include "models/compute/profile_files.hpp"
+
 #include <fstream>
 #include <sstream>
 
@@ -200,7 +202,10 @@ TEST_CASE("shipped hold-out errors agree with what ttsim validate computes", "[p
     // The file is `ttsim validate --holdout-yaml`'s output; recomputing it must give the same text.
     const std::filesystem::path path = data_file("validation/holdout.yaml");
     const std::vector<CalibrationPoint> points = load_calibration_points(CalibrationOptions{});
-    const HoldoutReport report = holdout_validation(points, 64, 128, CalibrationOptions{}.shared);
+    // With the default model's fit, as `ttsim validate` without --model/--shared.
+    const SharedFit shared =
+        kDefaultComputeModel == ComputeModel::operator_level ? SharedFit::operator_defaults() : CalibrationOptions{}.shared;
+    const HoldoutReport report = holdout_validation(points, 64, 128, shared);
     CHECK(read_text(path) == format_holdout_yaml(holdout_errors(report, 64, 128)));
     const HoldoutErrors& shipped = shipped_holdout_errors();
     CHECK(shipped.command == kHoldoutCommand);
