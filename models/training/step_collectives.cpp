@@ -219,6 +219,7 @@ StepCollectives step_collectives(const Workload& workload, const System& system,
 
 int StepCollectiveSession::optimizer_shards(const ParallelismConfig& c) const {
     TTSIM_ASSERT(c.gpus() == gpus_, "layout of another job");
+    if (c.data_parallel == 1 || !c.distributed_optimizer) return 1;   // not sharded: no groups to build
     return optimizer_shards_of(c, data_parallel_groups(pricer_->topology(), c));
 }
 
