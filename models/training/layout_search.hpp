@@ -12,9 +12,13 @@
 //
 // Speed: one collective simulator serves the whole search (StepCollectiveSession), so the data-parallel
 // collectives are simulated once per (TP, CP, distributed optimizer) and the TP/CP collectives once per micro
-// batch; each layout builds its own layer graph (the memory check needs it).
+// batch; each layout builds its own layer graph (the memory check needs it). Branch and bound: the layouts are
+// priced in ascending order of their time to train with every collective taking no time (a lower bound,
+// ttt_lower_bound_minutes), and one whose bound is above the fastest priced so far is not priced: the same
+// winner, without simulating collectives at 16,384 ranks for layouts that cannot win.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,16 +46,25 @@ struct LayoutSearchJob {
     // A session the caller already priced with (same system, GPU count and SHARP: the published layout's
     // prediction beside the search), so its collectives are not simulated twice; null: the search's own.
     StepCollectiveSession* collectives = nullptr;
+    // Layouts to price even when the branch and bound would skip them (a user model's conventional alternative,
+    // whose time is reported); unset: none.
+    std::function<bool(const ParallelismConfig&)> always_price;
 };
 
 struct LayoutCandidate {
     ParallelismConfig layout;
     layers::MemoryEstimate memory;
-    double ttt_minutes = 0, step_ms = 0;   // priced only when it fits
+    bool priced = false;                   // its collectives simulated and the step evaluated
+    double ttt_minutes = 0, step_ms = 0;   // when priced
+    // When not priced but fitting: the lower bound of its time to train that was above the fastest's (minutes).
+    double ttt_lower_bound_minutes = 0;
 };
 
 struct LayoutSearchResult {
-    std::vector<LayoutCandidate> fitting;  // every layout that fits, priced, fastest first
+    // Every layout that fits: the priced ones fastest first, then those bounded out (the search's branch and
+    // bound: even without collectives they are slower than the fastest), in ascending order of their bound.
+    std::vector<LayoutCandidate> fitting;
+    int priced = 0;                        // of `fitting`
     std::vector<LayoutCandidate> too_big;  // valid but over HBM (memory only), smallest first
     int enumerated = 0;                    // valid layouts (fitting + too_big)
     std::vector<std::string> rejected;     // why splits were not valid (one line per distinct reason)

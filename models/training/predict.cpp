@@ -72,8 +72,14 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     }
 
     // Collectives: simulated on the system's topology (step_collectives.hpp).
-    StepCollectives comm = reuse.collectives ? reuse.collectives->price(workload, layout)
-                                             : step_collectives(workload, system, gpus, layout);
+    StepCollectives comm;
+    if (reuse.without_collectives) {
+        TTSIM_ASSERT(reuse.collectives && reuse.operator_table, "a scenario without collectives needs a session and a table");
+        comm.optimizer_shards = reuse.collectives->optimizer_shards(layout);
+    } else {
+        comm = reuse.collectives ? reuse.collectives->price(workload, layout)
+                                 : step_collectives(workload, system, gpus, layout);
+    }
     s.bucket_comm_seconds = std::move(comm.bucket_seconds);
     s.bucket_comm_name = comm.bucket_name;
     s.bucket_collectives = std::move(comm.bucket_collectives);
@@ -366,6 +372,15 @@ RunClock clock_of(const PreparedScenario& s, const ComputeProfile& profile, doub
 RunClock run_clock(const PreparedScenario& s, const ComputeProfile& profile) {
     const IterationPlan plan = make_iteration_plan(s, profile);
     return clock_of(s, profile, simulate_iteration(plan).step_seconds, plan.eval_seconds);
+}
+
+std::optional<double> ttt_lower_bound_minutes(const PreparedScenario& s, const ComputeProfile& profile) {
+    TTSIM_ASSERT(s.bucket_comm_seconds.empty() && s.layer_collectives.empty() && s.tp_cp_comm_seconds_per_micro_step == 0 &&
+                     s.param_all_gather_seconds == 0,
+                 "a lower bound's scenario has collectives");
+    if (!profile.operator_efficiency || !s.operator_table) return std::nullopt;
+    if (!(profile.tp_comm_exposed_fraction >= 0) || !(profile.eval_forward_factor >= 0)) return std::nullopt;
+    return run_clock(s, profile).seconds(s.samples_mean) / 60.0;
 }
 
 Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {

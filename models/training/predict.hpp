@@ -104,6 +104,7 @@ struct Prediction {
     // and the published layout's prediction at this scale beside it (when one exists).
     std::string layout_choice;             // "fastest of 38 layouts that fit (52 enumerated)"; empty: published
     int layouts_enumerated = 0, layouts_fitting = 0;
+    int layouts_priced = 0;                // of the fitting: the rest were bounded out (layout_search.hpp)
     double layout_search_seconds = 0;      // wall time of the search
     struct Alternative {
         std::string label;                 // "published (MLPerf v4.1 ...)"
@@ -166,6 +167,9 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
 struct PrepareReuse {
     StepCollectiveSession* collectives = nullptr;
     std::shared_ptr<const OperatorTable> operator_table;
+    // Price no collective (each takes 0 s; ttt_lower_bound_minutes): needs `collectives` (for the optimizer
+    // shards, nothing simulated) and `operator_table`.
+    bool without_collectives = false;
 };
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});
@@ -174,6 +178,15 @@ PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, c
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});
 
 Prediction evaluate(const PreparedScenario& scenario, const ComputeProfile& profile);
+
+// A lower bound of evaluate(scenario, profile).ttt_minutes for the layout of `without_collectives`, a scenario
+// prepared with PrepareReuse::without_collectives: its time to train with every collective taking no time. The
+// step is compute (stretched by the TP/CP waits' exposed fraction), optimizer, exposed gradient communication
+// (>= 0) and fixed costs (the same with or without collectives), and an evaluation its forward passes with their
+// exposed TP/CP waits, so collectives only add time where the profile's tp_comm_exposed_fraction and
+// eval_forward_factor are >= 0; null where one is not (no bound then), or without the operator model.
+std::optional<double> ttt_lower_bound_minutes(const PreparedScenario& without_collectives,
+                                              const ComputeProfile& profile);
 
 // Seconds on the clock as a function of the samples a run converges at, for one scenario and profile: steps x
 // step time + on-the-clock evaluations x evaluation time + per-run overhead (the formula at the top). evaluate()

@@ -39,13 +39,20 @@ LayoutPins merged_pins(const PredictionRequest& request) {
 // A user model has no published layout; beside its fastest one it gets the layout a Megatron-LM recipe would
 // start from: TP over the NVLink domain, no CP, micro batch 1, distributed optimizer (where DP > 1), when that
 // layout is valid and fits.
+bool conventional(const ParallelismConfig& l, int domain) {
+    return l.tensor_parallel == domain && l.context_parallel == 1 && l.samples_per_micro_batch == 1 &&
+           l.distributed_optimizer == (l.data_parallel > 1);
+}
+
+// The search prices it always (LayoutSearchJob::always_price), so its time is there when it fits.
 std::optional<Prediction::Alternative> conventional_alternative(const LayoutSearchResult& result, int domain) {
     for (const LayoutCandidate& c : result.fitting) {
         const ParallelismConfig& l = c.layout;
-        if (l.tensor_parallel == domain && l.context_parallel == 1 && l.samples_per_micro_batch == 1 &&
-            l.distributed_optimizer == (l.data_parallel > 1))
+        if (conventional(l, domain)) {
+            TTSIM_ASSERT(c.priced, "the conventional alternative was not priced");
             return Prediction::Alternative{"Megatron-style (TP = NVLink domain, micro batch 1, distributed optimizer)", l,
                                            c.ttt_minutes, c.step_ms, c.memory.total, c.memory.fits};
+        }
     }
     return std::nullopt;
 }
@@ -140,6 +147,10 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     TTSIM_ASSERT(!shared || job.switches.sharp == request.sharp.value_or(sharp_by_default(system, n)),
                  "the shared collective session prices another SHARP choice than the search");
     job.collectives = shared;
+    if (owned) {
+        const int domain = system.gpus_per_nvlink_domain;
+        job.always_price = [domain](const ParallelismConfig& l) { return conventional(l, domain); };
+    }
     LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
                         job.pins.gradient_accumulation || job.pins.distributed_optimizer;
@@ -155,9 +166,14 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     p.layouts_enumerated = result.enumerated;
     p.layouts_fitting = static_cast<int>(result.fitting.size());
     p.layout_search_seconds = result.seconds;
-    p.layout_choice = fmt::format("fastest of {} layout{} that fit{} ({} valid, {} over HBM)", p.layouts_fitting,
+    p.layouts_priced = result.priced;
+    const int bounded = p.layouts_fitting - result.priced;
+    p.layout_choice = fmt::format("fastest of {} layout{} that fit{} ({} valid, {} over HBM{})", p.layouts_fitting,
                                   p.layouts_fitting == 1 ? "" : "s", pinned ? " the pins" : "", result.enumerated,
-                                  result.too_big.size());
+                                  result.too_big.size(),
+                                  bounded == 0 ? std::string()
+                                               : fmt::format("; {} priced, {} slower than the fastest even without collectives",
+                                                             result.priced, bounded));
     if (published) {
         const Prediction pub = evaluate(*published, profile);
         p.published = Prediction::Alternative{published->defaults.empty() ? "published" : published->defaults.front(),

@@ -150,6 +150,28 @@ std::vector<LayerCollective> block_collectives(StepPricer& pricer, const ModelPa
     return out;
 }
 
+// The first data-parallel group (the ranks at TP = CP = PP = 0), the part of it inside the first rank's NVLink
+// domain, and one rank per domain at the same position (the distributed optimizer's two levels).
+struct DataParallelGroups {
+    std::vector<int> all, in_domain, across_domains;
+};
+
+DataParallelGroups data_parallel_groups(const Topology& topology, const ParallelismConfig& c) {
+    DataParallelGroups g;
+    for (int d = 0; d < c.data_parallel; ++d) g.all.push_back(rank_of(c, 0, 0, 0, d));
+    const int first_domain = domain_of(topology, g.all.front());
+    for (int r : g.all)
+        if (domain_of(topology, r) == first_domain) g.in_domain.push_back(r);
+    for (std::size_t i = 0; i < g.all.size(); i += g.in_domain.size()) g.across_domains.push_back(g.all[i]);
+    return g;
+}
+
+// The ranks the optimizer state is sharded over: the DP ranks inside the NVLink domain with the distributed
+// optimizer (its reduce-scatter group), else none (1).
+int optimizer_shards_of(const ParallelismConfig& c, const DataParallelGroups& groups) {
+    return c.data_parallel > 1 && c.distributed_optimizer ? static_cast<int>(groups.in_domain.size()) : 1;
+}
+
 }  // namespace
 
 namespace {
@@ -195,6 +217,12 @@ StepCollectives step_collectives(const Workload& workload, const System& system,
     return session.price(workload, c);
 }
 
+int StepCollectiveSession::optimizer_shards(const ParallelismConfig& c) const {
+    TTSIM_ASSERT(c.gpus() == gpus_, "layout of another job");
+    if (c.data_parallel == 1 || !c.distributed_optimizer) return 1;   // not sharded: no groups to build
+    return optimizer_shards_of(c, data_parallel_groups(pricer_->topology(), c));
+}
+
 StepCollectives StepCollectiveSession::price(const Workload& workload, const ParallelismConfig& c) {
     TTSIM_ASSERT(c.gpus() == gpus_ && c.sharp == sharp_, "layout priced in a session of another job");
     StepPricer& pricer = *pricer_;
@@ -202,15 +230,11 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
     StepCollectives out;
     out.topology = pricer.topology().name();
 
-    // Data-parallel groups, and the part of each inside the first rank's NVLink domain.
-    std::vector<int> dp_group;
-    for (int d = 0; d < c.data_parallel; ++d) dp_group.push_back(rank_of(c, 0, 0, 0, d));
-    const int first_domain = domain_of(pricer.topology(), dp_group.front());
-    std::vector<int> dp_in_domain, dp_across_domains;
-    for (int r : dp_group)
-        if (domain_of(pricer.topology(), r) == first_domain) dp_in_domain.push_back(r);
+    const DataParallelGroups groups = data_parallel_groups(pricer.topology(), c);
+    const std::vector<int>& dp_group = groups.all;
+    const std::vector<int>& dp_in_domain = groups.in_domain;
+    const std::vector<int>& dp_across_domains = groups.across_domains;
     const int dp_per_domain = static_cast<int>(dp_in_domain.size());
-    for (std::size_t i = 0; i < dp_group.size(); i += dp_per_domain) dp_across_domains.push_back(dp_group[i]);
 
     // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
     const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
@@ -231,7 +255,7 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
             if (ar.ranks > 0) out.bucket_collectives.push_back(std::move(ar));
             out.bucket_name = dp_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
             out.param_all_gather_seconds = pricer.seconds(CollectiveOp::AllGather, gradient_bytes, dp_in_domain);
-            out.optimizer_shards = dp_per_domain;
+            out.optimizer_shards = optimizer_shards_of(c, groups);
         }
     }
     if (workload.model_parallel && (c.tensor_parallel > 1 || c.context_parallel > 1)) {

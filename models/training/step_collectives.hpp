@@ -81,6 +81,9 @@ public:
     StepCollectiveSession& operator=(const StepCollectiveSession&) = delete;
     // `simulations` of the result counts the flow simulations this call ran (cache misses).
     StepCollectives price(const Workload& workload, const ParallelismConfig& layout);
+    // price(layout).optimizer_shards without simulating anything (the layout search's memory check and lower
+    // bound need the operator table, which needs the shards, before deciding whether to price).
+    int optimizer_shards(const ParallelismConfig& layout) const;
 
 private:
     std::unique_ptr<StepPricer> pricer_;

@@ -85,9 +85,53 @@ TEST_CASE("layout search: every layout returned multiplies out and fits, too-big
         CHECK(c.memory.total <= c.memory.capacity);
     }
     for (const LayoutCandidate& c : r.too_big) CHECK(c.memory.total > c.memory.capacity);
-    for (std::size_t i = 1; i < r.fitting.size(); ++i) CHECK(r.fitting[i - 1].ttt_minutes <= r.fitting[i].ttt_minutes);
+    // The priced ones first, fastest first; then those the branch and bound skipped, each bound above the fastest.
+    REQUIRE(r.priced >= 1);
+    REQUIRE(r.priced <= static_cast<int>(r.fitting.size()));
+    for (int i = 0; i < static_cast<int>(r.fitting.size()); ++i) CHECK(r.fitting[i].priced == (i < r.priced));
+    for (int i = 1; i < r.priced; ++i) CHECK(r.fitting[i - 1].ttt_minutes <= r.fitting[i].ttt_minutes);
+    for (std::size_t i = r.priced; i < r.fitting.size(); ++i)
+        CHECK(r.fitting[i].ttt_lower_bound_minutes > r.fitting.front().ttt_minutes);
     REQUIRE(r.best);
     CHECK(r.best->ttt_minutes == r.fitting.front().ttt_minutes);
+}
+
+TEST_CASE("layout search: the branch and bound picks what pricing every layout picks, and its bounds are below the "
+          "priced times",
+          "[layout_search]") {
+    struct Case {
+        LayoutSearchJob job;
+        ComputeProfile profile;
+    };
+    std::vector<Case> cases{{llama_job(64), operator_profile("llama2_70b_lora", "H100-SXM")},
+                            {llama_job(512), operator_profile("llama2_70b_lora", "H100-SXM")}};
+    {
+        const PreparedScenario published = prepare(test::prediction_request("bert", "dgx-h100", 1024));
+        LayoutSearchJob job;
+        job.workload = &find_workload("bert");
+        job.system = published.system;
+        job.gpus = 1024;
+        job.global_batch = published.layout.global_batch;
+        job.switches = published.layout;
+        cases.push_back({job, operator_profile("bert", "H100-SXM")});
+    }
+    for (Case& k : cases) {
+        INFO(k.job.workload->name << " on " << k.job.gpus << " GPUs");
+        const LayoutSearchResult pruned = search_layouts(k.job, k.profile);
+        k.job.always_price = [](const ParallelismConfig&) { return true; };
+        const LayoutSearchResult all = search_layouts(k.job, k.profile);
+        REQUIRE(all.priced == static_cast<int>(all.fitting.size()));
+        REQUIRE(pruned.fitting.size() == all.fitting.size());
+        CHECK(pruned.priced < all.priced);   // the bound skips some here, else this tests nothing
+        CHECK(same_layout(pruned.fitting.front().layout, all.fitting.front().layout));
+        CHECK(pruned.best->ttt_minutes == all.best->ttt_minutes);
+        CHECK(pruned.best->step_ms == all.best->step_ms);
+        for (const LayoutCandidate& skipped : pruned.fitting) {
+            if (skipped.priced) continue;
+            for (const LayoutCandidate& priced : all.fitting)
+                if (same_layout(priced.layout, skipped.layout)) CHECK(skipped.ttt_lower_bound_minutes <= priced.ttt_minutes);
+        }
+    }
 }
 
 TEST_CASE("layout search: the fastest is no slower than the published layout, which is among the candidates",
@@ -102,7 +146,10 @@ TEST_CASE("layout search: the fastest is no slower than the published layout, wh
         for (const LayoutCandidate& c : r.fitting)
             if (same_layout(c.layout, published.layout)) {
                 found = true;
-                CHECK(c.ttt_minutes == Approx(pub.ttt_minutes).epsilon(1e-12));
+                if (c.priced)
+                    CHECK(c.ttt_minutes == Approx(pub.ttt_minutes).epsilon(1e-12));
+                else   // skipped by the branch and bound: its bound is above the fastest and below its own time
+                    CHECK(c.ttt_lower_bound_minutes <= pub.ttt_minutes);
             }
         INFO(gpus << " GPUs, published " << describe_layout(published.layout));
         REQUIRE(found);

@@ -157,6 +157,7 @@ std::string format_prediction_json(const PredictionReport& report) {
         j["layout_choice"] = p.layout_choice;
         j["layouts_valid"] = p.layouts_enumerated;
         j["layouts_fitting"] = p.layouts_fitting;
+        j["layouts_priced"] = p.layouts_priced;
         // No search wall time here: a result file is the same for the same request on any machine and load
         // (the table states it; `ttsim_bench --benchmark_filter=search_` measures it).
         if (p.published) {
