@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/fit_loss.hpp"
+#include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
+#include "models/planning/holdout_error.hpp"
 #include "sim/errors.hpp"
 #include "models/compute/profile_files.hpp"
 #include "models/training/operator_step.hpp"
@@ -147,6 +150,11 @@ TEST_CASE("operator model: hold-out MAPE stays at or below 14.2%", "[operator][c
     REQUIRE(report.predicted.size() == 8);
     INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
     CHECK(report.mape_percent <= 14.2);
+    // The shipped hold-out file plans quote (`ttsim validate --holdout-yaml`, default model) is this fit's.
+    std::ifstream shipped(data_file("validation/holdout.yaml"), std::ios::binary);
+    std::ostringstream text;
+    text << shipped.rdbuf();
+    CHECK(text.str() == planning::format_holdout_yaml(planning::holdout_errors(report, 64, 128)));
     // Every fitted efficiency is a fraction of its roof: nothing runs faster than its bandwidth or peak.
     for (const auto& [key, profile] : report.fit.profiles.all()) {
         REQUIRE(profile.operator_efficiency);

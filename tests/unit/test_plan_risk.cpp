@@ -199,14 +199,9 @@ TEST_CASE("acceptance: llama2_70b_lora on dgx-h100 within 3 min answers a count 
 }
 
 TEST_CASE("shipped hold-out errors agree with what ttsim validate computes", "[planning][validation]") {
-    // The file is `ttsim validate --holdout-yaml`'s output; recomputing it must give the same text.
-    const std::filesystem::path path = data_file("validation/holdout.yaml");
-    const std::vector<CalibrationPoint> points = load_calibration_points(CalibrationOptions{});
-    // With the default model's fit, as `ttsim validate` without --model/--shared.
-    const SharedFit shared =
-        kDefaultComputeModel == ComputeModel::operator_level ? SharedFit::operator_defaults() : CalibrationOptions{}.shared;
-    const HoldoutReport report = holdout_validation(points, 64, 128, shared);
-    CHECK(read_text(path) == format_holdout_yaml(holdout_errors(report, 64, 128)));
+    // The file is `ttsim validate --holdout-yaml`'s output; that recomputing it gives the same text is checked
+    // beside the default model's hold-out guard (test_operator_model.cpp), which runs the same fit once.
+    REQUIRE(kDefaultComputeModel == ComputeModel::operator_level);
     const HoldoutErrors& shipped = shipped_holdout_errors();
     CHECK(shipped.command == kHoldoutCommand);
     for (const std::string& workload : workload_names()) {
