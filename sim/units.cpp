@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <fmt/format.h>
@@ -59,6 +60,14 @@ double parse_number(std::string_view text) {
         throw InputError("expected a number, got " + quoted(text));
     if (!std::isfinite(number)) throw InputError("number " + quoted(text) + " is not finite");
     return number;
+}
+
+std::optional<long> parse_whole_number(std::string_view text, long min, long max) {
+    const std::string copy(text);   // strtol needs a terminated string
+    char* stop = nullptr;
+    const long n = std::strtol(copy.c_str(), &stop, 10);
+    if (stop == copy.c_str() || *stop != '\0' || n < min || n > max) return std::nullopt;
+    return n;
 }
 
 std::uint64_t parse_bytes(std::string_view text) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "sim/time.hpp"
@@ -22,6 +23,9 @@ double parse_time_seconds(std::string_view text);     // >= 0, as double seconds
 double parse_power(std::string_view text);            // watts, >= 0
 double parse_flop_rate(std::string_view text);        // FLOP/s, > 0
 double parse_number(std::string_view text);           // a plain finite number (no unit)
+// A count written as a whole decimal number in [min, max] ("4"), or nullopt: for callers that word the error
+// themselves (a CSV cell, a --layout pin).
+std::optional<long> parse_whole_number(std::string_view text, long min, long max);
 // The number of a quantity that must be written in exactly `unit` ("6.6us" with unit "us" -> 6.6), not
 // converted: for reference tables kept in their source's own unit, where a round trip through SI could change
 // the last bit of a value. Any other unit is an InputError naming the expected one.

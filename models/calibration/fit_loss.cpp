@@ -54,9 +54,7 @@ double call_objective(const std::vector<double>& x, std::vector<double>& grad, v
     TTSIM_ASSERT(grad.empty(), "derivative-free fit was asked for a gradient");
     return (*static_cast<const std::function<double(const std::vector<double>&)>*>(data))(x);
 }
-}  // namespace
 
-namespace {
 // One BOBYQA (Nelder-Mead for one variable) run from `x`, updated in place; returns the best value found.
 double bounded_search(const std::function<double(const std::vector<double>&)>& objective, std::vector<double>& x,
                       const std::vector<double>& lower, const std::vector<double>& upper, int max_evaluations,

@@ -70,11 +70,9 @@ public:
     std::optional<int> whole(const std::string& column) const {
         const std::string value = text(column);
         if (value.empty()) return std::nullopt;
-        char* stop = nullptr;
-        const long n = std::strtol(value.c_str(), &stop, 10);
-        if (stop == value.c_str() || *stop != '\0' || n < 1 || n > (1 << 20))
-            fail(column, "expected a whole number from 1 to 1048576, got '" + value + "'");
-        return static_cast<int>(n);
+        const std::optional<long> n = units::parse_whole_number(value, 1, 1 << 20);
+        if (!n) fail(column, "expected a whole number from 1 to 1048576, got '" + value + "'");
+        return static_cast<int>(*n);
     }
     // A positive quantity read by `parse` (units::parse_time_seconds: a duration with its unit, "85ms",
     // "12.5min"; units::parse_number: a plain number).

@@ -187,24 +187,29 @@ CsvTable read_table(const std::filesystem::path& file, const std::vector<std::st
     return table;
 }
 
+// One `Record` per data row of `table`, made by `read(reader, line)`; a row with another field count than the
+// header is an InputError at its line.
+template <typename Record, typename Read>
+std::vector<Record> read_records(const CsvTable& table, Read read) {
+    std::vector<Record> records;
+    for (std::size_t r = 1; r < table.rows.size(); ++r) {
+        const int line = table.lines[r];
+        const std::vector<std::string>& fields = table.rows[r];
+        if (fields.size() != table.rows[0].size())
+            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
+                                 std::to_string(table.rows[0].size()),
+                             SourceLocation{table.name, line, 0});
+        records.push_back(read(RecordReader(table.columns, fields, table.name, line), line));
+    }
+    return records;
+}
+
 }  // namespace
 
 std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesystem::path>& path) {
     const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_results.csv");
     const CsvTable table = read_table(file, kRequiredColumns);
-    const auto& rows = table.rows;
-    const auto& columns = table.columns;
-    const std::string& name = table.name;
-
-    std::vector<MlperfResult> results;
-    for (std::size_t r = 1; r < rows.size(); ++r) {
-        const std::vector<std::string>& fields = rows[r];
-        const int line = table.lines[r];
-        if (fields.size() != rows[0].size())
-            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
-                                 std::to_string(rows[0].size()),
-                             SourceLocation{name, line, 0});
-        const RecordReader read(columns, fields, name, line);
+    return read_records<MlperfResult>(table, [](const RecordReader& read, int line) {
         MlperfResult m;
         m.csv_line = line;
         m.benchmark = read.text("benchmark");
@@ -230,24 +235,15 @@ std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesyste
         m.log_predates_round = read.boolean("log_predates_round");
         m.same_run_times_as = read.text("same_run_times_as");
         m.hparams_json = read.text("hparams_json");
-        results.push_back(std::move(m));
-    }
-    return results;
+        return m;
+    });
 }
 
 std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::path>& path) {
     const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_runs.csv");
     const CsvTable table = read_table(file, {"submitter", "system", "benchmark", "status", "ttt_minutes",
                                              "conv_point", "n_evals", "global_batch_size"});
-    std::vector<MlperfRun> runs;
-    for (std::size_t r = 1; r < table.rows.size(); ++r) {
-        const int line = table.lines[r];
-        const std::vector<std::string>& fields = table.rows[r];
-        if (fields.size() != table.rows[0].size())
-            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
-                                 std::to_string(table.rows[0].size()),
-                             SourceLocation{table.name, line, 0});
-        const RecordReader read(table.columns, fields, table.name, line);
+    return read_records<MlperfRun>(table, [&table](const RecordReader& read, int line) {
         MlperfRun run;
         run.csv_line = line;
         run.submitter = read.text("submitter");
@@ -268,24 +264,15 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
                                      column);
         run.evaluations = read.optional_int("n_evals");
         run.global_batch_size = read.optional_int("global_batch_size");
-        runs.push_back(std::move(run));
-    }
-    return runs;
+        return run;
+    });
 }
 
 std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path) {
     const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_timing.csv");
     const CsvTable table = read_table(file, {"submitter", "system", "benchmark", "log_status", "step_ms_from_segments",
                                              "eval_minutes_blocking", "n_evals_on_clock"});
-    std::vector<MlperfTiming> timings;
-    for (std::size_t r = 1; r < table.rows.size(); ++r) {
-        const int line = table.lines[r];
-        const std::vector<std::string>& fields = table.rows[r];
-        if (fields.size() != table.rows[0].size())
-            throw InputError("record has " + std::to_string(fields.size()) + " fields, header has " +
-                                 std::to_string(table.rows[0].size()),
-                             SourceLocation{table.name, line, 0});
-        const RecordReader read(table.columns, fields, table.name, line);
+    return read_records<MlperfTiming>(table, [&table](const RecordReader& read, int line) {
         MlperfTiming t;
         t.csv_line = line;
         t.submitter = read.text("submitter");
@@ -299,9 +286,8 @@ std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem
                                             std::pair{t.eval_blocking_minutes, "eval_minutes_blocking"}})
             if (value && !(*value >= 0))
                 throw InputError("a time cannot be negative", SourceLocation{table.name, line, 0}, column);
-        timings.push_back(std::move(t));
-    }
-    return timings;
+        return t;
+    });
 }
 
 std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult>& results,

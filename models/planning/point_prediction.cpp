@@ -50,13 +50,13 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
     PreparedPoint prepared;
     const PredictionRequest request = point_request(point, global_batch);
     if (point.searches_layout()) {
-        // The searched layout, prepared again on its own (the trace needs the scenario the search chose).
-        const Prediction searched = predict(request, profiles);
-        prepared.scenario = prepare_with_layout(find_workload(request.workload), resolve_request_system(request),
-                                                request.gpus, searched.layout);
-    } else {
-        prepared.scenario = prepare(request);
+        // The scenario and profile the search priced (the trace draws the layout it chose).
+        ExplainedPrediction searched = predict_explained(request, profiles);
+        prepared.scenario = std::move(searched.scenario);
+        prepared.profile = std::move(searched.profile);
+        return prepared;
     }
+    prepared.scenario = prepare(request);
     prepared.profile = profiles.find(*prepared.scenario.workload, *prepared.scenario.system.catalog_gpu);
     return prepared;
 }

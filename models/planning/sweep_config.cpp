@@ -286,8 +286,7 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
             !p.distributed_optimizer)
             node.fail("pins nothing: give tp, cp, micro, accumulation or distributed_optimizer (or layout: fastest)");
     }
-    const bool searched = request.mode == LayoutMode::fastest || request.mode == LayoutMode::pinned;
-    if (searched && model != ComputeModel::operator_level)
+    if (request.searches() && model != ComputeModel::operator_level)
         node.fail("a searched layout (fastest or pins) is priced by the operator model: add 'model: operator', or use "
                   "'layout: published'");
     return request;

@@ -98,7 +98,7 @@ struct SweepPoint {
     std::optional<AllocationUnit> allocation;
     LayoutRequest layout;                   // SweepSpec::layout (a plan's `layout`)
     // Whether the point's layout is searched (fastest or pins) rather than the published one.
-    bool searches_layout() const { return layout.mode == LayoutMode::fastest || layout.mode == LayoutMode::pinned; }
+    bool searches_layout() const { return layout.searches(); }
 
     // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
     std::string series_key() const;

@@ -36,9 +36,14 @@ std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
     return out;
 }
 
+// "ring/simple": what NCCL's tuner (auto) chose for a simulated collective.
+std::string algorithm_of(const MeasuredCollective& m) {
+    return std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol));
+}
+
 std::string describe(const MeasuredCollective& m) {
     return m.op + " " + std::to_string(static_cast<long long>(m.bytes)) + " B over " + std::to_string(m.ranks) +
-           " ranks (" + std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol)) + ")";
+           " ranks (" + algorithm_of(m) + ")";
 }
 }  // namespace
 
@@ -56,7 +61,7 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
         const char* plus = bucket_collectives.empty() ? "" : " + ";
         bucket_collectives += plus + describe(m);
         bucket_bytes += plus + std::to_string(static_cast<long long>(m.bytes));
-        bucket_algorithms += plus + std::string(to_string(m.algorithm)) + "/" + std::string(to_string(m.protocol));
+        bucket_algorithms += plus + algorithm_of(m);
         if (m.max_link_utilisation >= busiest_utilisation) {
             busiest_utilisation = std::min(1.0, m.max_link_utilisation);
             busiest = m.busiest_link;
@@ -105,8 +110,7 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                 const LayerCollective& c = s.layer_collectives[static_cast<std::size_t>(span.collective)];
                 t.args["collective"] = describe(c.measured);
                 t.args["bytes"] = std::to_string(static_cast<long long>(c.measured.bytes));
-                t.args["algorithm"] =
-                    std::string(to_string(c.measured.algorithm)) + "/" + std::string(to_string(c.measured.protocol));
+                t.args["algorithm"] = algorithm_of(c.measured);
                 t.args["pass"] = c.backward ? "backward" : "forward";
             }
             const bool gradient_bucket = span.stream == "comm" && span.name.find("bucket") != std::string::npos;

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim {
 
@@ -85,6 +85,11 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     std::optional<StepCollectiveSession> own_session;
     if (!job.collectives) own_session.emplace(job.system, job.gpus, job.switches.sharp);
     StepCollectiveSession& session = job.collectives ? *job.collectives : *own_session;
+    // A layout of this job prepared for pricing (a user's model keeps its own lifetime in the scenario).
+    auto prepare_layout = [&](const ParallelismConfig& c, const PrepareReuse& reuse) {
+        return job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, reuse)
+                                  : prepare_with_layout(workload, job.system, job.gpus, c, reuse);
+    };
     const ConfigNode description = layer_description(workload);   // parsed once for every graph below
     std::vector<int> tps{1}, cps{1};
     if (workload.tensor_parallel_modelled()) {
@@ -137,11 +142,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                         result.too_big.push_back(std::move(candidate));
                         continue;
                     }
-                    PrepareReuse reuse{&session, table, true};
-                    const std::optional<double> bound = ttt_lower_bound_minutes(
-                        job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, reuse)
-                                           : prepare_with_layout(workload, job.system, job.gpus, c, reuse),
-                        profile);
+                    const std::optional<double> bound =
+                        ttt_lower_bound_minutes(prepare_layout(c, {&session, table, true}), profile);
                     unpriced.push_back({std::move(candidate), std::move(table), bound});
                 }
             }
@@ -166,9 +168,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             bounded.push_back(std::move(candidate));
             continue;
         }
-        PreparedScenario scenario =
-            job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, {&session, u.table})
-                               : prepare_with_layout(workload, job.system, job.gpus, c, {&session, u.table});
+        PreparedScenario scenario = prepare_layout(c, {&session, u.table});
         Prediction p = evaluate(scenario, profile);
         candidate.priced = true;
         candidate.ttt_minutes = p.ttt_minutes;
@@ -245,11 +245,9 @@ LayoutRequest parse_layout_request(const std::string& text) {
                                    : key == "accumulation" ? &request.pins.gradient_accumulation
                                                            : nullptr;
         if (!slot) throw InputError("unknown layout key '" + key + "'; " + usage, Field::layout);
-        char* stop = nullptr;
-        const long n = std::strtol(value.c_str(), &stop, 10);
-        if (stop == value.c_str() || *stop != '\0' || n < 1 || n > (1 << 20))
-            throw InputError(key + " must be a whole number from 1 to 1048576, not '" + value + "'", Field::layout);
-        *slot = static_cast<int>(n);
+        const std::optional<long> n = units::parse_whole_number(value, 1, 1 << 20);
+        if (!n) throw InputError(key + " must be a whole number from 1 to 1048576, not '" + value + "'", Field::layout);
+        *slot = static_cast<int>(*n);
     }
     return request;
 }

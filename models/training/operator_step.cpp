@@ -184,9 +184,12 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     return t;
 }
 
-double operator_forward_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_gpu) {
+double operator_eval_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_rank,
+                             double exposed_fraction, double tp_cp_seconds_per_micro_step) {
     const double samples_per_micro_step = table.graph_micro_batch * table.samples_per_graph_sample;
-    return step.forward_seconds * samples_per_gpu / samples_per_micro_step;
+    const double passes = samples_per_rank / samples_per_micro_step;
+    return step.forward_seconds * samples_per_rank / samples_per_micro_step +
+           passes * 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step;
 }
 
 std::vector<std::size_t> bucket_completing_layers(const OperatorStepTimes& step, std::size_t buckets) {

@@ -91,8 +91,13 @@ struct OperatorStepTimes {
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& efficiency,
                                       double speed = 1.0, double host_seconds_per_pass = 0.0);
 
-// Seconds to run `samples_per_gpu` workload samples forward only (evaluation), at the table's micro batch.
-double operator_forward_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_gpu);
+// One evaluation's forward passes: `samples_per_rank` workload samples of a data-parallel rank (the table prices a
+// rank's micro batch on its TP x CP group) at the table's micro batch, each pass also waiting `exposed_fraction`
+// of half the TP/CP collectives of a micro step (`tp_cp_seconds_per_micro_step`). Half is exact for TP (its
+// forward and backward collectives mirror each other) and an approximation for CP, whose forward issues one of
+// its three K/V exchanges (step_collectives.cpp); the layer schedule counts them exactly (layer_plan.hpp).
+double operator_eval_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_rank,
+                             double exposed_fraction, double tp_cp_seconds_per_micro_step);
 
 // Gradient buckets' ready points as fractions of the last backward: bucket b of `buckets` equal shares of the
 // gradient bytes is ready when the layer that completes it has finished its backward (the last bucket at 1).

@@ -99,8 +99,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     // Evaluation.
     s.eval_schedule = eval_schedule(workload, layout.global_batch);
     s.evaluations = evaluations_until(s.eval_schedule, s.samples_mean);
-    const double eval_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
-    s.eval_samples_per_gpu = eval_per_rank / model_split;
+    s.eval_samples_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
 
     if (reuse.operator_table)
         s.operator_table = reuse.operator_table;
@@ -303,21 +302,17 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         t.layers = std::move(layers.layers);
         t.layer_collectives = std::move(layers.collectives);
         t.optimizer_seconds = step.optimizer_seconds + step.graph_launch_seconds;
-        // The table prices a data-parallel rank's micro batch on its TP x CP group, so an evaluation's forward
-        // passes are the rank's eval samples; the forward's share of the TP/CP collectives (half of them: each
-        // forward collective has its backward mirror) is exposed as in training.
-        if (w.eval_on_the_clock) {
-            const double per_rank = s.eval_samples_per_gpu * c.model_split();
-            const double micro_steps = per_rank / (s.operator_table->graph_micro_batch * s.operator_table->samples_per_graph_sample);
-            t.eval_forward_seconds = operator_forward_seconds(*s.operator_table, step, per_rank) +
-                                     micro_steps * 0.5 * profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
-        }
+        if (w.eval_on_the_clock)
+            t.eval_forward_seconds = operator_eval_seconds(*s.operator_table, step, s.eval_samples_per_rank,
+                                                           profile.tp_comm_exposed_fraction,
+                                                           s.tp_cp_comm_seconds_per_micro_step);
         t.launch_bound = step.launch_bound;
         return t;
     }
     t.micro_step_seconds = micro_step_compute_seconds(profile, w, gpu, c.fp8, s.samples_per_gpu);
     t.optimizer_seconds = optimizer_seconds(w, gpu, s.optimizer_shards);
-    if (w.eval_on_the_clock) t.eval_forward_seconds = forward_seconds(profile, w, gpu, c.fp8, s.eval_samples_per_gpu);
+    if (w.eval_on_the_clock)
+        t.eval_forward_seconds = forward_seconds(profile, w, gpu, c.fp8, s.eval_samples_per_rank / c.model_split());
     return t;
 }
 

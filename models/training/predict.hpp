@@ -40,6 +40,8 @@ struct LayoutPins {
 struct LayoutRequest {
     LayoutMode mode = LayoutMode::automatic;
     LayoutPins pins;                        // for `pinned`
+    // Asked for a search (fastest, or pins), which only the operator model prices; `automatic` decides later.
+    bool searches() const { return mode == LayoutMode::fastest || mode == LayoutMode::pinned; }
 };
 
 struct PredictionRequest {
@@ -142,7 +144,7 @@ struct PreparedScenario {
     int optimizer_shards = 1;
     EvalSchedule eval_schedule;            // when the run evaluates (MLPerf rules at this global batch)
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
-    double eval_samples_per_gpu = 0;
+    double eval_samples_per_rank = 0;      // one evaluation's samples on each data-parallel rank (its TP x CP group)
     double straggler_sigmas = 0;           // E[max of N standard normals], N = GPUs
     double node_straggler_sigmas = 0;      // the same with N = scale-up domains (nodes) spanned
     std::string comm_topology;             // name of the topology the collectives were simulated on

@@ -3,14 +3,13 @@
 // numbers in CSV/JSON.
 #include <catch2/catch.hpp>
 
-#include "models/compute/profile_files.hpp"
-
 #include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "models/calibration/calibration.hpp"
+#include "models/compute/profile_files.hpp"
 #include "models/data_dir.hpp"
 #include "models/planning/holdout_error.hpp"
 #include "models/planning/plan_evaluator.hpp"
@@ -39,12 +38,6 @@ PlanQuery query_of(double deadline_minutes, Confidence confidence, double margin
     q.constraints.confidence = confidence;
     q.constraints.margin = margin;
     return q;
-}
-std::string read_text(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 }  // namespace
 

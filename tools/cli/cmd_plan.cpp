@@ -171,8 +171,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
 
     if (args.has("layout")) {
         query.layout = args.naming_flags([&] { return parse_layout_request(args.get("layout")); });
-        const bool searched = query.layout.mode == LayoutMode::fastest || query.layout.mode == LayoutMode::pinned;
-        if (searched && model_flag(args) != ComputeModel::operator_level)
+        if (query.layout.searches() && model_flag(args) != ComputeModel::operator_level)
             args.fail("layout", "a searched layout (fastest or pins) is priced by the operator model: add --model "
                                 "operator, or use --layout published");
     }
