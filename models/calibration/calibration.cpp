@@ -74,10 +74,7 @@ double sq(double v) { return v * v; }
 
 struct FitGroup {
     std::string workload, gpu;
-    bool run_logs = false;         // fit option SharedFit::run_logs
-    bool step_logs = false;        // fit option SharedFit::step_logs
-    bool eval_logs = false;        // fit option SharedFit::eval_logs
-    bool robust = false;           // fit option SharedFit::robust
+    LossTerms loss;                // fit options SharedFit::loss_terms()
     std::vector<const CalibrationPoint*> points;
     std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
 };
@@ -95,10 +92,12 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
         if (run.success && run.minutes && run.convergence_point) runs[run.key()].push_back(&run);
     // Logged step and evaluation times (shipped v4.1_timing.csv), by the same key. A log's step time counts only
     // where its evaluations were logged too: without eval intervals its segments include the evaluations.
-    std::map<std::string, std::vector<double>> logged_steps, logged_evals;
+    std::map<std::string, std::vector<double>> logged_steps, logged_evals, logged_warmups;
     for (const MlperfTiming& t : load_mlperf_timing()) {
         if (!t.log_read || !t.eval_blocking_minutes) continue;
         if (t.step_ms && *t.step_ms > 0) logged_steps[t.key()].push_back(*t.step_ms / 1e3);
+        if (const auto warmup = t.warmup_seconds(); warmup && t.step_ms && *t.step_ms > 0)
+            logged_warmups[t.key()].push_back(*warmup);
         if (t.evaluations && *t.evaluations > 0 && *t.eval_blocking_minutes > 0)
             logged_evals[t.key()].push_back(*t.eval_blocking_minutes * 60.0 / *t.evaluations);
     }
@@ -140,17 +139,23 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                 p.measured_step_seconds = median(found->second);
             if (const auto found = logged_evals.find(r.key()); found != logged_evals.end() && workload.eval_on_the_clock)
                 p.measured_eval_seconds = median(found->second);
+            if (const auto found = logged_warmups.find(r.key()); found != logged_warmups.end())
+                p.measured_warmup_seconds = median(found->second);
             points.push_back(std::move(p));
         }
     }
     return points;
 }
 
-PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles) {
+ComputeProfile point_profile(const CalibrationPoint& point, const ProfileSet& profiles) {
     ComputeProfile profile = profiles.find(*point.scenario.workload, *point.scenario.gpu);
     if (const auto stack = profiles.stack_speeds.find(software_stack(point)); stack != profiles.stack_speeds.end())
         profile.operator_speed *= stack->second;
-    const Prediction prediction = evaluate(point.scenario, profile);
+    return profile;
+}
+
+PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles) {
+    const Prediction prediction = evaluate(point.scenario, point_profile(point, profiles));
     PointError e;
     e.workload = point.scenario.workload->name;
     e.gpu = point.scenario.gpu->name;
@@ -207,7 +212,7 @@ struct Objective {
         double sum = 0;
         for (std::size_t i = 0; i < group->points.size(); ++i) {
             const CalibrationPoint* point = group->points[i];
-            sum += group->weights[i] * point_loss(*point, p, group->run_logs, group->robust, group->step_logs, group->eval_logs);
+            sum += group->weights[i] * point_loss(*point, p, group->loss);
         }
         return sum;
     }
@@ -309,7 +314,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
         for (std::size_t i = 0; i < group.points.size(); ++i) {
             const CalibrationPoint* point = group.points[i];
-            sum += group.weights[i] * point_loss(*point, p, group.run_logs, group.robust, group.step_logs, group.eval_logs);
+            sum += group.weights[i] * point_loss(*point, p, group.loss);
         }
     }
     if (out) *out = std::move(set);
@@ -394,7 +399,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
         {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
         {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
-        {"eval-cost", &SharedFit::eval_cost}};
+        {"eval-cost", &SharedFit::eval_cost},     {"warmup-logs", &SharedFit::warmup_logs}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -417,6 +422,10 @@ SharedFit SharedFit::parse(const std::string& list) {
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
     return f;
+}
+
+LossTerms SharedFit::loss_terms() const {
+    return LossTerms{run_logs, robust, step_logs, eval_logs, warmup_logs};
 }
 
 SharedFit SharedFit::operator_defaults() {
@@ -449,6 +458,7 @@ std::string SharedFit::describe() const {
     add(step_logs, "step-logs");
     add(eval_logs, "eval-logs");
     add(eval_cost, "eval-cost");
+    add(warmup_logs, "warmup-logs");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
@@ -461,10 +471,7 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
         FitGroup& g = groups[{p.scenario.workload->name, p.scenario.gpu->name}];
         g.workload = p.scenario.workload->name;
         g.gpu = p.scenario.gpu->name;
-        g.run_logs = shared.run_logs;
-        g.step_logs = shared.step_logs;
-        g.eval_logs = shared.eval_logs;
-        g.robust = shared.robust;
+        g.loss = shared.loss_terms();
         g.points.push_back(&p);
         any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;
     }

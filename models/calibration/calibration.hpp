@@ -50,6 +50,9 @@ struct CalibrationPoint {
     // runs) the fit matches them as well as the minutes; with published_minutes 0 a point has only a step time,
     // and its report row compares step times.
     std::optional<double> measured_step_seconds, measured_eval_seconds;
+    // Seconds on the clock before the first steady step (MlperfTiming::warmup_seconds, the median over the logs
+    // that give the step time; may be negative: the estimate's noise, and SD's short first block).
+    std::optional<double> measured_warmup_seconds;
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -76,7 +79,13 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, warmup-logs";
+
+// Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
+// step-logs, eval-logs, warmup-logs).
+struct LossTerms {
+    bool run_logs = false, robust = false, step_logs = false, eval_logs = false, warmup_logs = false;
+};
 
 struct SharedFit {
     bool multi_node = false;
@@ -121,6 +130,12 @@ struct SharedFit {
     // With operator: one evaluation costs eval_forward_factor x its forward passes + eval_fixed_seconds, both per
     // workload (post-processing such as RetinaNet's box decoding and NMS, the metric's gather and scoring).
     bool eval_cost = false;
+    // Fit option: each result's per-run overhead also matches its logged warm-up (CalibrationPoint::
+    // measured_warmup_seconds; the comparison in fit_loss.hpp), so the per-run cost is what the logs show before
+    // the first steady step, not whatever part of a run's minutes the other terms leave over.
+    bool warmup_logs = false;
+    // The loss terms these options select (fit_loss.hpp).
+    LossTerms loss_terms() const;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,
@@ -182,6 +197,9 @@ struct CrossValidationReport {
 CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points, CrossValidationScheme scheme,
                                      int max_gpus = 64, const SharedFit& shared = {});
 
+// The profile a point is priced with: its workload's and GPU's, times its software stack's speed where the profiles
+// have one (system-speed).
+ComputeProfile point_profile(const CalibrationPoint& point, const ProfileSet& profiles);
 PointError evaluate_point(const CalibrationPoint& point, const ProfileSet& profiles);
 double mean_absolute_percentage_error(const std::vector<PointError>& errors);   // in percent
 

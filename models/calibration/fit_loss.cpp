@@ -25,18 +25,22 @@ double log_error_loss(double log_error, bool robust) {
     return 2 * kRobustScale * kRobustScale * (std::sqrt(1 + r * r) - 1);
 }
 
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
-                  bool step_logs, bool eval_logs) {
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms) {
     const RunClock clock = run_clock(point.fit_scenario, profile);
-    // Measured step and evaluation times (the v4.1 logs, or a user's runs: user_runs.hpp), each one more log
-    // error on the same loss.
+    // Measured step, evaluation and warm-up times (the v4.1 logs, or a user's runs: user_runs.hpp), each one more
+    // log error on the same loss.
     double measured = 0;
-    if (step_logs && point.measured_step_seconds)
-        measured += log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), robust);
-    if (eval_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
-        measured += log_error_loss(std::log(clock.eval_seconds / *point.measured_eval_seconds), robust);
+    if (terms.step_logs && point.measured_step_seconds)
+        measured += log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), terms.robust);
+    if (terms.eval_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
+        measured += log_error_loss(std::log(clock.eval_seconds / *point.measured_eval_seconds), terms.robust);
+    if (terms.warmup_logs && point.measured_warmup_seconds) {
+        const double r = kWarmupResolutionSeconds;
+        measured += log_error_loss(
+            std::log((clock.run_overhead_seconds + r) / (std::max(0.0, *point.measured_warmup_seconds) + r)), terms.robust);
+    }
     if (point.published_minutes <= 0) return measured;   // only the step time was measured
-    return measured + time_to_train_loss(point, clock, run_logs, robust);
+    return measured + time_to_train_loss(point, clock, terms.run_logs, terms.robust);
 }
 
 double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust) {

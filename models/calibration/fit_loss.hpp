@@ -14,13 +14,19 @@ namespace ttsim {
 double log_error_loss(double log_error, bool robust);
 
 // The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point), plus
-// with `step_logs` the log error of its measured step time and with `eval_logs` that of its seconds per
-// evaluation, where it has them (the v4.1 logs, or a user's runs). A point with only a step time
-// (published_minutes 0) has only that term.
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, bool run_logs, bool robust,
-                  bool step_logs = false, bool eval_logs = false);
+// with `step_logs` the log error of its measured step time, with `eval_logs` that of its seconds per evaluation
+// and with `warmup_logs` that of its per-run overhead against the logged warm-up (kWarmupResolutionSeconds),
+// where it has them (the v4.1 logs, or a user's runs). A point with only a step time (published_minutes 0) has
+// only the measured terms.
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms);
 // The time-to-train part of point_loss, for a run clock already built.
 double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
+
+// The warm-up term compares (overhead + r) with (logged warm-up + r), r = 1 s: the logged warm-up is the first
+// training segment's length less its steps at the steady step time, so a 0.3 % step-time spread over its ~200
+// steps moves it by about a second, and a negative or sub-second estimate (Stable Diffusion's short first block,
+// data README) means "about nothing", not a ratio to match.
+inline constexpr double kWarmupResolutionSeconds = 1.0;
 
 // Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA
 // (Nelder-Mead for one variable, which BOBYQA cannot take), relative x tolerance 1e-6, absolute f tolerance 1e-12,

@@ -5,6 +5,9 @@
 #include <map>
 #include <set>
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include "models/calibration/fit_loss.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
@@ -90,13 +93,20 @@ struct Problem {
 
     double operator()(const std::vector<double>& x) const {
         ++*evaluations;
+        // Each result's loss on TBB threads (every one simulates its own iteration), summed in result order, so
+        // the fit is the same at any thread count.
+        std::vector<double> losses(points->size());
+        const LossTerms terms = shared.loss_terms();
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points->size()), [&](const tbb::blocked_range<std::size_t>& range) {
+            for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                const CalibrationPoint& point = *(*points)[i];
+                ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
+                p.operator_speed *= stack_speed(x, point);
+                losses[i] = weights[i] * point_loss(point, p, terms);
+            }
+        });
         double sum = 0;
-        for (std::size_t i = 0; i < points->size(); ++i) {
-            const CalibrationPoint& point = *(*points)[i];
-            ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
-            p.operator_speed *= stack_speed(x, point);
-            sum += weights[i] * point_loss(point, p, shared.run_logs, shared.robust, shared.step_logs, shared.eval_logs);
-        }
+        for (double loss : losses) sum += loss;
         // Log-normal prior of the stack speeds, in units of the loss: a residual of kRobustScale-sized log errors
         // costs about (error / 0.05)^2 x 0.05^2, so the prior is (log s / sigma)^2 x 0.05^2.
         for (const auto& [stack, index] : layout.stack_speed) {

@@ -268,10 +268,17 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
     });
 }
 
+std::optional<double> MlperfTiming::warmup_seconds() const {
+    if (!step_ms || !global_batch || !(*global_batch > 0) || !first_segment_seconds || !first_segment_samples)
+        return std::nullopt;
+    return *first_segment_seconds - *first_segment_samples / *global_batch * *step_ms / 1e3;
+}
+
 std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path) {
     const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_timing.csv");
     const CsvTable table = read_table(file, {"submitter", "system", "benchmark", "log_status", "step_ms_from_segments",
-                                             "eval_minutes_blocking", "n_evals_on_clock"});
+                                             "eval_minutes_blocking", "n_evals_on_clock", "global_batch_size",
+                                             "first_segment_s", "first_segment_samples"});
     return read_records<MlperfTiming>(table, [&table](const RecordReader& read, int line) {
         MlperfTiming t;
         t.csv_line = line;
@@ -282,8 +289,13 @@ std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem
         t.step_ms = read.optional_number("step_ms_from_segments");
         t.eval_blocking_minutes = read.optional_number("eval_minutes_blocking");
         t.evaluations = read.optional_int("n_evals_on_clock");
+        t.global_batch = read.optional_number("global_batch_size");
+        t.first_segment_seconds = read.optional_number("first_segment_s");
+        t.first_segment_samples = read.optional_number("first_segment_samples");
         for (const auto& [value, column] : {std::pair{t.step_ms, "step_ms_from_segments"},
-                                            std::pair{t.eval_blocking_minutes, "eval_minutes_blocking"}})
+                                            std::pair{t.eval_blocking_minutes, "eval_minutes_blocking"},
+                                            std::pair{t.first_segment_seconds, "first_segment_s"},
+                                            std::pair{t.first_segment_samples, "first_segment_samples"}})
             if (value && !(*value >= 0))
                 throw InputError("a time cannot be negative", SourceLocation{table.name, line, 0}, column);
         return t;

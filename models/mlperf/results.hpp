@@ -91,6 +91,12 @@ struct MlperfTiming {
     std::optional<double> step_ms;           // step_ms_from_segments
     std::optional<double> eval_blocking_minutes;   // eval_minutes_blocking
     std::optional<int> evaluations;          // n_evals_on_clock
+    std::optional<double> global_batch;      // global_batch_size
+    std::optional<double> first_segment_seconds, first_segment_samples;   // first_segment_s, first_segment_samples
+    // Seconds from run_start before the first steady step: the first training segment less its steps at the
+    // steady step time (may be negative: noise, and Stable Diffusion's short first block); none where a column
+    // is missing.
+    std::optional<double> warmup_seconds() const;
     std::string key() const { return submitter + "/" + system + "/" + benchmark; }
 };
 

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -217,9 +218,10 @@ TEST_CASE("MLPerf timing logs: a malformed file names its line and column", "[op
     const auto file = std::filesystem::temp_directory_path() / "ttsim_bad_timing.csv";
     {
         std::ofstream out(file);
-        out << "submitter,system,benchmark,log_status,step_ms_from_segments,eval_minutes_blocking,n_evals_on_clock\n"
-            << "A,B,bert,ok,12.5,0.3,4\n"
-            << "A,B,bert,ok,fast,0.3,4\n";
+        out << "submitter,system,benchmark,log_status,step_ms_from_segments,eval_minutes_blocking,n_evals_on_clock,"
+               "global_batch_size,first_segment_s,first_segment_samples\n"
+            << "A,B,bert,ok,12.5,0.3,4,768,20.1,150000\n"
+            << "A,B,bert,ok,fast,0.3,4,768,20.1,150000\n";
     }
     try {
         load_mlperf_timing(file);
@@ -240,9 +242,38 @@ TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][
     REQUIRE(point);
     const ProfileSet profiles = operator_profiles();
     const ComputeProfile profile = profiles.find(*point->scenario.workload, *point->scenario.gpu);
-    const double without = point_loss(*point, profile, true, true, false);
-    const double with = point_loss(*point, profile, true, true, true, true);
+    const double without = point_loss(*point, profile, LossTerms{true, true, false});
+    const double with = point_loss(*point, profile, LossTerms{true, true, true, true});
     CHECK(with > without);
     CHECK(SharedFit::parse("operator,step-logs,eval-cost").eval_cost);
     CHECK_THROWS_AS(SharedFit::parse("step-logs,eval-cost"), InputError);   // eval-cost needs the operator model
+}
+
+TEST_CASE("warmup-logs: a result's logged warm-up enters its loss against the per-run overhead", "[operator][calibration]") {
+    // NVIDIA eos 128x8 H100 LoRA (v4.1_timing.csv): the first segment ends 39.7 s after run_start with 7,296
+    // samples at GBS 128 and a steady 549.0 ms a step, so 57 steps take 31.3 s and 8.4 s came before them.
+    const CalibrationPoint* point = nullptr;
+    for (const CalibrationPoint& p : points())
+        if (p.result.key() == "NVIDIA/eos_n128_ngc24.09_nemo/llama2_70b_lora") point = &p;
+    REQUIRE(point);
+    REQUIRE(point->measured_warmup_seconds);
+    CHECK(*point->measured_warmup_seconds == Approx(8.4).margin(0.2));
+    ComputeProfile profile = operator_profiles().find(*point->scenario.workload, *point->scenario.gpu);
+    LossTerms terms{true, true, true, true, false};
+    const double without = point_loss(*point, profile, terms);
+    terms.warmup_logs = true;
+    // With the overhead at the logged warm-up the term is zero; at 40 s it is the soft-L1 of log(41 / 9.4).
+    profile.run_overhead_seconds = *point->measured_warmup_seconds;
+    const double matched = point_loss(*point, profile, terms);
+    terms.warmup_logs = false;
+    CHECK(matched == Approx(point_loss(*point, profile, terms)).epsilon(1e-12));
+    terms.warmup_logs = true;
+    profile.run_overhead_seconds = 40.0;
+    const double far = point_loss(*point, profile, terms);
+    terms.warmup_logs = false;
+    const double far_without = point_loss(*point, profile, terms);
+    const double r = std::log((40.0 + kWarmupResolutionSeconds) / (*point->measured_warmup_seconds + kWarmupResolutionSeconds));
+    CHECK(far - far_without == Approx(log_error_loss(r, true)).epsilon(1e-9));
+    CHECK(without > 0);
+    CHECK(SharedFit::parse("operator,warmup-logs").loss_terms().warmup_logs);
 }

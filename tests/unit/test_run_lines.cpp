@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "models/calibration/log_parts.hpp"
 #include "models/calibration/run_lines.hpp"
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
@@ -133,6 +134,31 @@ TEST_CASE("the published runs measure step time at scale", "[calibration]") {
     CHECK(std::abs(checks[0].measured.intercept) < 1.0);
     // Plain mean of the ten runs' convergence points (the published 5,437,152 is the olympic mean of eight).
     CHECK(checks[0].runs_samples_mean == Approx(5460762.4).epsilon(1e-6));
+}
+
+TEST_CASE("a result's logged parts sit beside the model's, and the model's parts add up to its time", "[calibration]") {
+    // NVIDIA eos 128x8 H100 LoRA (v4.1_timing.csv, two logs): a steady step of 547 ms (549.0 and 547.3), 1.29 s
+    // blocking per evaluation (15.8 s over 12 and 12.9 s over 10) and 8.4 s before the first steady step.
+    const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
+    const CalibrationPoint& lora = point_of("eos_n128_ngc24.09_nemo", "llama2_70b_lora");
+    const auto checks = log_parts_checks({&lora}, profiles);
+    REQUIRE(checks.size() == 1);
+    const LogPartsCheck& c = checks[0];
+    REQUIRE(c.logged_step_seconds);
+    REQUIRE(c.logged_eval_seconds);
+    REQUIRE(c.logged_warmup_seconds);
+    CHECK(*c.logged_step_seconds == Approx(0.5482).epsilon(0.005));
+    CHECK(*c.logged_eval_seconds == Approx(1.29).epsilon(0.02));
+    CHECK(*c.logged_warmup_seconds == Approx(8.4).margin(0.2));
+    // steps x step + evaluations x evaluation + overhead = the predicted minutes.
+    const Prediction p = evaluate(lora.scenario, point_profile(lora, profiles));
+    CHECK((p.steps * c.model_step_seconds + c.model_evaluations * c.model_eval_seconds + c.model_overhead_seconds) / 60.0 ==
+          Approx(c.point.predicted_minutes).epsilon(1e-9));
+    CHECK(c.point.predicted_minutes == Approx(p.ttt_minutes).epsilon(1e-12));
+    const std::string table = format_log_parts(checks);
+    CHECK(table.find("warm-up s") != std::string::npos);
+    CHECK(table.find("547.") != std::string::npos);
+    CHECK(table.find("over 1 results") != std::string::npos);
 }
 
 TEST_CASE("forward chaining predicts each GPU count only from smaller ones", "[calibration]") {

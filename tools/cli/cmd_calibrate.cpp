@@ -74,7 +74,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
         .option("shared", "LIST",
                 std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
-                SharedFit{}.describe());
+                default_shared_description());
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;

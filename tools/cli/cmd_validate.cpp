@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/log_parts.hpp"
 #include "models/calibration/run_lines.hpp"
 #include "models/planning/holdout_error.hpp"
 #include "tools/cli/args.hpp"
@@ -99,7 +100,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         .option("shared", "LIST",
                 std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
                     kSharedParameterNames + "; or none",
-                SharedFit{}.describe())
+                default_shared_description())
         .flag("run-lines",
               "only print, for every result whose runs converged at different points, the seconds per step and the "
               "intercept measured by a line through its runs against the profiles' (in-sample)")
@@ -175,7 +176,12 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         << holdout.predicted.size() << " results\n\n";
     const std::vector<const CalibrationPoint*>& held_out = holdout.held_out;
     out << "(b') the hold-out errors split by the run logs: " << kRunLinesLegend << "\n"
-        << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles));
+        << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles)) << "\n"
+        << "(b'') the hold-out results' parts as their logs measure them (v4.1_timing.csv, medians over each result's "
+           "logs): the steady step inside the training segments, the blocking seconds of one evaluation, and the "
+           "warm-up before the first steady step (the first segment less its steps), against the model's step, "
+           "evaluation (and count) and per-run overhead\n"
+        << format_log_parts(log_parts_checks(held_out, holdout.fit.profiles));
     // The same hold-out model given each result's own published convergence (what a prediction cannot know): the
     // part of the hold-out error that the RCPs' convergence accounts for.
     double own_convergence = 0;

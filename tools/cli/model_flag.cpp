@@ -26,6 +26,10 @@ ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag) 
     });
 }
 
+std::string default_shared_description() {
+    return "operator model: " + SharedFit::operator_defaults().describe() + "; lumped: " + SharedFit{}.describe();
+}
+
 SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed) {
     const ComputeModel model = model_flag(parser);
     if (parsed.operator_model && parser.has("model") && model == ComputeModel::lumped)

@@ -15,6 +15,9 @@ ComputeModel model_flag(const ArgParser& parser);
 // The profiles of the chosen model, from --profiles DIR when the command has it and it is given, else shipped.
 ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag = true);
 
+// The --shared default as help text: the fit each compute model uses without the flag.
+std::string default_shared_description();
+
 // The fit --shared and --model ask for together: --model operator without --shared takes the operator model's
 // shipped selection (SharedFit::operator_defaults); 'operator' in --shared selects it too; --model lumped with
 // 'operator' in --shared is refused naming --model. `parsed` is --shared's value (or the default).
