@@ -20,6 +20,7 @@ struct LayerLabels {
     std::string name;
     std::string forward_kernels, backward_kernels;
     std::size_t forward_count = 0, backward_count = 0;
+    std::vector<std::string> forward_names, backward_names;   // one per kernel, the operator table's order
 };
 
 std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
@@ -31,9 +32,35 @@ std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
         for (const layers::Kernel& k : kernels) text += (text.empty() ? "" : ", ") + k.name;
         return text;
     };
+    auto each = [](const std::vector<layers::Kernel>& kernels) {
+        std::vector<std::string> out;
+        for (const layers::Kernel& k : kernels) out.push_back(k.name);
+        return out;
+    };
     for (const layers::Layer& layer : graph.layers)
-        out.push_back({layer.name, names(layer.forward), names(layer.backward), layer.forward.size(), layer.backward.size()});
+        out.push_back({layer.name, names(layer.forward), names(layer.backward), layer.forward.size(), layer.backward.size(),
+                       each(layer.forward), each(layer.backward)});
     return out;
+}
+
+// A layer pass's span split into its kernels, each as long as its share of the pass's priced kernel seconds
+// (kernel_gpu_seconds: a launch-bound or straggling pass stretches every kernel alike), nested inside the span.
+void add_kernel_spans(const TraceSpan& pass, const std::vector<KernelPrice>& prices, const std::vector<std::string>& names,
+                      const layers::Efficiency& efficiency, std::vector<TraceSpan>& out) {
+    if (prices.size() != names.size() || prices.empty()) return;
+    std::vector<double> seconds;
+    double total = 0;
+    for (const KernelPrice& k : prices) total += seconds.emplace_back(kernel_gpu_seconds(k, efficiency));
+    if (!(total > 0)) return;
+    double at = pass.start_us;
+    for (std::size_t j = 0; j < prices.size(); ++j) {
+        const double duration = pass.duration_us * seconds[j] / total;
+        TraceSpan k{pass.gpu, pass.stream, names[j], at, duration, {}};
+        k.args["layer"] = pass.args.at("layer");
+        k.args["bound"] = compute_bound(prices[j], efficiency) ? "compute" : "memory";
+        out.push_back(std::move(k));
+        at += duration;
+    }
 }
 
 // "ring/simple": what NCCL's tuner (auto) chose for a simulated collective.
@@ -88,6 +115,10 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                 fmt::format("{:g}", profile.tp_comm_exposed_fraction) +
                 " of each waited on the compute stream (tp_comm_exposed_fraction)";
     }
+    if (!labels.empty())
+        trace.metadata["kernels"] = "GPU 0's layer spans of the last micro step hold one span per kernel, each its share "
+                                    "of the layer's priced kernel seconds (args: layer, compute- or memory-bound)";
+    std::vector<TraceSpan> kernel_spans;
     const int gpus_per_node = domain;
     const double us = kMicrosecondsPerSecond;
     for (int g = 0; g < gpus_shown; ++g) {
@@ -104,6 +135,12 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                 if (forward || backward) {
                     t.args["kernels"] = std::to_string(forward ? layer.forward_count : layer.backward_count);
                     t.args["kernel names"] = forward ? layer.forward_kernels : layer.backward_kernels;
+                    if (g == 0 && profile.operator_efficiency) {
+                        const LayerPrices& prices = s.operator_table->layers[static_cast<std::size_t>(span.layer)];
+                        add_kernel_spans(t, forward ? prices.forward : prices.backward,
+                                         forward ? layer.forward_names : layer.backward_names, *profile.operator_efficiency,
+                                         kernel_spans);
+                    }
                 }
             }
             if (span.collective >= 0 && static_cast<std::size_t>(span.collective) < s.layer_collectives.size()) {
@@ -125,6 +162,8 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                 }
             }
             trace.spans.push_back(std::move(t));
+            for (TraceSpan& k : kernel_spans) trace.spans.push_back(std::move(k));
+            kernel_spans.clear();
         }
     }
     return trace;

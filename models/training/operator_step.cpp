@@ -39,15 +39,32 @@ std::vector<KernelPrice> price_list(const std::vector<layers::Kernel>& kernels, 
     return out;
 }
 
-double pass_seconds(const std::vector<KernelPrice>& kernels, const double class_efficiency[4], double memory_efficiency,
-                    double kernel_overhead) {
-    double sum = kernel_overhead * static_cast<double>(kernels.size());
-    for (const KernelPrice& k : kernels)
-        sum += std::max(k.compute_seconds / class_efficiency[k.kind_class], k.memory_seconds / memory_efficiency);
+// A kernel's compute roof over its class's efficiency, and its memory roof over the memory efficiency.
+double compute_roof(const KernelPrice& k, const layers::Efficiency& e) {
+    const double class_efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
+    return k.compute_seconds / class_efficiency[k.kind_class];
+}
+double memory_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.memory_seconds / e.memory; }
+
+// The longer of the two.
+double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
+    return std::max(compute_roof(k, e), memory_roof(k, e));
+}
+
+// The overheads first, then the roofs in kernel order (the order every fit so far was computed in).
+double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e) {
+    double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
+    for (const KernelPrice& k : kernels) sum += roof_seconds(k, e);
     return sum;
 }
 
 }  // namespace
+
+double kernel_gpu_seconds(const KernelPrice& k, const layers::Efficiency& e) {
+    return roof_seconds(k, e) + e.kernel_overhead_seconds;
+}
+
+bool compute_bound(const KernelPrice& k, const layers::Efficiency& e) { return compute_roof(k, e) >= memory_roof(k, e); }
 
 namespace {
 
@@ -127,7 +144,6 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed,
                                       double host_seconds_per_pass) {
     TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
-    const double efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
     OperatorStepTimes t;
     std::size_t eager_forward = 0, eager_backward = 0, graphs_per_pass = 0;
     std::vector<double>& backward_layer = t.backward_layer_gpu_seconds;
@@ -135,10 +151,9 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.forward_layer_gpu_seconds.resize(table.layers.size());
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
-        t.forward_layer_gpu_seconds[i] =
-            pass_seconds(layer.forward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
+        t.forward_layer_gpu_seconds[i] = pass_seconds(layer.forward, e) / speed;
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
-        backward_layer[i] = pass_seconds(layer.backward, efficiency, e.memory, e.kernel_overhead_seconds) / speed;
+        backward_layer[i] = pass_seconds(layer.backward, e) / speed;
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:

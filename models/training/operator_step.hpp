@@ -85,6 +85,12 @@ struct OperatorStepTimes {
     bool launch_bound = false;                          // the host, not the GPU, sets a pass's time
 };
 
+// One kernel's GPU seconds at `efficiency` (speed 1): the longer of its two roofs over their efficiencies, plus the
+// per-kernel overhead. A pass is the sum over its kernels (price_operator_step); traces split a layer's span by it.
+double kernel_gpu_seconds(const KernelPrice& kernel, const layers::Efficiency& efficiency);
+// Whether its compute roof (not its memory roof) sets that time.
+bool compute_bound(const KernelPrice& kernel, const layers::Efficiency& efficiency);
+
 // Prices the table with `efficiency`; `speed` (> 0) divides every kernel time (a per-system efficiency offset).
 // `host_seconds_per_pass` is host work besides the launches that each pass's launches wait behind (the fixed
 // per-step cost spread over the passes, ComputeProfile::operator_host_overlap; 0 otherwise).

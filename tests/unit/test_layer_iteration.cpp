@@ -121,7 +121,9 @@ TEST_CASE("trace of a TP/CP operator step: layers' kernels, every collective, ev
         for (const auto& ev : root["traceEvents"]) {
             const std::pair<int, int> key{ev["pid"].get<int>(), ev["tid"].get<int>()};
             if (ev["ph"] == "M" && ev["name"] == "thread_name") thread_names[key] = ev["args"]["name"];
-            if (ev["ph"] == "X") spans[key].push_back({ev["ts"].get<double>(), ev["dur"].get<double>()});
+            // Kernel spans nest inside their layer's span (checked below); every other span on a row follows the last.
+            const bool kernel = ev.contains("args") && ev["args"].contains("bound");
+            if (ev["ph"] == "X" && !kernel) spans[key].push_back({ev["ts"].get<double>(), ev["dur"].get<double>()});
         }
         std::set<std::string> streams;
         double step_end_us = 0;
@@ -156,6 +158,33 @@ TEST_CASE("trace of a TP/CP operator step: layers' kernels, every collective, ev
         }
         CHECK(forward == layers);
         CHECK(with_kernels >= layers);
+        // GPU 0's layer passes hold one span per kernel, back to back from the pass's start to its end, named as
+        // the layer graph's kernels; no other GPU has them.
+        std::size_t passes_split = 0, kernel_spans = 0;
+        for (std::size_t i = 0; i < t.spans.size(); ++i) {
+            const trace::TraceSpan& pass = t.spans[i];
+            if (pass.args.count("bound")) {
+                ++kernel_spans;
+                CHECK(pass.gpu == 0);
+                continue;
+            }
+            if (pass.gpu != 0 || !pass.args.count("kernels")) continue;
+            const std::size_t n = std::stoul(pass.args.at("kernels"));
+            REQUIRE(i + n < t.spans.size());
+            double at = pass.start_us;
+            for (std::size_t j = 1; j <= n; ++j) {
+                const trace::TraceSpan& k = t.spans[i + j];
+                REQUIRE(k.args.count("bound"));
+                CHECK(k.args.at("layer") == pass.args.at("layer"));
+                CHECK(pass.args.at("kernel names").find(k.name) != std::string::npos);
+                CHECK(k.start_us == Approx(at).margin(1e-9));
+                at += k.duration_us;
+            }
+            CHECK(at == Approx(pass.start_us + pass.duration_us).epsilon(1e-12));
+            ++passes_split;
+        }
+        CHECK(passes_split == 2 * layers);
+        CHECK(kernel_spans == e.scenario.operator_table->kernels_per_micro_step);
         CHECK(tp == (model_parallel ? e.scenario.layer_collectives.size() * 80 : 0u));
         return streams;
     };
