@@ -1,6 +1,7 @@
 // `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
 // predicts the large-scale H100/H200 results it never saw.
 #include <cmath>
+#include <iterator>
 #include <filesystem>
 #include <ostream>
 #include <string>
@@ -23,6 +24,10 @@ constexpr const char* kRunLinesLegend =
     "the measured seconds per step (evaluations amortised, +- standard error) and the intercept (per-run cost plus "
     "the evaluation schedule's offset); the same line through the model's predictions at each run's convergence "
     "point gives the model's; RCP/runs = the samples the prediction uses over the runs' mean";
+constexpr const char* kLogPartsLegend =
+    "v4.1_timing.csv, medians over each result's logs: the steady step inside the training segments, the blocking "
+    "seconds of one evaluation, and the warm-up before the first steady step (the first segment less its steps), "
+    "against the model's step, evaluation (and its count) and per-run overhead";
 // Percentages with two decimals: the data do not support more (3.61%, not 3.61315%).
 std::string percent(double value) { return fmt::format("{:.2f}%", value); }
 
@@ -90,7 +95,7 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--model M] [--shared LIST] "
-                     "[--cross-validate | --run-lines | --holdout-yaml | --compare]",
+                     "[--cross-validate | --run-lines | --log-parts | --holdout-yaml | --compare]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
@@ -104,6 +109,9 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         .flag("run-lines",
               "only print, for every result whose runs converged at different points, the seconds per step and the "
               "intercept measured by a line through its runs against the profiles' (in-sample)")
+        .flag("log-parts",
+              "only print, for every result, its steady step, seconds per evaluation and warm-up as its logs measure "
+              "them against the profiles' step, evaluation and per-run overhead (in-sample)")
         .flag("holdout-yaml",
               "only print the hold-out error per workload as YAML (the shipped models/data/validation/holdout.yaml, "
               "which plans quote)")
@@ -116,15 +124,18 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "(both models fitted with --shared; several minutes)");
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
-    for (const char* other : {"run-lines", "cross-validate", "holdout-yaml"})
+    for (const char* other : {"run-lines", "log-parts", "cross-validate", "holdout-yaml"})
         if (parser.get_flag("compare") && parser.get_flag(other))
             parser.fail("compare", std::string("cannot be combined with --") + other + " (each prints its own report)");
     if (parser.get_flag("compare") && parser.has("model"))
         parser.fail("model", "--compare reports both models");
-    if (parser.get_flag("run-lines") && parser.get_flag("cross-validate"))
-        parser.fail("run-lines", "cannot be combined with --cross-validate (each prints its own report)");
-    if (parser.get_flag("holdout-yaml") && (parser.get_flag("run-lines") || parser.get_flag("cross-validate")))
-        parser.fail("holdout-yaml", "cannot be combined with --run-lines or --cross-validate (each prints its own report)");
+    // The single-report flags exclude each other (compare is handled above).
+    const char* reports[] = {"run-lines", "log-parts", "cross-validate", "holdout-yaml"};
+    for (std::size_t i = 0; i < std::size(reports); ++i)
+        for (std::size_t j = i + 1; j < std::size(reports); ++j)
+            if (parser.get_flag(reports[i]) && parser.get_flag(reports[j]))
+                parser.fail(reports[j], std::string("cannot be combined with --") + reports[i] +
+                                            " (each prints its own report)");
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
     for (const char* flag : {"data", "runs"})
@@ -144,11 +155,16 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     }
     std::vector<PointError> in_sample;
     for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
+    std::vector<const CalibrationPoint*> all;
+    for (const CalibrationPoint& p : points) all.push_back(&p);
     if (parser.get_flag("run-lines")) {
-        std::vector<const CalibrationPoint*> all;
-        for (const CalibrationPoint& p : points) all.push_back(&p);
         out << "(a') in-sample step time from the run logs: " << kRunLinesLegend << "\n"
             << format_step_time_checks(step_time_checks(all, profiles));
+        return 0;
+    }
+    if (parser.get_flag("log-parts")) {
+        out << "(a'') in-sample, every result's parts as its logs measure them: " << kLogPartsLegend << "\n"
+            << format_log_parts(log_parts_checks(all, profiles));
         return 0;
     }
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
@@ -177,10 +193,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     const std::vector<const CalibrationPoint*>& held_out = holdout.held_out;
     out << "(b') the hold-out errors split by the run logs: " << kRunLinesLegend << "\n"
         << format_step_time_checks(step_time_checks(held_out, holdout.fit.profiles)) << "\n"
-        << "(b'') the hold-out results' parts as their logs measure them (v4.1_timing.csv, medians over each result's "
-           "logs): the steady step inside the training segments, the blocking seconds of one evaluation, and the "
-           "warm-up before the first steady step (the first segment less its steps), against the model's step, "
-           "evaluation (and count) and per-run overhead\n"
+        << "(b'') the hold-out results' parts as their logs measure them: " << kLogPartsLegend << "\n"
         << format_log_parts(log_parts_checks(held_out, holdout.fit.profiles));
     // The same hold-out model given each result's own published convergence (what a prediction cannot know): the
     // part of the hold-out error that the RCPs' convergence accounts for.
