@@ -96,8 +96,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
     for (const MlperfTiming& t : load_mlperf_timing()) {
         if (!t.log_read || !t.eval_blocking_minutes) continue;
         if (t.step_ms && *t.step_ms > 0) logged_steps[t.key()].push_back(*t.step_ms / 1e3);
-        if (const auto warmup = t.warmup_seconds(); warmup && t.step_ms && *t.step_ms > 0)
-            logged_warmups[t.key()].push_back(*warmup);
+        if (const auto excess = t.first_segment_excess_seconds()) logged_warmups[t.key()].push_back(*excess);
         if (t.evaluations && *t.evaluations > 0 && *t.eval_blocking_minutes > 0)
             logged_evals[t.key()].push_back(*t.eval_blocking_minutes * 60.0 / *t.evaluations);
     }
@@ -418,6 +417,9 @@ SharedFit SharedFit::parse(const std::string& list) {
     }
     if (f.eval_cost && !f.operator_model)
         throw InputError("eval-cost is a term of the operator model: add operator to the list", Field::shared_parameters);
+    if (f.warmup_logs && !f.run_overhead && !f.workload_run_overhead)
+        throw InputError("warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead",
+                         Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);

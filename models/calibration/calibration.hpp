@@ -50,8 +50,8 @@ struct CalibrationPoint {
     // runs) the fit matches them as well as the minutes; with published_minutes 0 a point has only a step time,
     // and its report row compares step times.
     std::optional<double> measured_step_seconds, measured_eval_seconds;
-    // Seconds on the clock before the first steady step (MlperfTiming::warmup_seconds, the median over the logs
-    // that give the step time; may be negative: the estimate's noise, and SD's short first block).
+    // The first training segment's excess over its steps at the steady rate (MlperfTiming::
+    // first_segment_excess_seconds), the median over the logs that give it; what the per-run overhead stands for.
     std::optional<double> measured_warmup_seconds;
 };
 
@@ -130,9 +130,10 @@ struct SharedFit {
     // With operator: one evaluation costs eval_forward_factor x its forward passes + eval_fixed_seconds, both per
     // workload (post-processing such as RetinaNet's box decoding and NMS, the metric's gather and scoring).
     bool eval_cost = false;
-    // Fit option: each result's per-run overhead also matches its logged warm-up (CalibrationPoint::
-    // measured_warmup_seconds; the comparison in fit_loss.hpp), so the per-run cost is what the logs show before
-    // the first steady step, not whatever part of a run's minutes the other terms leave over.
+    // Fit option: each result's per-run overhead also matches its first segment's logged excess over its steady
+    // steps (CalibrationPoint::measured_warmup_seconds; the comparison in fit_loss.hpp), so the per-run cost is
+    // what the logs show the clock counting once, not whatever part of a run's minutes the other terms leave over.
+    // Needs a fitted overhead (run-overhead or workload-run-overhead).
     bool warmup_logs = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;

@@ -22,10 +22,13 @@ double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, 
 // The time-to-train part of point_loss, for a run clock already built.
 double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
 
-// The warm-up term compares (overhead + r) with (logged warm-up + r), r = 1 s: the logged warm-up is the first
-// training segment's length less its steps at the steady step time, so a 0.3 % step-time spread over its ~200
-// steps moves it by about a second, and a negative or sub-second estimate (Stable Diffusion's short first block,
-// data README) means "about nothing", not a ratio to match.
+// The warm-up term compares (overhead + r) with (logged excess + r), r = 1 s, so the term is relative for excesses
+// of many seconds (LoRA ~9 s, RetinaNet 2-6 s at 8 GPUs) and near-absolute below a second. The excess is a
+// first segment (18 s for BERT at 8 GPUs, 500-700 s for LoRA and RetinaNet) less its steps at the median rate,
+// and the rate varies from segment to segment (half the p10-p90 of samples_per_second in v4.1_timing.csv: 0.2 %
+// for LoRA and RetinaNet, 1.3 % for BERT), which moves the long segments' excess by about a second. A negative
+// estimate (SD's short first block, models/data/README.md) reads as "about nothing" (clamped to 0), not as a
+// ratio to match.
 inline constexpr double kWarmupResolutionSeconds = 1.0;
 
 // Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA

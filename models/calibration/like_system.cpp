@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/calibration/calibration.hpp"
 #include "models/mlperf/results.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -15,9 +16,9 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
     if (profiles.stack_speeds.empty())
         throw InputError(
             "this profile set has no per-system speed offsets (the shipped one has none: the system-speed term was "
-            "rejected by cross-validation, README); fit them with 'ttsim calibrate --model operator --shared "
-            "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust,operator,kernel-overhead,tp-exposed,"
-            "system-speed --out DIR', or on your own runs with a label column (docs/user-runs.md), and predict with "
+            "rejected by cross-validation, README); fit them with 'ttsim calibrate --model operator --shared " +
+            SharedFit::operator_defaults().describe() +
+            ",system-speed --out DIR', or on your own runs with a label column (docs/user-runs.md), and predict with "
             "--profiles DIR --model operator");
     const std::size_t slash = like.find('/');
     if (slash == 0 || slash == std::string::npos || slash + 1 == like.size())
@@ -58,6 +59,19 @@ ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, 
             p.operator_speed *= choice.speed;
             out.add(std::move(p));
         }
+    return out;
+}
+
+ProfileSet with_like(const ProfileSet& profiles, const std::string& like, const std::vector<std::string>& gpus,
+                     std::vector<std::string>& notes) {
+    ProfileSet out = profiles;
+    for (const std::string& gpu : gpus) {
+        const LikeChoice choice = resolve_like(out, like, gpu);
+        out = with_stack_speed(out, gpu, choice);
+        notes.insert(notes.end(), choice.warnings.begin(), choice.warnings.end());
+        notes.push_back(fmt::format("like {}: {} kernel times divided by the speed offset {} of stack {} (profiles)", like,
+                                    gpu, units::format_number(choice.speed, 4), choice.stack));
+    }
     return out;
 }
 

@@ -29,4 +29,9 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
 // `profiles` with every `gpu` profile's operator speed multiplied by choice.speed.
 ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, const LikeChoice& choice);
 
+// `profiles` with `like` resolved and applied for each of `gpus` (a plan's or a sweep's GPU families); each
+// choice's warnings and what it did are appended to `notes`. InputError as resolve_like.
+ProfileSet with_like(const ProfileSet& profiles, const std::string& like, const std::vector<std::string>& gpus,
+                     std::vector<std::string>& notes);
+
 }  // namespace ttsim

@@ -11,16 +11,20 @@ namespace ttsim {
 std::vector<LogPartsCheck> log_parts_checks(const std::vector<const CalibrationPoint*>& points, const ProfileSet& profiles) {
     std::vector<LogPartsCheck> checks;
     for (const CalibrationPoint* p : points) {
-        const Prediction prediction = evaluate(p->scenario, point_profile(*p, profiles));
+        // The parts from the run clock (what calibration prices), the total from evaluate() (what predictions
+        // report): a test checks that they agree.
+        const RunClock clock = run_clock(p->scenario, point_profile(*p, profiles));
         LogPartsCheck c;
         c.point = evaluate_point(*p, profiles);
         c.logged_step_seconds = p->measured_step_seconds;
         c.logged_eval_seconds = p->measured_eval_seconds;
         c.logged_warmup_seconds = p->measured_warmup_seconds;
-        c.model_step_seconds = prediction.step_ms / 1e3;
-        c.model_evaluations = prediction.evaluations;
-        c.model_eval_seconds = prediction.evaluations > 0 ? prediction.eval_minutes * 60.0 / prediction.evaluations : 0.0;
-        c.model_overhead_seconds = prediction.run_overhead_minutes * 60.0;
+        long long steps = 0;
+        clock.seconds(p->scenario.samples_mean, &steps, &c.model_evaluations);
+        c.model_steps = steps;
+        c.model_step_seconds = clock.step_seconds;
+        c.model_eval_seconds = clock.eval_seconds;
+        c.model_overhead_seconds = clock.run_overhead_seconds;
         checks.push_back(std::move(c));
     }
     return checks;
@@ -30,9 +34,9 @@ std::string format_log_parts(const std::vector<LogPartsCheck>& checks) {
     auto logged = [](const std::optional<double>& v, double scale, const char* format) {
         return v ? fmt::format(fmt::runtime(format), *v * scale) : std::string("-");
     };
-    std::string out = fmt::format("{:<17} {:<9} {:>6} {:<24} {:>9} {:>9} {:>7} {:>9} {:>9} {:>6} {:>9} {:>9}\n",
+    std::string out = fmt::format("{:<17} {:<9} {:>6} {:<28} {:>9} {:>9} {:>7} {:>9} {:>9} {:>6} {:>9} {:>9}\n",
                                   "workload", "gpu", "gpus", "submitter/system", "step ms", "model ms", "step%",
-                                  "eval s", "model s", "evals", "warm-up s", "model s");
+                                  "eval s", "model s", "evals", "excess s", "overhead");
     double sum = 0;
     int n = 0;
     for (const LogPartsCheck& c : checks) {
@@ -44,9 +48,9 @@ std::string format_log_parts(const std::vector<LogPartsCheck>& checks) {
             sum += std::abs(e);
             ++n;
         }
-        fmt::format_to(std::back_inserter(out), "{:<17} {:<9} {:>6} {:<24.24} {:>9} {:>9.1f} {:>7} {:>9} {:>9.2f} {:>6} {:>9} {:>9.1f}\n",
+        fmt::format_to(std::back_inserter(out), "{:<17} {:<9} {:>6} {:<28.28} {:>9} {:>9.1f} {:>7} {:>9} {:>9.3f} {:>6} {:>9} {:>9.1f}\n",
                        p.workload, p.gpu, p.gpus, p.submitter + "/" + p.system, logged(c.logged_step_seconds, 1e3, "{:.1f}"),
-                       1e3 * c.model_step_seconds, step_error, logged(c.logged_eval_seconds, 1.0, "{:.2f}"),
+                       1e3 * c.model_step_seconds, step_error, logged(c.logged_eval_seconds, 1.0, "{:.3f}"),
                        c.model_eval_seconds, c.model_evaluations, logged(c.logged_warmup_seconds, 1.0, "{:.1f}"),
                        c.model_overhead_seconds);
     }

@@ -18,10 +18,18 @@ std::filesystem::path profile_file(const std::filesystem::path& dir, ComputeMode
 
 ProfileSet load_profiles(const std::filesystem::path& dir, ComputeModel model) {
     const auto file = profile_file(dir, model);
-    if (!std::filesystem::is_regular_file(file))
+    if (!std::filesystem::is_regular_file(file)) {
+        // The folder may hold the other model's file: say so, since choosing that model is the quick fix.
+        const ComputeModel other = model == ComputeModel::lumped ? ComputeModel::operator_level : ComputeModel::lumped;
+        const std::string other_note =
+            std::filesystem::is_regular_file(profile_file(dir, other))
+                ? std::string("; the folder has ") + profile_file(dir, other).filename().string() + ": use --model " +
+                      to_string(other) + " (model: " + to_string(other) + " in a scenario) to price with it"
+                : "";
         throw InputError("profile file " + file.string() + " not found (write one with 'ttsim calibrate --model " +
-                             to_string(model) + " --out " + dir.string() + "')",
+                             to_string(model) + " --out " + dir.string() + "')" + other_note,
                          Field::profiles);
+    }
     ProfileSet set = ProfileSet::load_file(file);
     for (const auto& [key, profile] : set.all())
         if (profile.operator_efficiency.has_value() != (model == ComputeModel::operator_level))

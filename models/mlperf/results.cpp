@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -46,6 +47,8 @@ public:
         const auto [end, error] = std::from_chars(t.data(), t.data() + t.size(), value);
         if (error != std::errc() || end != t.data() + t.size())
             throw InputError("not a number: '" + t + "'", SourceLocation{file_, line_, 0}, column);
+        if (!std::isfinite(value))   // from_chars reads "inf" and "nan"; no column of these files holds them
+            throw InputError("not a finite number: '" + t + "'", SourceLocation{file_, line_, 0}, column);
         return value;
     }
 
@@ -268,10 +271,10 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
     });
 }
 
-std::optional<double> MlperfTiming::warmup_seconds() const {
-    if (!step_ms || !global_batch || !(*global_batch > 0) || !first_segment_seconds || !first_segment_samples)
+std::optional<double> MlperfTiming::first_segment_excess_seconds() const {
+    if (!step_ms || !(*step_ms > 0) || !global_batch || !first_segment_seconds || !first_segment_samples)
         return std::nullopt;
-    return *first_segment_seconds - *first_segment_samples / *global_batch * *step_ms / 1e3;
+    return *first_segment_seconds - static_cast<double>(*first_segment_samples) / *global_batch * *step_ms / 1e3;
 }
 
 std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path) {
@@ -289,15 +292,19 @@ std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem
         t.step_ms = read.optional_number("step_ms_from_segments");
         t.eval_blocking_minutes = read.optional_number("eval_minutes_blocking");
         t.evaluations = read.optional_int("n_evals_on_clock");
-        t.global_batch = read.optional_number("global_batch_size");
+        t.global_batch = read.optional_int("global_batch_size");
         t.first_segment_seconds = read.optional_number("first_segment_s");
-        t.first_segment_samples = read.optional_number("first_segment_samples");
+        t.first_segment_samples = read.optional_int("first_segment_samples");
         for (const auto& [value, column] : {std::pair{t.step_ms, "step_ms_from_segments"},
                                             std::pair{t.eval_blocking_minutes, "eval_minutes_blocking"},
-                                            std::pair{t.first_segment_seconds, "first_segment_s"},
-                                            std::pair{t.first_segment_samples, "first_segment_samples"}})
+                                            std::pair{t.first_segment_seconds, "first_segment_s"}})
             if (value && !(*value >= 0))
                 throw InputError("a time cannot be negative", SourceLocation{table.name, line, 0}, column);
+        if (t.global_batch && *t.global_batch <= 0)
+            throw InputError("a global batch must be positive", SourceLocation{table.name, line, 0}, "global_batch_size");
+        if (t.first_segment_samples && *t.first_segment_samples < 0)
+            throw InputError("a sample count cannot be negative", SourceLocation{table.name, line, 0},
+                             "first_segment_samples");
         return t;
     });
 }

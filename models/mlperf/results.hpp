@@ -91,12 +91,14 @@ struct MlperfTiming {
     std::optional<double> step_ms;           // step_ms_from_segments
     std::optional<double> eval_blocking_minutes;   // eval_minutes_blocking
     std::optional<int> evaluations;          // n_evals_on_clock
-    std::optional<double> global_batch;      // global_batch_size
-    std::optional<double> first_segment_seconds, first_segment_samples;   // first_segment_s, first_segment_samples
-    // Seconds from run_start before the first steady step: the first training segment less its steps at the
-    // steady step time (may be negative: noise, and Stable Diffusion's short first block); none where a column
-    // is missing.
-    std::optional<double> warmup_seconds() const;
+    std::optional<int> global_batch;         // global_batch_size
+    std::optional<double> first_segment_seconds;   // first_segment_s: run_start to the end of the first segment
+    std::optional<int> first_segment_samples;      // first_segment_samples
+    // The first training segment's seconds beyond its steps at the steady step time: startup plus slow early
+    // steps, time the clock counts once per run. Not the column startup_overhead_s, the time before the first
+    // progress record (about 0 for LoRA, whose early steps are the slow ones). May be negative (NVIDIA-style SD
+    // logs: the first block is shorter than the steady ones, models/data/README.md). None where a column is missing.
+    std::optional<double> first_segment_excess_seconds() const;
     std::string key() const { return submitter + "/" + system + "/" + benchmark; }
 };
 

@@ -295,7 +295,8 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
-                     "energy", "trace", "plots", "output", "allocation", "model", "layout"});
+                     "energy", "trace", "plots", "output", "allocation", "model", "layout",
+                     "profiles", "like"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -412,7 +413,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
-                     "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout"});
+                     "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
+                     "profiles", "like"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();

@@ -6,6 +6,7 @@
 
 #include "models/training/iteration.hpp"
 #include "models/training/operator_step.hpp"
+#include "sim/errors.hpp"
 
 namespace ttsim::trace {
 
@@ -45,16 +46,20 @@ std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
 
 // A layer pass's span split into its kernels, each as long as its share of the pass's priced kernel seconds
 // (kernel_gpu_seconds: a launch-bound or straggling pass stretches every kernel alike), nested inside the span.
+// A backward pass runs its kernels in the reverse of the graph's order (the last forward op's gradients first).
 void add_kernel_spans(const TraceSpan& pass, const std::vector<KernelPrice>& prices, const std::vector<std::string>& names,
-                      const layers::Efficiency& efficiency, std::vector<TraceSpan>& out) {
-    if (prices.size() != names.size() || prices.empty()) return;
+                      bool backward, const layers::Efficiency& efficiency, std::vector<TraceSpan>& out) {
+    TTSIM_ASSERT(prices.size() == names.size(), "operator table and layer graph disagree on layer " + pass.args.at("layer"));
     std::vector<double> seconds;
     double total = 0;
     for (const KernelPrice& k : prices) total += seconds.emplace_back(kernel_gpu_seconds(k, efficiency));
-    if (!(total > 0)) return;
+    if (prices.empty() || !(total > 0)) return;
     double at = pass.start_us;
-    for (std::size_t j = 0; j < prices.size(); ++j) {
-        const double duration = pass.duration_us * seconds[j] / total;
+    for (std::size_t n = 0; n < prices.size(); ++n) {
+        const std::size_t j = backward ? prices.size() - 1 - n : n;
+        // The last kernel ends where the pass does (no rounding gap).
+        const double duration =
+            n + 1 == prices.size() ? pass.start_us + pass.duration_us - at : pass.duration_us * seconds[j] / total;
         TraceSpan k{pass.gpu, pass.stream, names[j], at, duration, {}};
         k.args["layer"] = pass.args.at("layer");
         k.args["bound"] = compute_bound(prices[j], efficiency) ? "compute" : "memory";
@@ -115,7 +120,7 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                 fmt::format("{:g}", profile.tp_comm_exposed_fraction) +
                 " of each waited on the compute stream (tp_comm_exposed_fraction)";
     }
-    if (!labels.empty())
+    if (!labels.empty() && profile.operator_efficiency)
         trace.metadata["kernels"] = "GPU 0's layer spans of the last micro step hold one span per kernel, each its share "
                                     "of the layer's priced kernel seconds (args: layer, compute- or memory-bound)";
     std::vector<TraceSpan> kernel_spans;
@@ -138,8 +143,8 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                     if (g == 0 && profile.operator_efficiency) {
                         const LayerPrices& prices = s.operator_table->layers[static_cast<std::size_t>(span.layer)];
                         add_kernel_spans(t, forward ? prices.forward : prices.backward,
-                                         forward ? layer.forward_names : layer.backward_names, *profile.operator_efficiency,
-                                         kernel_spans);
+                                         forward ? layer.forward_names : layer.backward_names, backward,
+                                         *profile.operator_efficiency, kernel_spans);
                     }
                 }
             }

@@ -39,7 +39,9 @@ std::string format_trace_json(const Trace& trace) {
 
     for (const TraceSpan& s : trace.spans) {
         json e = {{"name", s.name}, {"cat", s.stream}, {"ph", "X"}, {"pid", s.gpu}, {"tid", tid_of(s.gpu, s.stream)},
-                  {"ts", round_us(s.start_us)}, {"dur", round_us(s.duration_us)}};
+                  {"ts", round_us(s.start_us)},
+                  // The end rounded, not the duration: spans that meet or nest in the model still meet or nest.
+                  {"dur", round_us(round_us(s.start_us + s.duration_us) - round_us(s.start_us))}};
         if (!s.args.empty()) e["args"] = s.args;
         events.push_back(e);
     }

@@ -60,9 +60,9 @@ check "sweep with one point ok exits 0" '[[ $rc -eq 0 ]]'
 
 # validate's reports exclude each other (exit 2, naming the flag); --log-parts prints every result's logged parts.
 "$ttsim" validate --log-parts --run-lines >/dev/null 2>"$tmp/parts_err.txt"; rc=$?
-check "validate --log-parts with --run-lines exits 2 naming the flag" '[[ $rc -eq 2 ]] && grep -q -- "--log-parts" "$tmp/parts_err.txt"'
+check "validate --log-parts with --run-lines exits 2 naming both flags" '[[ $rc -eq 2 ]] && grep -q -- "'"'"'--run-lines'"'"': cannot be combined with --log-parts" "$tmp/parts_err.txt"'
 "$ttsim" validate --log-parts >"$tmp/parts.txt"; rc=$?
-check "validate --log-parts prints the logs' parts of every result" '[[ $rc -eq 0 ]] && grep -q "warm-up s" "$tmp/parts.txt" && [[ $(grep -c "H100-SXM" "$tmp/parts.txt") -ge 60 ]] && grep -q "step-time MAPE (model against the logged steady step)" "$tmp/parts.txt"'
+check "validate --log-parts prints the logs' parts of every result" '[[ $rc -eq 0 ]] && grep -q "excess s" "$tmp/parts.txt" && [[ $(grep -c "H100-SXM" "$tmp/parts.txt") -ge 60 ]] && grep -q "step-time MAPE (model against the logged steady step)" "$tmp/parts.txt"'
 
 echo "exit codes: $fail failed"
 [[ $fail -eq 0 ]]

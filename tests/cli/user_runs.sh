@@ -104,4 +104,34 @@ check "--like unknown: exit 2 listing the valid names" '[[ $rc -eq 2 ]] && has "
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/stacks" --like nvidia >/dev/null 2>"$tmp/err"; rc=$?
 check "--like without a slash: exit 2" '[[ $rc -eq 2 ]] && has "$tmp/err" "SUBMITTER/SYSTEM"'
 
+# The same profiles and stack from a sweep and a plan scenario (`profiles:` relative to the file, `like:`) and
+# from `plan --profiles/--like`: the sweep's 512-GPU point is predict's figure, and says what like: did.
+cp -r "$tmp/stacks" "$tmp/scen_profiles"
+cat >"$tmp/like_sweep.yaml" <<YAML
+scenario: sweep
+name: like a stack
+workloads: [bert]
+systems: [dgx-h100]
+gpus: [512]
+model: operator
+layout: published
+profiles: scen_profiles
+like: NVIDIA/eos_n8_ngc23.04_pytorch
+YAML
+"$ttsim" run "$tmp/like_sweep.yaml" --format json >"$tmp/like_sweep.json"; rc=$?
+nvidia_published=$(ttt --layout published --like NVIDIA/eos_n8_ngc23.04_pytorch)
+check "sweep with profiles: and like: exits 0" '[[ $rc -eq 0 ]]'
+check "sweep like: its point is predict --like's time, and notes the offset" 'python3 - "$tmp/like_sweep.json" "$nvidia_published" <<"PY"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = [r for r in d["points"] if r.get("gpus") == 512][0]
+assert abs(p["ttt_minutes"] / float(sys.argv[2]) - 1) < 1e-9, (p["ttt_minutes"], sys.argv[2])
+assert any("speed offset" in n for n in p.get("warnings", [])), p.get("warnings")
+PY'
+sed 's/^like: .*/like: Foo\/bar/' "$tmp/like_sweep.yaml" >"$tmp/like_bad.yaml"
+"$ttsim" run "$tmp/like_bad.yaml" >/dev/null 2>"$tmp/err"; rc=$?
+check "sweep like: unknown stack: exit 2 at the key" '[[ $rc -eq 2 ]] && has "$tmp/err" "like_bad.yaml:9" && has "$tmp/err" "matches no software stack"'
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 2min --model operator --profiles "$tmp/stacks" --like NVIDIA/eos_n8_ngc23.04_pytorch >"$tmp/like_plan.txt" 2>&1; rc=$?
+check "plan --profiles --like answers and notes the offset" '[[ $rc -eq 0 ]] && has "$tmp/like_plan.txt" "speed offset"'
+
 exit $((fail > 0))

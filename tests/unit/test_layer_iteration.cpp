@@ -171,19 +171,40 @@ TEST_CASE("trace of a TP/CP operator step: layers' kernels, every collective, ev
             if (pass.gpu != 0 || !pass.args.count("kernels")) continue;
             const std::size_t n = std::stoul(pass.args.at("kernels"));
             REQUIRE(i + n < t.spans.size());
+            // The layer's kernels in the graph's order forward, reversed backward ("a, b, c" -> c, b, a).
+            std::vector<std::string> names;
+            for (std::size_t j = 1; j <= n; ++j) names.push_back(t.spans[i + j].name);
+            if (pass.name.rfind("backward", 0) == 0) std::reverse(names.begin(), names.end());
+            std::string joined;
+            for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+            CHECK(joined == pass.args.at("kernel names"));
             double at = pass.start_us;
             for (std::size_t j = 1; j <= n; ++j) {
                 const trace::TraceSpan& k = t.spans[i + j];
                 REQUIRE(k.args.count("bound"));
                 CHECK(k.args.at("layer") == pass.args.at("layer"));
-                CHECK(pass.args.at("kernel names").find(k.name) != std::string::npos);
                 CHECK(k.start_us == Approx(at).margin(1e-9));
                 at += k.duration_us;
             }
-            CHECK(at == Approx(pass.start_us + pass.duration_us).epsilon(1e-12));
+            CHECK(at == Approx(pass.start_us + pass.duration_us).epsilon(1e-14));
             ++passes_split;
         }
         CHECK(passes_split == 2 * layers);
+        // In the written file too (ts and dur rounded to 1 ns): every kernel inside the layer span before it.
+        double layer_start = 0, layer_end = 0;
+        for (const auto& ev : root["traceEvents"]) {
+            if (ev["ph"] != "X" || ev["pid"] != 0) continue;
+            const double ts = ev["ts"].get<double>(), end = ts + ev["dur"].get<double>();
+            const bool kernel = ev.contains("args") && ev["args"].contains("bound");
+            if (!kernel && ev.contains("args") && ev["args"].contains("kernels")) {
+                layer_start = ts;
+                layer_end = end;
+            }
+            if (kernel) {
+                CHECK(ts >= layer_start - 1e-9);
+                CHECK(end <= layer_end + 1e-9);
+            }
+        }
         CHECK(kernel_spans == e.scenario.operator_table->kernels_per_micro_step);
         CHECK(tp == (model_parallel ? e.scenario.layer_collectives.size() * 80 : 0u));
         return streams;

@@ -233,6 +233,27 @@ TEST_CASE("MLPerf timing logs: a malformed file names its line and column", "[op
         CHECK(what.find("step_ms_from_segments") != std::string::npos);
     }
     std::filesystem::remove(file);
+    // The first-segment columns: a bad cell names its column.
+    const std::string header = "submitter,system,benchmark,log_status,step_ms_from_segments,eval_minutes_blocking,"
+                               "n_evals_on_clock,global_batch_size,first_segment_s,first_segment_samples\n";
+    for (const auto& [row, column] : {std::pair{"A,B,bert,ok,12.5,0.3,4,0,20.1,150000", "global_batch_size"},
+                                      std::pair{"A,B,bert,ok,12.5,0.3,4,768,-1,150000", "first_segment_s"},
+                                      std::pair{"A,B,bert,ok,12.5,0.3,4,768,inf,150000", "first_segment_s"},
+                                      std::pair{"A,B,bert,ok,12.5,0.3,4,768,20.1,1.5", "first_segment_samples"}}) {
+        {
+            std::ofstream out(file);
+            out << header << row << "\n";
+        }
+        INFO(row);
+        try {
+            load_mlperf_timing(file);
+            FAIL("malformed timing file accepted");
+        } catch (const InputError& e) {
+            CHECK(std::string(e.what()).find(column) != std::string::npos);
+            CHECK(std::string(e.what()).find(":2") != std::string::npos);
+        }
+    }
+    std::filesystem::remove(file);
 }
 
 TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][calibration]") {
@@ -242,8 +263,8 @@ TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][
     REQUIRE(point);
     const ProfileSet profiles = operator_profiles();
     const ComputeProfile profile = profiles.find(*point->scenario.workload, *point->scenario.gpu);
-    const double without = point_loss(*point, profile, LossTerms{true, true, false});
-    const double with = point_loss(*point, profile, LossTerms{true, true, true, true});
+    const double without = point_loss(*point, profile, LossTerms{.run_logs = true, .robust = true});
+    const double with = point_loss(*point, profile, LossTerms{.run_logs = true, .robust = true, .step_logs = true, .eval_logs = true});
     CHECK(with > without);
     CHECK(SharedFit::parse("operator,step-logs,eval-cost").eval_cost);
     CHECK_THROWS_AS(SharedFit::parse("step-logs,eval-cost"), InputError);   // eval-cost needs the operator model
@@ -259,7 +280,7 @@ TEST_CASE("warmup-logs: a result's logged warm-up enters its loss against the pe
     REQUIRE(point->measured_warmup_seconds);
     CHECK(*point->measured_warmup_seconds == Approx(8.4).margin(0.2));
     ComputeProfile profile = operator_profiles().find(*point->scenario.workload, *point->scenario.gpu);
-    LossTerms terms{true, true, true, true, false};
+    LossTerms terms{.run_logs = true, .robust = true, .step_logs = true, .eval_logs = true};
     const double without = point_loss(*point, profile, terms);
     terms.warmup_logs = true;
     // With the overhead at the logged warm-up the term is zero; at 40 s it is the soft-L1 of log(41 / 9.4).
@@ -275,5 +296,14 @@ TEST_CASE("warmup-logs: a result's logged warm-up enters its loss against the pe
     const double r = std::log((40.0 + kWarmupResolutionSeconds) / (*point->measured_warmup_seconds + kWarmupResolutionSeconds));
     CHECK(far - far_without == Approx(log_error_loss(r, true)).epsilon(1e-9));
     CHECK(without > 0);
-    CHECK(SharedFit::parse("operator,warmup-logs").loss_terms().warmup_logs);
+    // A negative estimate (SD's short first block) counts as no excess: the overhead is compared with 0 + r.
+    CalibrationPoint negative = *point;
+    negative.measured_warmup_seconds = -2.0;
+    terms.warmup_logs = true;
+    const double clamped = point_loss(negative, profile, terms);
+    CHECK(clamped - far_without ==
+          Approx(log_error_loss(std::log((40.0 + kWarmupResolutionSeconds) / kWarmupResolutionSeconds), true)).epsilon(1e-9));
+    CHECK(SharedFit::parse("operator,workload-run-overhead,warmup-logs").loss_terms().warmup_logs);
+    // Without a fitted per-run overhead the term could only be a constant: refused.
+    CHECK_THROWS_AS(SharedFit::parse("operator,warmup-logs"), InputError);
 }

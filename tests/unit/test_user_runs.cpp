@@ -90,9 +90,9 @@ TEST_CASE("user runs: the step-time loss is the log error of the model's step") 
     auto points = load_user_runs(write_file("one.csv", "workload,system,gpus,global_batch,step_time\nbert,dgx-h100,8,768,100ms\n"));
     const ComputeProfile profile = shipped.find(find_workload("bert"), find_gpu("H100-SXM"));
     const double step = run_clock(points[0].fit_scenario, profile).step_seconds;
-    CHECK(point_loss(points[0], profile, LossTerms{false, false, true}) == Approx(std::pow(std::log(step / 0.1), 2)));
+    CHECK(point_loss(points[0], profile, LossTerms{.step_logs = true}) == Approx(std::pow(std::log(step / 0.1), 2)));
     points[0].measured_step_seconds = step;
-    CHECK(point_loss(points[0], profile, LossTerms{false, false, true}) == Approx(0.0).margin(1e-15));
+    CHECK(point_loss(points[0], profile, LossTerms{.step_logs = true}) == Approx(0.0).margin(1e-15));
     CHECK(point_loss(points[0], profile, LossTerms{}) == 0.0);   // step-logs off: the step time is not fitted
 }
 

@@ -12,6 +12,7 @@
 #include "models/training/predict.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
+#include "models/calibration/like_system.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
 #include "tools/cli/cluster_spec.hpp"
@@ -73,6 +74,12 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "the layout of every candidate, as 'ttsim predict --layout': published, fastest or pins "
                 "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (fastest and pins: --model operator)",
                 "published")
+        .option("profiles", "DIR", "directory with the calibrated profiles (a 'ttsim calibrate --out' folder)",
+                "models/profiles")
+        .option("like", "SUBMITTER/SYSTEM",
+                "price the kernels of every candidate's GPU with that software stack's speed offset from the profiles "
+                "(as 'ttsim predict --like'; needs profiles fitted with system-speed)",
+                "the pooled value, 1")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
         .option("format", "F", "table, csv or json", "table")
         .option("out", "DIR", "also write results.csv and results.json into folder DIR (created if missing, each file "
@@ -175,11 +182,19 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
             args.fail("layout", "a searched layout (fastest or pins) is priced by the operator model: add --model "
                                 "operator, or use --layout published");
     }
-    const ProfileSet profiles = load_model_profiles(args, false);
+    ProfileSet profiles = load_model_profiles(args, true);
+    std::vector<std::string> like_notes;
+    if (args.has("like")) {
+        std::vector<std::string> gpus;
+        for (const std::string& system : query.systems) gpus.push_back(resolve_system(system).catalog_gpu->name);
+        profiles = args.get_parsed("like", [&](const std::string& like) { return with_like(profiles, like, gpus, like_notes); });
+    }
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     const std::optional<planning::PlanAnswer> computed = compute_plan(
-        query, with_plan_progress(planning::make_prediction_evaluator(workload, profiles, energy, cost, query), query));
+        query, with_plan_progress(with_notes(planning::make_prediction_evaluator(workload, profiles, energy, cost, query),
+                                             like_notes),
+                                  query));
     if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
     const planning::PlanAnswer& answer = *computed;
     const planning::PlanReportContext report{workload, &query, &cost, &energy};

@@ -25,6 +25,7 @@
 #include "topologies/presets.hpp"
 #include "tools/cli/atomic_file.hpp"
 #include "tools/cli/scenario_kinds.hpp"
+#include "tools/cli/scenario_profiles.hpp"
 
 namespace ttsim::cli {
 
@@ -85,7 +86,7 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
 }  // namespace
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
-    root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "output"});
+    root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
@@ -100,12 +101,6 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         layout = node.feeding([&] { return parse_layout_request(node.as_string()); });
         if (layout.mode == LayoutMode::published) node.fail("a user model has no published layout; use fastest or pins");
     }
-    std::filesystem::path profiles_dir = ProfileSet::default_dir();
-    if (root.has("profiles")) {
-        const ConfigNode node = root.required("profiles");
-        profiles_dir = std::filesystem::path(node.as_string());
-        if (profiles_dir.is_relative()) profiles_dir = std::filesystem::path(context.file).parent_path() / profiles_dir;
-    }
     std::string format = "table";
     if (root.has("output")) {
         const ConfigNode output = root.required("output");
@@ -113,8 +108,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         if (output.has("format")) format = output.required("format").as_choice({"table", "csv", "json"});
     }
     if (context.format) format = *context.format;
-    auto load = [&] { return load_profiles(profiles_dir, ComputeModel::operator_level); };
-    const ProfileSet profiles = root.has("profiles") ? root.required("profiles").feeding(load) : load();
+    const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
+    const ScenarioProfiles chosen = read_scenario_profiles(root, ComputeModel::operator_level, {gpu});
+    const ProfileSet& profiles = chosen.profiles;
 
     std::vector<Row> rows;
     for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -147,9 +143,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << "  model        " << model.workload->description << "\n"
         << "  training     " << model.train_note << "; " << model.batch_note << "\n"
         << "  system       " << system << ", layouts searched with the operator model ("
-        << (root.has("profiles") ? profile_file(profiles_dir, ComputeModel::operator_level).string()
-                                 : std::string("shipped operator profiles"))
-        << ")\n\n";
+        << chosen.source << ")\n";
+    for (const std::string& note : chosen.notes) out << "  note         " << note << "\n";
+    out << "\n";
     out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9}\n", "GPUs", "fastest layout", "TTT (h)", "step (ms)",
                        "memory (GB)", "fit/valid");
     for (const Row& r : rows)

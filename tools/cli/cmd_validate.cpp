@@ -25,9 +25,11 @@ constexpr const char* kRunLinesLegend =
     "the evaluation schedule's offset); the same line through the model's predictions at each run's convergence "
     "point gives the model's; RCP/runs = the samples the prediction uses over the runs' mean";
 constexpr const char* kLogPartsLegend =
-    "v4.1_timing.csv, medians over each result's logs: the steady step inside the training segments, the blocking "
-    "seconds of one evaluation, and the warm-up before the first steady step (the first segment less its steps), "
-    "against the model's step, evaluation (and its count) and per-run overhead";
+    "v4.1_timing.csv, medians over each result's logs.\n"
+    "  step ms: the steady step inside the training segments; eval s: the blocking seconds of one evaluation;\n"
+    "  excess s: the first training segment's seconds beyond its steps at the steady rate (startup and slow early\n"
+    "  steps; negative for Stable Diffusion, whose first block is shorter than the steady ones);\n"
+    "  beside each, the model's step, evaluation (with its count at the RCP convergence) and per-run overhead";
 // Percentages with two decimals: the data do not support more (3.61%, not 3.61315%).
 std::string percent(double value) { return fmt::format("{:.2f}%", value); }
 
@@ -124,18 +126,19 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "(both models fitted with --shared; several minutes)");
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
-    for (const char* other : {"run-lines", "log-parts", "cross-validate", "holdout-yaml"})
-        if (parser.get_flag("compare") && parser.get_flag(other))
-            parser.fail("compare", std::string("cannot be combined with --") + other + " (each prints its own report)");
-    if (parser.get_flag("compare") && parser.has("model"))
-        parser.fail("model", "--compare reports both models");
-    // The single-report flags exclude each other (compare is handled above).
-    const char* reports[] = {"run-lines", "log-parts", "cross-validate", "holdout-yaml"};
+    // Each of these prints its own report, so any two exclude each other; the message names the earlier flag.
+    const char* reports[] = {"compare", "run-lines", "log-parts", "cross-validate", "holdout-yaml"};
     for (std::size_t i = 0; i < std::size(reports); ++i)
         for (std::size_t j = i + 1; j < std::size(reports); ++j)
             if (parser.get_flag(reports[i]) && parser.get_flag(reports[j]))
-                parser.fail(reports[j], std::string("cannot be combined with --") + reports[i] +
+                parser.fail(reports[i], std::string("cannot be combined with --") + reports[j] +
                                             " (each prints its own report)");
+    if (parser.get_flag("compare") && parser.has("model"))
+        parser.fail("model", "--compare reports both models");
+    // These two price the profiles as they are; nothing is fitted.
+    for (const char* report : {"run-lines", "log-parts"})
+        if (parser.get_flag(report) && parser.has("shared"))
+            parser.fail("shared", std::string("--") + report + " prices the profiles as they are (no fit), so --shared does not apply");
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
     for (const char* flag : {"data", "runs"})
@@ -153,8 +156,6 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         out << planning::format_holdout_yaml(planning::holdout_errors(holdout, kFitMaxGpus, kPredictMinGpus));
         return 0;
     }
-    std::vector<PointError> in_sample;
-    for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
     std::vector<const CalibrationPoint*> all;
     for (const CalibrationPoint& p : points) all.push_back(&p);
     if (parser.get_flag("run-lines")) {
@@ -167,6 +168,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
             << format_log_parts(log_parts_checks(all, profiles));
         return 0;
     }
+    std::vector<PointError> in_sample;
+    for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
     out << "in-sample MAPE: " << percent(mean_absolute_percentage_error(in_sample)) << " over " << in_sample.size()
         << " results\n\n";

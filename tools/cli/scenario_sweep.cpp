@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include <tbb/info.h>
 
@@ -22,6 +23,7 @@
 #include "tools/cli/plots.hpp"
 #include "tools/cli/scenario_compute.hpp"
 #include "tools/cli/scenario_kinds.hpp"
+#include "tools/cli/scenario_profiles.hpp"
 #include "tools/report/results_report.hpp"
 
 namespace ttsim::cli {
@@ -33,12 +35,27 @@ constexpr int kTracedGpus = 8;
 // Default traced point: the largest count <= this, multi-node enough to show gradient communication.
 constexpr int kDefaultTraceGpus = 64;
 
+// The catalog GPU each of `systems` runs (a what-if variant: its base system's), once each, in name order.
+std::vector<std::string> catalog_gpus(const std::vector<std::string>& systems,
+                                      const std::vector<planning::HardwareVariant>& variants) {
+    std::set<std::string> gpus;
+    for (const std::string& name : systems) {
+        std::string base = name;
+        for (const planning::HardwareVariant& v : variants)
+            if (v.name == name) base = v.base_system;
+        gpus.insert(resolve_system(base).catalog_gpu->name);
+    }
+    return {gpus.begin(), gpus.end()};
+}
+
 int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     // Everything is read and validated before any point runs.
     planning::SweepScenario scenario = planning::read_sweep_scenario(root);
     const std::vector<planning::SweepPoint> points =
         planning::expand_sweep(scenario.spec, planning::shipped_published_counts);
-    const ProfileSet profiles = load_profiles(ProfileSet::default_dir(), scenario.model);
+    const ScenarioProfiles chosen =
+        read_scenario_profiles(root, scenario.model, catalog_gpus(scenario.spec.systems, scenario.spec.variants));
+    const ProfileSet& profiles = chosen.profiles;
     if (context.format) scenario.format = *context.format;
     // Ctrl-C: points not yet started are skipped; the finished ones are written below (interrupt.hpp). One that
     // came while the file was read stops here, before any output exists.
@@ -51,7 +68,12 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     scenario.options.cancelled = [] { return interrupted(); };
     const ComputedSweep computed = compute_sweep(points, profiles, scenario.options, context, out);
     if (!computed.result) return computed.exit_code;   // an MPI rank other than 0, or a --shard run: done
-    const planning::SweepResult& result = *computed.result;
+    planning::SweepResult result = *computed.result;
+    // What `like:` did, on every point it applies to (a footnote in the table, a note in CSV and JSON).
+    for (planning::PointResult& p : result.points)
+        for (const std::string& note : chosen.notes)
+            if (note.find(" " + resolve_system(p.point.base_system).catalog_gpu->name + " ") != std::string::npos)
+                p.notes.push_back(note);
 
     const std::string fabric = planning::fabric_choice_note(scenario.spec.routing, scenario.spec.sharp);
     std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points" +
@@ -95,6 +117,15 @@ int worker_threads(const ArgParser& args) {
     std::fprintf(stderr, "ttsim: note: --threads %d is more than the %d hardware threads; using %d\n", requested,
                  available, available);
     return available;
+}
+
+planning::PlanEvaluator with_notes(planning::PlanEvaluator evaluate, const std::vector<std::string>& notes) {
+    if (notes.empty()) return evaluate;
+    return [evaluate = std::move(evaluate), notes](const planning::PlanCandidate& c) {
+        planning::PlanEvaluation e = evaluate(c);
+        e.warnings.insert(e.warnings.end(), notes.begin(), notes.end());
+        return e;
+    };
 }
 
 std::string write_point_trace(const planning::SweepResult& result, const planning::TraceChoice& choice,
@@ -152,7 +183,9 @@ int run_sweep_scenario(const ConfigNode& root, const ScenarioContext& context, s
 
 int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     planning::PlanScenario scenario = planning::read_plan_scenario(root);
-    const ProfileSet profiles = load_profiles(ProfileSet::default_dir(), scenario.model);
+    const ScenarioProfiles chosen =
+        read_scenario_profiles(root, scenario.model, catalog_gpus(scenario.query.systems, scenario.query.variants));
+    const ProfileSet& profiles = chosen.profiles;
     if (context.format) scenario.format = *context.format;
     const InterruptGuard interrupt_guard;
     if (interrupted()) return report_interrupted_before_start();
@@ -162,8 +195,9 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     scenario.query.cancelled = [] { return interrupted(); };
     const std::optional<planning::PlanAnswer> computed = compute_plan(
         scenario.query,
-        with_plan_progress(planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy,
-                                                               scenario.cost, scenario.query),
+        with_plan_progress(with_notes(planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy,
+                                                                          scenario.cost, scenario.query),
+                                      chosen.notes),
                            scenario.query));
     if (!computed) return kExitAnswered;   // an MPI rank other than 0: rank 0 writes
     const planning::PlanAnswer& answer = *computed;

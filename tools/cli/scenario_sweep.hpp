@@ -34,6 +34,8 @@ std::string write_point_trace(const planning::SweepResult& result, const plannin
 // `evaluate`, counting its calls on a progress bar (progress_bar.hpp: stderr terminals only, after a second) whose
 // total is the query's grid (systems x GPU counts; the refinement around the answer that follows is not counted).
 // Returns `evaluate` itself when stderr is not a terminal.
+// `evaluate` with `notes` (what --like / like: did) added to every evaluation's warnings.
+planning::PlanEvaluator with_notes(planning::PlanEvaluator evaluate, const std::vector<std::string>& notes);
 planning::PlanEvaluator with_plan_progress(planning::PlanEvaluator evaluate, const planning::PlanQuery& query);
 
 // Writes trace.json of one optimizer step of `scenario` (its first node's GPUs) into `output`.

@@ -50,7 +50,7 @@ std::vector<std::int64_t> count_list_param(const ConfigNode& parent, std::string
 
 std::int64_t split_evenly(std::int64_t value, std::int64_t parts, const ConfigNode& where, const std::string& what) {
     if (parts < 1 || value % parts != 0)
-        where.fail(what + " (" + std::to_string(value) + ") does not split evenly over " + std::to_string(parts));
+        where.fail(what + ": " + std::to_string(value) + " does not split evenly into " + std::to_string(parts) + " parts");
     return value / parts;
 }
 

@@ -16,6 +16,10 @@ BlockConfig read_block(const ConfigNode& a, const LayerGraph& g) {
     c.hidden = count_param(a, "hidden");
     c.heads = count_param(a, "heads");
     c.kv_heads = count_param_or(a, "kv_heads", c.heads, 1);
+    // Grouped-query attention: each key/value head serves a whole group of query heads.
+    if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0)
+        a.required("kv_heads").fail("kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" +
+                                    std::to_string(c.heads) + "): each key/value head serves a whole group of query heads");
     c.head_dim = count_param_or(a, "head_dim", split_evenly(c.hidden, c.heads, a, "hidden / heads"), 1);
     c.ffn = count_param(a, "ffn");
     c.hidden_dropout = number_param_or(a, "hidden_dropout", 0, 0, 1);
