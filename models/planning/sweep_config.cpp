@@ -221,7 +221,12 @@ Money parse_money(const std::string& text) {
 
 void read_cost_section(const ConfigNode& node, CostParameters& cost) {
     node.check_keys({"price_per_gpu_hour", "currency"});
-    if (auto currency = node.optional("currency")) cost.currency = currency->as_string();
+    if (auto currency = node.optional("currency")) {
+        cost.currency = currency->as_string();
+        // The default prices are USD estimates (models/data/prices.yaml): relabelling them would misstate the cost.
+        if (cost.currency != "USD" && !node.has("price_per_gpu_hour"))
+            currency->fail("the default prices are USD estimates; give price_per_gpu_hour in " + cost.currency + " as well");
+    }
     if (auto price = node.optional("price_per_gpu_hour")) {
         if (price->is_map()) {
             for (const std::string& key : price->keys()) {

@@ -66,8 +66,9 @@ std::string format_prediction_table(const PredictionReport& report) {
                                          p.run_overhead_minutes));
     line("per-GPU throughput", fmt::format("{:.3f} samples/s", p.per_gpu_throughput));
     if (p.efficiency_vs_8gpu)
-        line("throughput eff.", fmt::format("{:.3f} (per-GPU samples/s relative to 8 GPUs; convergence not included, "
-                                            "unlike the time-to-train efficiency of `ttsim run`)",
+        line("throughput eff.", fmt::format("{:.3f} (per-GPU samples/s relative to the published layout on 8 GPUs, so a "
+                                            "searched layout may exceed 1; convergence not included, unlike the "
+                                            "time-to-train efficiency of `ttsim run`)",
                                             *p.efficiency_vs_8gpu));
     line("GPU hours", fmt::format("{:.3f}", p.gpu_hours));
     // Cost and energy with the figures and units of a sweep or plan row ("cost USD", "energy kWh").

@@ -19,6 +19,9 @@ planning::CostParameters price_flags(const ArgParser& args, const std::vector<st
     planning::CostParameters cost;
     cost.currency = args.get("currency");
     const std::optional<std::string> price = args.has("price") ? args.get_optional("price") : std::nullopt;
+    // The default prices are USD estimates (models/data/prices.yaml): relabelling them would misstate the cost.
+    if (!price && cost.currency != "USD")
+        args.fail("currency", "the default prices are USD estimates; give --price in " + cost.currency + " as well");
     if (!price) return cost;
     if (price->find('=') == std::string::npos) {
         cost.price_per_gpu_hour.clear();
