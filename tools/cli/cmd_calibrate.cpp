@@ -55,7 +55,7 @@ std::string calibrate_user_file(const ArgParser& parser, const CalibrationOption
 }  // namespace
 
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--shared LIST] [--out DIR]",
+    ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
                      "print predicted vs published for every result used, and write DIR/profiles.yaml (--model operator: "
                      "DIR/operator_profiles.yaml).");

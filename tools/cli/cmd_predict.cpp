@@ -98,8 +98,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                 "models/profiles")
         .option("format", "F", "table, csv or json", "table")
         .option("out", "DIR",
-                "also write results.csv, results.json and trace.json (Chrome/Perfetto, one optimizer step) into "
-                "folder DIR (created if missing, each file atomic)");
+                "also write results.csv, results.json, trace.json (Chrome/Perfetto, one optimizer step) and "
+                "report.html (the results as a page) into folder DIR (created if missing, each file atomic)");
     declare_price_flags(parser);
     declare_fabric_flags(parser);
     declare_model_flag(parser);
