@@ -221,7 +221,13 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
                                  " GPUs with this layout" +
                                  (!workload.tensor_parallel_modelled()    ? ""
                                   : !workload.context_parallel_modelled() ? ", or more GPUs per replica (a larger TP)"
-                                                                          : ", or more GPUs per replica (a larger TP or CP)"),
+                                                                          : ", or more GPUs per replica (a larger TP or CP)") +
+                                 // The default batch is sized for the published layout's replica, whatever is pinned
+                                 // or searched: a larger replica needs its batch given.
+                                 (workload.tensor_parallel_modelled()
+                                      ? " with the global batch given (the default is sized for the published layout's "
+                                        "replica)"
+                                      : ""),
                              Field::gpus);
         }
         c.global_batch = batch.global_batch;
