@@ -270,7 +270,7 @@ TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][
     CHECK_THROWS_AS(SharedFit::parse("step-logs,eval-cost"), InputError);   // eval-cost needs the operator model
 }
 
-TEST_CASE("warmup-logs: a result's logged warm-up enters its loss against the per-run overhead", "[operator][calibration]") {
+TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss against the per-run overhead", "[operator][calibration]") {
     // NVIDIA eos 128x8 H100 LoRA (v4.1_timing.csv): the first segment ends 39.7 s after run_start with 7,296
     // samples at GBS 128 and a steady 549.0 ms a step, so 57 steps take 31.3 s and 8.4 s came before them.
     const CalibrationPoint* point = nullptr;
