@@ -58,7 +58,8 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
                      "print predicted vs published for every result used, and write DIR/profiles.yaml (--model operator: "
-                     "DIR/operator_profiles.yaml).");
+                     "DIR/operator_profiles.yaml). The operator fit (the default model) takes about a minute on 2 "
+                     "cores; --model lumped a few seconds.");
     parser.option("data", "FILE",
                   "results CSV: the v4.1_results.csv format, or your own measured runs in the user-runs format "
                   "(docs/user-runs.md; told apart by the header)",

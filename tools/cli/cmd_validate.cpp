@@ -99,7 +99,9 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--model M] [--shared LIST] "
                      "[--cross-validate | --run-lines | --log-parts | --holdout-yaml | --compare]",
                      "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
-                     "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs.");
+                     "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs. With the "
+                     "operator model (the default) the hold-out fit takes about a minute on 2 cores, --cross-validate "
+                     "several; --log-parts and --run-lines fit nothing.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
