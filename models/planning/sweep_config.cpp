@@ -33,6 +33,12 @@ int read_gpu_count(const ConfigNode& node) {
     return node.feeding([&] { return checked_gpu_request(gpus); });
 }
 
+// A list entry that names what an earlier one named (an alias included) would run every point twice: refused.
+void push_unique(std::vector<std::string>& list, std::string value, const ConfigNode& item) {
+    if (std::find(list.begin(), list.end(), value) != list.end()) item.fail("'" + value + "' is listed twice");
+    list.push_back(std::move(value));
+}
+
 std::vector<int> read_gpu_counts(const ConfigNode& node) {
     std::set<int> counts;
     if (node.is_map()) {
@@ -310,7 +316,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     for (const ConfigNode& item : root.required("workloads").is_scalar()
                                       ? std::vector<ConfigNode>{root.required("workloads")}
                                       : root.required("workloads").items())
-        s.spec.workloads.push_back(canonical_workload(item));
+        push_unique(s.spec.workloads, canonical_workload(item), item);
     if (s.spec.workloads.empty()) root.required("workloads").fail("must list at least one workload");
 
     if (auto variants = root.optional("gpu_variants")) s.spec.variants = read_variants(*variants);
@@ -318,7 +324,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     const ConfigNode systems = root.has("system") ? root.required("system") : root.required("systems");
     const std::vector<ConfigNode> system_nodes = systems.is_scalar() ? std::vector<ConfigNode>{systems} : systems.items();
     for (const ConfigNode& item : system_nodes)
-        s.spec.systems.push_back(canonical_system(item, item.as_string(), s.spec.variants));
+        push_unique(s.spec.systems, canonical_system(item, item.as_string(), s.spec.variants), item);
     if (s.spec.systems.empty()) systems.fail("must list at least one system");
 
     if (root.has("gpus") || !root.has("cluster")) s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
@@ -430,7 +436,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     if (auto variants = root.optional("gpu_variants")) s.query.variants = read_variants(*variants);
     if (auto systems = root.optional("systems")) {
         for (const ConfigNode& item : systems->is_scalar() ? std::vector<ConfigNode>{*systems} : systems->items())
-            s.query.systems.push_back(canonical_system(item, item.as_string(), s.query.variants));
+            push_unique(s.query.systems, canonical_system(item, item.as_string(), s.query.variants), item);
     } else {
         s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "models/calibration/like_system.hpp"
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/sweep_config.hpp"
@@ -12,7 +13,6 @@
 #include "models/training/predict.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
-#include "models/calibration/like_system.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
 #include "tools/cli/cluster_spec.hpp"
@@ -94,8 +94,11 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     planning::EnergyParameters energy;
     const std::string workload =
         args.get_parsed("workload", [](const std::string& s) { return find_workload(s).name; });
-    for (const std::string& system : split(args.get("system"), ','))
+    for (const std::string& system : split(args.get("system"), ',')) {
         query.systems.push_back(args.get_parsed("system", [&](const std::string&) { return resolve_system(system).name; }));
+        if (std::count(query.systems.begin(), query.systems.end(), query.systems.back()) > 1)
+            args.fail("system", query.systems.back() + " is listed twice");
+    }
     if (query.systems.empty()) args.fail("system", "name at least one system");
     const FabricChoice fabric = fabric_flags(args);
     query.routing = fabric.routing.value_or(FabricOptions{}.routing);

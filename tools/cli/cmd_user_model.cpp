@@ -10,6 +10,7 @@
 //   profiles: DIR                # optional: a directory with operator_profiles.yaml (default models/profiles)
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
+#include <algorithm>
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
@@ -92,8 +93,11 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     const ConfigNode system_node = root.required("system");
     const std::string system = system_node.as_string();
     std::vector<int> counts;
-    for (const ConfigNode& g : root.required("gpus").items())
+    for (const ConfigNode& g : root.required("gpus").items()) {
         counts.push_back(g.feeding([&] { return checked_gpu_request(g.as_int(1, kMaxRequestableGpus)); }));
+        if (std::count(counts.begin(), counts.end(), counts.back()) > 1)
+            g.fail(std::to_string(counts.back()) + " GPUs are listed twice");
+    }
     if (counts.empty()) root.required("gpus").fail("give at least one GPU count");
     LayoutRequest layout{LayoutMode::fastest, {}};
     if (root.has("layout")) {
