@@ -92,11 +92,11 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
         if (run.success && run.minutes && run.convergence_point) runs[run.key()].push_back(&run);
     // Logged step and evaluation times (shipped v4.1_timing.csv), by the same key. A log's step time counts only
     // where its evaluations were logged too: without eval intervals its segments include the evaluations.
-    std::map<std::string, std::vector<double>> logged_steps, logged_evals, logged_warmups;
+    std::map<std::string, std::vector<double>> logged_steps, logged_evals, logged_excesses;
     for (const MlperfTiming& t : load_mlperf_timing()) {
         if (!t.log_read || !t.eval_blocking_minutes) continue;
         if (t.step_ms && *t.step_ms > 0) logged_steps[t.key()].push_back(*t.step_ms / 1e3);
-        if (const auto excess = t.first_segment_excess_seconds()) logged_warmups[t.key()].push_back(*excess);
+        if (const auto excess = t.first_segment_excess_seconds()) logged_excesses[t.key()].push_back(*excess);
         if (t.evaluations && *t.evaluations > 0 && *t.eval_blocking_minutes > 0)
             logged_evals[t.key()].push_back(*t.eval_blocking_minutes * 60.0 / *t.evaluations);
     }
@@ -138,8 +138,8 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                 p.measured_step_seconds = median(found->second);
             if (const auto found = logged_evals.find(r.key()); found != logged_evals.end() && workload.eval_on_the_clock)
                 p.measured_eval_seconds = median(found->second);
-            if (const auto found = logged_warmups.find(r.key()); found != logged_warmups.end())
-                p.measured_warmup_seconds = median(found->second);
+            if (const auto found = logged_excesses.find(r.key()); found != logged_excesses.end())
+                p.measured_excess_seconds = median(found->second);
             points.push_back(std::move(p));
         }
     }
@@ -424,6 +424,14 @@ SharedFit SharedFit::parse(const std::string& list) {
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
     return f;
+}
+
+std::string SharedFit::operator_only_term() const {
+    for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
+                                   std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"},
+                                   std::pair{eval_cost, "eval-cost"}})
+        if (on) return name;
+    return "";
 }
 
 LossTerms SharedFit::loss_terms() const {

@@ -52,7 +52,7 @@ struct CalibrationPoint {
     std::optional<double> measured_step_seconds, measured_eval_seconds;
     // The first training segment's excess over its steps at the steady rate (MlperfTiming::
     // first_segment_excess_seconds), the median over the logs that give it; what the per-run overhead stands for.
-    std::optional<double> measured_warmup_seconds;
+    std::optional<double> measured_excess_seconds;
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -131,12 +131,15 @@ struct SharedFit {
     // workload (post-processing such as RetinaNet's box decoding and NMS, the metric's gather and scoring).
     bool eval_cost = false;
     // Fit option: each result's per-run overhead also matches its first segment's logged excess over its steady
-    // steps (CalibrationPoint::measured_warmup_seconds; the comparison in fit_loss.hpp), so the per-run cost is
+    // steps (CalibrationPoint::measured_excess_seconds; the comparison in fit_loss.hpp), so the per-run cost is
     // what the logs show the clock counting once, not whatever part of a run's minutes the other terms leave over.
     // Needs a fitted overhead (run-overhead or workload-run-overhead).
     bool warmup_logs = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
+    // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,
+    // eval-cost) among those on, or "" (the lumped fit would ignore it).
+    std::string operator_only_term() const;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
     // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,

@@ -27,17 +27,17 @@ double log_error_loss(double log_error, bool robust) {
 
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms) {
     const RunClock clock = run_clock(point.fit_scenario, profile);
-    // Measured step, evaluation and warm-up times (the v4.1 logs, or a user's runs: user_runs.hpp), each one more
-    // log error on the same loss.
+    // Measured step and evaluation times and first-segment excess (the v4.1 logs, or a user's runs:
+    // user_runs.hpp), each one more log error on the same loss.
     double measured = 0;
     if (terms.step_logs && point.measured_step_seconds)
         measured += log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), terms.robust);
     if (terms.eval_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
         measured += log_error_loss(std::log(clock.eval_seconds / *point.measured_eval_seconds), terms.robust);
-    if (terms.warmup_logs && point.measured_warmup_seconds) {
-        const double r = kWarmupResolutionSeconds;
+    if (terms.warmup_logs && point.measured_excess_seconds) {
+        const double r = kExcessResolutionSeconds;
         measured += log_error_loss(
-            std::log((clock.run_overhead_seconds + r) / (std::max(0.0, *point.measured_warmup_seconds) + r)), terms.robust);
+            std::log((clock.run_overhead_seconds + r) / (std::max(0.0, *point.measured_excess_seconds) + r)), terms.robust);
     }
     if (point.published_minutes <= 0) return measured;   // only the step time was measured
     return measured + time_to_train_loss(point, clock, terms.run_logs, terms.robust);

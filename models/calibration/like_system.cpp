@@ -63,15 +63,22 @@ ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, 
 }
 
 ProfileSet with_like(const ProfileSet& profiles, const std::string& like, const std::vector<std::string>& gpus,
-                     std::vector<std::string>& notes) {
+                     LikeNotes& notes) {
     ProfileSet out = profiles;
     for (const std::string& gpu : gpus) {
         const LikeChoice choice = resolve_like(out, like, gpu);
         out = with_stack_speed(out, gpu, choice);
-        notes.insert(notes.end(), choice.warnings.begin(), choice.warnings.end());
-        notes.push_back(fmt::format("like {}: {} kernel times divided by the speed offset {} of stack {} (profiles)", like,
+        std::vector<std::string>& mine = notes[gpu];
+        mine.insert(mine.end(), choice.warnings.begin(), choice.warnings.end());
+        mine.push_back(fmt::format("like {}: {} kernel times divided by the speed offset {} of stack {} (profiles)", like,
                                     gpu, units::format_number(choice.speed, 4), choice.stack));
     }
+    return out;
+}
+
+std::vector<std::string> all_notes(const LikeNotes& notes) {
+    std::vector<std::string> out;
+    for (const auto& [gpu, list] : notes) out.insert(out.end(), list.begin(), list.end());
     return out;
 }
 

@@ -8,6 +8,7 @@
 // or the stack itself.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,13 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
 // `profiles` with every `gpu` profile's operator speed multiplied by choice.speed.
 ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, const LikeChoice& choice);
 
-// `profiles` with `like` resolved and applied for each of `gpus` (a plan's or a sweep's GPU families); each
-// choice's warnings and what it did are appended to `notes`. InputError as resolve_like.
+// What `like` did, per GPU family: the choice's warnings and the offset applied.
+using LikeNotes = std::map<std::string, std::vector<std::string>>;
+// `profiles` with `like` resolved and applied for each of `gpus` (a plan's or a sweep's GPU families), `notes`
+// keyed by those GPUs. InputError as resolve_like.
 ProfileSet with_like(const ProfileSet& profiles, const std::string& like, const std::vector<std::string>& gpus,
-                     std::vector<std::string>& notes);
+                     LikeNotes& notes);
+// Every GPU's notes in one list (a plan's candidates share them).
+std::vector<std::string> all_notes(const LikeNotes& notes);
 
 }  // namespace ttsim

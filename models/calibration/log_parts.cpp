@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 namespace ttsim {
 
 std::vector<LogPartsCheck> log_parts_checks(const std::vector<const CalibrationPoint*>& points, const ProfileSet& profiles) {
@@ -18,10 +17,8 @@ std::vector<LogPartsCheck> log_parts_checks(const std::vector<const CalibrationP
         c.point = evaluate_point(*p, profiles);
         c.logged_step_seconds = p->measured_step_seconds;
         c.logged_eval_seconds = p->measured_eval_seconds;
-        c.logged_warmup_seconds = p->measured_warmup_seconds;
-        long long steps = 0;
-        clock.seconds(p->scenario.samples_mean, &steps, &c.model_evaluations);
-        c.model_steps = steps;
+        c.logged_excess_seconds = p->measured_excess_seconds;
+        clock.seconds(p->scenario.samples_mean, &c.model_steps, &c.model_evaluations);
         c.model_step_seconds = clock.step_seconds;
         c.model_eval_seconds = clock.eval_seconds;
         c.model_overhead_seconds = clock.run_overhead_seconds;
@@ -51,7 +48,7 @@ std::string format_log_parts(const std::vector<LogPartsCheck>& checks) {
         fmt::format_to(std::back_inserter(out), "{:<17} {:<9} {:>6} {:<28.28} {:>9} {:>9.1f} {:>7} {:>9} {:>9.3f} {:>6} {:>9} {:>9.1f}\n",
                        p.workload, p.gpu, p.gpus, p.submitter + "/" + p.system, logged(c.logged_step_seconds, 1e3, "{:.1f}"),
                        1e3 * c.model_step_seconds, step_error, logged(c.logged_eval_seconds, 1.0, "{:.3f}"),
-                       c.model_eval_seconds, c.model_evaluations, logged(c.logged_warmup_seconds, 1.0, "{:.1f}"),
+                       c.model_eval_seconds, c.model_evaluations, logged(c.logged_excess_seconds, 1.0, "{:.1f}"),
                        c.model_overhead_seconds);
     }
     if (n > 0)

@@ -16,7 +16,7 @@ namespace ttsim {
 
 struct LogPartsCheck {
     PointError point;
-    std::optional<double> logged_step_seconds, logged_eval_seconds, logged_warmup_seconds;
+    std::optional<double> logged_step_seconds, logged_eval_seconds, logged_excess_seconds;
     // The model's run clock (RunClock) at the RCP convergence: steps x step + evaluations x eval + overhead.
     double model_step_seconds = 0, model_eval_seconds = 0, model_overhead_seconds = 0;
     long long model_steps = 0, model_evaluations = 0;

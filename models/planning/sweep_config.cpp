@@ -165,13 +165,6 @@ std::string canonical_system(const ConfigNode& node, const std::string& name,
     }
 }
 
-// The catalog system a sweep's system label runs on: a variant's base, or the label itself.
-std::string base_system_of(const std::string& label, const std::vector<HardwareVariant>& variants) {
-    for (const auto& v : variants)
-        if (v.name == label) return v.base_system;
-    return label;
-}
-
 // `cluster: {topology_file: FILE}`: every point's collectives run on that YAML topology (its GPUs, NVLink domains,
 // NICs and switches) with the systems' GPUs. The file fixes the GPU count: `gpus` may be left out, else must be it.
 // Network options that describe another fabric (NIC, oversubscription) and routing cannot apply to it.
@@ -529,6 +522,18 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     s.model = read_compute_model(root);
     if (auto layout = root.optional("layout")) s.query.layout = read_layout(*layout, s.model);
     return s;
+}
+
+std::string base_system_of(const std::string& label, const std::vector<HardwareVariant>& variants) {
+    for (const auto& v : variants)
+        if (v.name == label) return v.base_system;
+    return label;
+}
+
+std::vector<std::string> catalog_gpus(const std::vector<std::string>& systems, const std::vector<HardwareVariant>& variants) {
+    std::set<std::string> gpus;
+    for (const std::string& label : systems) gpus.insert(resolve_system(base_system_of(label, variants)).catalog_gpu->name);
+    return {gpus.begin(), gpus.end()};
 }
 
 }  // namespace ttsim::planning

@@ -19,28 +19,25 @@ std::string format_ms(double seconds) { return fmt::format("{:.3f} ms", seconds 
 // graph the scenario's operator table was built from (rebuilt here: traces only, not the hot path).
 struct LayerLabels {
     std::string name;
-    std::string forward_kernels, backward_kernels;
-    std::size_t forward_count = 0, backward_count = 0;
-    std::vector<std::string> forward_names, backward_names;   // one per kernel, the operator table's order
+    std::vector<std::string> forward, backward;   // kernel names, one per kernel, the operator table's order
 };
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+}
 
 std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
     std::vector<LayerLabels> out;
     if (!s.operator_table || !s.workload->layer_model) return out;
     const layers::LayerGraph graph = build_layout_graph(*s.workload, layer_description(*s.workload), s.layout);
     auto names = [](const std::vector<layers::Kernel>& kernels) {
-        std::string text;
-        for (const layers::Kernel& k : kernels) text += (text.empty() ? "" : ", ") + k.name;
-        return text;
-    };
-    auto each = [](const std::vector<layers::Kernel>& kernels) {
         std::vector<std::string> out;
         for (const layers::Kernel& k : kernels) out.push_back(k.name);
         return out;
     };
-    for (const layers::Layer& layer : graph.layers)
-        out.push_back({layer.name, names(layer.forward), names(layer.backward), layer.forward.size(), layer.backward.size(),
-                       each(layer.forward), each(layer.backward)});
+    for (const layers::Layer& layer : graph.layers) out.push_back({layer.name, names(layer.forward), names(layer.backward)});
     return out;
 }
 
@@ -138,12 +135,12 @@ Trace iteration_trace(const PreparedScenario& s, const ComputeProfile& profile, 
                 t.args["layer"] = layer.name;
                 const bool forward = span.name.rfind("forward", 0) == 0, backward = span.name.rfind("backward", 0) == 0;
                 if (forward || backward) {
-                    t.args["kernels"] = std::to_string(forward ? layer.forward_count : layer.backward_count);
-                    t.args["kernel names"] = forward ? layer.forward_kernels : layer.backward_kernels;
+                    const std::vector<std::string>& kernels = forward ? layer.forward : layer.backward;
+                    t.args["kernels"] = std::to_string(kernels.size());
+                    t.args["kernel names"] = joined(kernels);
                     if (g == 0 && profile.operator_efficiency) {
                         const LayerPrices& prices = s.operator_table->layers[static_cast<std::size_t>(span.layer)];
-                        add_kernel_spans(t, forward ? prices.forward : prices.backward,
-                                         forward ? layer.forward_names : layer.backward_names, backward,
+                        add_kernel_spans(t, forward ? prices.forward : prices.backward, kernels, backward,
                                          *profile.operator_efficiency, kernel_spans);
                     }
                 }

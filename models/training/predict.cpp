@@ -219,15 +219,14 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
                                  std::to_string(static_cast<int>(max_factor)) + "x the largest RCP batch (" + std::to_string(largest_rcp) +
                                  "), where convergence is unknown; use at most " + std::to_string(most) +
                                  " GPUs with this layout" +
-                                 (!workload.tensor_parallel_modelled()    ? ""
-                                  : !workload.context_parallel_modelled() ? ", or more GPUs per replica (a larger TP)"
-                                                                          : ", or more GPUs per replica (a larger TP or CP)") +
                                  // The default batch is sized for the published layout's replica, whatever is pinned
                                  // or searched: a larger replica needs its batch given.
-                                 (workload.tensor_parallel_modelled()
-                                      ? " with the global batch given (the default is sized for the published layout's "
-                                        "replica)"
-                                      : ""),
+                                 (!workload.tensor_parallel_modelled()
+                                      ? std::string()
+                                      : std::string(", or more GPUs per replica (a larger ") +
+                                            (workload.context_parallel_modelled() ? "TP or CP" : "TP") +
+                                            ") with the global batch given (the default is sized for the published "
+                                            "layout's replica)"),
                              Field::gpus);
         }
         c.global_batch = batch.global_batch;

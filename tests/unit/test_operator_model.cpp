@@ -277,14 +277,14 @@ TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss a
     for (const CalibrationPoint& p : points())
         if (p.result.key() == "NVIDIA/eos_n128_ngc24.09_nemo/llama2_70b_lora") point = &p;
     REQUIRE(point);
-    REQUIRE(point->measured_warmup_seconds);
-    CHECK(*point->measured_warmup_seconds == Approx(8.4).margin(0.2));
+    REQUIRE(point->measured_excess_seconds);
+    CHECK(*point->measured_excess_seconds == Approx(8.4).margin(0.2));
     ComputeProfile profile = operator_profiles().find(*point->scenario.workload, *point->scenario.gpu);
     LossTerms terms{.run_logs = true, .robust = true, .step_logs = true, .eval_logs = true};
     const double without = point_loss(*point, profile, terms);
     terms.warmup_logs = true;
     // With the overhead at the logged warm-up the term is zero; at 40 s it is the soft-L1 of log(41 / 9.4).
-    profile.run_overhead_seconds = *point->measured_warmup_seconds;
+    profile.run_overhead_seconds = *point->measured_excess_seconds;
     const double matched = point_loss(*point, profile, terms);
     terms.warmup_logs = false;
     CHECK(matched == Approx(point_loss(*point, profile, terms)).epsilon(1e-12));
@@ -293,16 +293,16 @@ TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss a
     const double far = point_loss(*point, profile, terms);
     terms.warmup_logs = false;
     const double far_without = point_loss(*point, profile, terms);
-    const double r = std::log((40.0 + kWarmupResolutionSeconds) / (*point->measured_warmup_seconds + kWarmupResolutionSeconds));
+    const double r = std::log((40.0 + kExcessResolutionSeconds) / (*point->measured_excess_seconds + kExcessResolutionSeconds));
     CHECK(far - far_without == Approx(log_error_loss(r, true)).epsilon(1e-9));
     CHECK(without > 0);
     // A negative estimate (SD's short first block) counts as no excess: the overhead is compared with 0 + r.
     CalibrationPoint negative = *point;
-    negative.measured_warmup_seconds = -2.0;
+    negative.measured_excess_seconds = -2.0;
     terms.warmup_logs = true;
     const double clamped = point_loss(negative, profile, terms);
     CHECK(clamped - far_without ==
-          Approx(log_error_loss(std::log((40.0 + kWarmupResolutionSeconds) / kWarmupResolutionSeconds), true)).epsilon(1e-9));
+          Approx(log_error_loss(std::log((40.0 + kExcessResolutionSeconds) / kExcessResolutionSeconds), true)).epsilon(1e-9));
     CHECK(SharedFit::parse("operator,workload-run-overhead,warmup-logs").loss_terms().warmup_logs);
     // Without a fitted per-run overhead the term could only be a constant: refused.
     CHECK_THROWS_AS(SharedFit::parse("operator,warmup-logs"), InputError);

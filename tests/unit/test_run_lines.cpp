@@ -146,10 +146,10 @@ TEST_CASE("a result's logged parts sit beside the model's, and the model's parts
     const LogPartsCheck& c = checks[0];
     REQUIRE(c.logged_step_seconds);
     REQUIRE(c.logged_eval_seconds);
-    REQUIRE(c.logged_warmup_seconds);
+    REQUIRE(c.logged_excess_seconds);
     CHECK(*c.logged_step_seconds == Approx(0.54733).epsilon(1e-4));
     CHECK(*c.logged_eval_seconds == Approx(1.29).epsilon(0.02));
-    CHECK(*c.logged_warmup_seconds == Approx(8.4).margin(0.2));
+    CHECK(*c.logged_excess_seconds == Approx(8.4).margin(0.2));
     // The run clock's parts (what calibration prices) add up to evaluate()'s minutes (what a prediction reports),
     // and evaluate() reports the same step and evaluation count.
     CHECK((c.model_steps * c.model_step_seconds + c.model_evaluations * c.model_eval_seconds + c.model_overhead_seconds) /

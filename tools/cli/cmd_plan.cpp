@@ -186,17 +186,16 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                                 "operator, or use --layout published");
     }
     ProfileSet profiles = load_model_profiles(args, true);
-    std::vector<std::string> like_notes;
-    if (args.has("like")) {
-        std::vector<std::string> gpus;
-        for (const std::string& system : query.systems) gpus.push_back(resolve_system(system).catalog_gpu->name);
-        profiles = args.get_parsed("like", [&](const std::string& like) { return with_like(profiles, like, gpus, like_notes); });
-    }
+    LikeNotes like_notes;
+    if (args.has("like"))
+        profiles = args.get_parsed("like", [&](const std::string& like) {
+            return with_like(profiles, like, planning::catalog_gpus(query.systems, query.variants), like_notes);
+        });
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     const std::optional<planning::PlanAnswer> computed = compute_plan(
         query, with_plan_progress(with_notes(planning::make_prediction_evaluator(workload, profiles, energy, cost, query),
-                                             like_notes),
+                                             all_notes(like_notes)),
                                   query));
     if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
     const planning::PlanAnswer& answer = *computed;

@@ -148,7 +148,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << "  training     " << model.train_note << "; " << model.batch_note << "\n"
         << "  system       " << system << ", layouts searched with the operator model ("
         << chosen.source << ")\n";
-    for (const std::string& note : chosen.notes) out << "  note         " << note << "\n";
+    for (const std::string& note : all_notes(chosen.notes)) out << "  note         " << note << "\n";
     out << "\n";
     out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9}\n", "GPUs", "fastest layout", "TTT (h)", "step (ms)",
                        "memory (GB)", "fit/valid");

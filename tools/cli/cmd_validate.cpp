@@ -114,8 +114,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "only print, for every result whose runs converged at different points, the seconds per step and the "
               "intercept measured by a line through its runs against the profiles' (in-sample)")
         .flag("log-parts",
-              "only print, for every result, its steady step, seconds per evaluation and warm-up as its logs measure "
-              "them against the profiles' step, evaluation and per-run overhead (in-sample)")
+              "only print, for every result, its steady step, seconds per evaluation and first-segment excess as its logs "
+              "measure them against the profiles' step, evaluation and per-run overhead (in-sample)")
         .flag("holdout-yaml",
               "only print the hold-out error per workload as YAML (the shipped models/data/validation/holdout.yaml, "
               "which plans quote)")

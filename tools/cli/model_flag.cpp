@@ -37,11 +37,8 @@ SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed) {
     if (!parser.has("shared") && model == ComputeModel::operator_level) parsed = SharedFit::operator_defaults();
     parsed.operator_model = model == ComputeModel::operator_level || parsed.operator_model;
     // The operator model's own terms mean nothing to the lumped fit, which would silently fit without them.
-    if (!parsed.operator_model)
-        for (const auto& [on, name] : {std::pair{parsed.kernel_overhead, "kernel-overhead"}, std::pair{parsed.tp_exposed, "tp-exposed"},
-                                       std::pair{parsed.host_overlap, "host-overlap"}, std::pair{parsed.system_speed, "system-speed"}})
-            if (on)
-                parser.fail("shared", std::string(name) + " is a term of the operator model, which --model lumped does not fit");
+    if (const std::string term = parsed.operator_only_term(); !parsed.operator_model && !term.empty())
+        parser.fail("shared", term + " is a term of the operator model, which --model lumped does not fit");
     return parsed;
 }
 

@@ -2,7 +2,6 @@
 
 #include <filesystem>
 
-#include "models/calibration/like_system.hpp"
 
 namespace ttsim::cli {
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "models/calibration/like_system.hpp"
 #include "models/compute/profile_files.hpp"
 #include "sim/config.hpp"
 
@@ -15,7 +16,7 @@ namespace ttsim::cli {
 struct ScenarioProfiles {
     ProfileSet profiles;
     std::string source;               // the profile file named by `profiles:`, else "shipped <model> profiles"
-    std::vector<std::string> notes;   // what `like:` did, per GPU family (for the report's notes)
+    LikeNotes notes;                  // what `like:` did, per GPU family (for the report's notes)
 };
 
 // `gpus`: the catalog GPU names the scenario predicts on (a what-if GPU's base). Every failure points at the key

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdio>
 #include <memory>
-#include <set>
 
 #include <tbb/info.h>
 
@@ -35,26 +34,13 @@ constexpr int kTracedGpus = 8;
 // Default traced point: the largest count <= this, multi-node enough to show gradient communication.
 constexpr int kDefaultTraceGpus = 64;
 
-// The catalog GPU each of `systems` runs (a what-if variant: its base system's), once each, in name order.
-std::vector<std::string> catalog_gpus(const std::vector<std::string>& systems,
-                                      const std::vector<planning::HardwareVariant>& variants) {
-    std::set<std::string> gpus;
-    for (const std::string& name : systems) {
-        std::string base = name;
-        for (const planning::HardwareVariant& v : variants)
-            if (v.name == name) base = v.base_system;
-        gpus.insert(resolve_system(base).catalog_gpu->name);
-    }
-    return {gpus.begin(), gpus.end()};
-}
-
 int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     // Everything is read and validated before any point runs.
     planning::SweepScenario scenario = planning::read_sweep_scenario(root);
     const std::vector<planning::SweepPoint> points =
         planning::expand_sweep(scenario.spec, planning::shipped_published_counts);
     const ScenarioProfiles chosen =
-        read_scenario_profiles(root, scenario.model, catalog_gpus(scenario.spec.systems, scenario.spec.variants));
+        read_scenario_profiles(root, scenario.model, planning::catalog_gpus(scenario.spec.systems, scenario.spec.variants));
     const ProfileSet& profiles = chosen.profiles;
     if (context.format) scenario.format = *context.format;
     // Ctrl-C: points not yet started are skipped; the finished ones are written below (interrupt.hpp). One that
@@ -71,9 +57,9 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     planning::SweepResult result = *computed.result;
     // What `like:` did, on every point it applies to (a footnote in the table, a note in CSV and JSON).
     for (planning::PointResult& p : result.points)
-        for (const std::string& note : chosen.notes)
-            if (note.find(" " + resolve_system(p.point.base_system).catalog_gpu->name + " ") != std::string::npos)
-                p.notes.push_back(note);
+        if (const auto notes = chosen.notes.find(resolve_system(p.point.base_system).catalog_gpu->name);
+            notes != chosen.notes.end())
+            p.notes.insert(p.notes.end(), notes->second.begin(), notes->second.end());
 
     const std::string fabric = planning::fabric_choice_note(scenario.spec.routing, scenario.spec.sharp);
     std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points" +
@@ -184,7 +170,7 @@ int run_sweep_scenario(const ConfigNode& root, const ScenarioContext& context, s
 int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     planning::PlanScenario scenario = planning::read_plan_scenario(root);
     const ScenarioProfiles chosen =
-        read_scenario_profiles(root, scenario.model, catalog_gpus(scenario.query.systems, scenario.query.variants));
+        read_scenario_profiles(root, scenario.model, planning::catalog_gpus(scenario.query.systems, scenario.query.variants));
     const ProfileSet& profiles = chosen.profiles;
     if (context.format) scenario.format = *context.format;
     const InterruptGuard interrupt_guard;
@@ -197,7 +183,7 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
         scenario.query,
         with_plan_progress(with_notes(planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy,
                                                                           scenario.cost, scenario.query),
-                                      chosen.notes),
+                                      all_notes(chosen.notes)),
                            scenario.query));
     if (!computed) return kExitAnswered;   // an MPI rank other than 0: rank 0 writes
     const planning::PlanAnswer& answer = *computed;
