@@ -97,8 +97,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
         if (!t.log_read || !t.eval_blocking_minutes) continue;
         if (t.step_ms && *t.step_ms > 0) logged_steps[t.key()].push_back(*t.step_ms / 1e3);
         if (const auto excess = t.first_segment_excess_seconds()) logged_excesses[t.key()].push_back(*excess);
-        if (t.evaluations && *t.evaluations > 0 && *t.eval_blocking_minutes > 0)
-            logged_evals[t.key()].push_back(*t.eval_blocking_minutes * 60.0 / *t.evaluations);
+        if (const auto eval = t.eval_blocking_seconds()) logged_evals[t.key()].push_back(*eval);
     }
     auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -398,7 +397,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
         {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
         {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
-        {"eval-cost", &SharedFit::eval_cost},     {"warmup-logs", &SharedFit::warmup_logs}};
+        {"eval-cost", &SharedFit::eval_cost},     {"warmup-logs", &SharedFit::warmup_logs},
+        {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -429,7 +429,8 @@ SharedFit SharedFit::parse(const std::string& list) {
 std::string SharedFit::operator_only_term() const {
     for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
                                    std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"},
-                                   std::pair{eval_cost, "eval-cost"}})
+                                   std::pair{eval_cost, "eval-cost"}, std::pair{efficiency_prior, "efficiency-prior"},
+                                   std::pair{eval_passes, "eval-passes"}})
         if (on) return name;
     return "";
 }
@@ -469,6 +470,8 @@ std::string SharedFit::describe() const {
     add(eval_logs, "eval-logs");
     add(eval_cost, "eval-cost");
     add(warmup_logs, "warmup-logs");
+    add(efficiency_prior, "efficiency-prior");
+    add(eval_passes, "eval-passes");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

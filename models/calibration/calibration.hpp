@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, warmup-logs";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, warmup-logs, efficiency-prior, eval-passes";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -135,10 +135,16 @@ struct SharedFit {
     // what the logs show the clock counting once, not whatever part of a run's minutes the other terms leave over.
     // Needs a fitted overhead (run-overhead or workload-run-overhead).
     bool warmup_logs = false;
+    // With operator: the kernel-class efficiencies (GEMM, convolution, attention, memory) are pulled towards their
+    // published priors (kernel_time.hpp Efficiency) by a log-normal prior (operator_fit.cpp), so data that cannot
+    // tell them apart (no small-batch results in a fold) leave them near what benchmarks of the kernels measure.
+    bool efficiency_prior = false;
+    // With operator: evaluations priced as the framework's own passes (ComputeProfile::operator_eval_passes).
+    bool eval_passes = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,
-    // eval-cost) among those on, or "" (the lumped fit would ignore it).
+    // eval-cost, efficiency-prior, eval-passes) among those on, or "" (the lumped fit would ignore it).
     std::string operator_only_term() const;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);

@@ -70,7 +70,10 @@ double bounded_search(const std::function<double(const std::vector<double>&)>& o
     opt.set_xtol_rel(1e-6);
     opt.set_ftol_abs(1e-12);
     opt.set_maxeval(max_evaluations);
-    opt.set_initial_step(std::vector<double>(x.size(), initial_step));
+    // BOBYQA's first trust region must fit inside every dimension's bounds: a narrow range takes a smaller step.
+    std::vector<double> steps(x.size(), initial_step);
+    for (std::size_t i = 0; i < x.size(); ++i) steps[i] = std::min(initial_step, 0.499 * (upper[i] - lower[i]));
+    opt.set_initial_step(steps);
     double best = 0;
     try {
         opt.optimize(x, best);

@@ -21,6 +21,10 @@ std::string software_stack(const CalibrationPoint& point) {
 
 namespace {
 
+// Width of the efficiency prior (efficiency-prior), in log units: one sigma is a factor 1.3, so GEMM's 0.8 prior
+// admits 0.6-1.0 at one sigma; cuBLAS GEMMs, cuDNN convolutions, fused attention and STREAM all fall inside.
+constexpr double kEfficiencyPriorSigma = 0.26;
+
 // Starts of the fit besides the priors (fit_loss.hpp minimise_bounded): the objective has several local optima.
 constexpr int kOperatorFitExtraStarts = 4;
 
@@ -67,6 +71,7 @@ struct Problem {
         e.kernel_overhead_seconds = value(x, layout.kernel_overhead, 0.0);
         p.operator_efficiency = e;
         p.operator_host_overlap = shared.host_overlap;
+        p.operator_eval_passes = shared.eval_passes;
         const auto speed = layout.gpu_speed.find(gpu);
         p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);
         p.fixed_step_seconds = value(x, layout.fixed_step.at(workload), p.fixed_step_seconds);
@@ -113,6 +118,16 @@ struct Problem {
             const double z = x[static_cast<std::size_t>(index)] / kSystemSpeedSigma;
             sum += z * z * 0.05 * 0.05;
         }
+        // The same for each kernel-class efficiency about its prior (efficiency-prior).
+        if (shared.efficiency_prior) {
+            const layers::Efficiency prior;
+            for (const auto& [index, centre] : {std::pair{layout.gemm, prior.gemm}, std::pair{layout.conv, prior.conv},
+                                                std::pair{layout.attention, prior.attention},
+                                                std::pair{layout.memory, prior.memory}}) {
+                const double z = (x[static_cast<std::size_t>(index)] - std::log(centre)) / kEfficiencyPriorSigma;
+                sum += z * z * 0.05 * 0.05;
+            }
+        }
         return sum;
     }
 };
@@ -134,7 +149,8 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     problem.evaluations = &report.objective_evaluations;
     Layout& L = problem.layout;
     // Efficiencies: a GEMM reaches 20-100 % of the dense peak, convolutions and attention 5-100 %, a streaming
-    // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time.
+    // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time. (A floor at STREAM's 0.79-0.93 of
+    // the vendor bandwidth, hardware/params.md §1, was tried in session 9: forward CV 9.32 % against 6.51 %.)
     L.gemm = L.add({"gemm efficiency", 0.2, 1.0, 0.8});
     L.conv = L.add({"conv efficiency", 0.05, 1.0, 0.65});
     L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});
@@ -163,7 +179,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         if (shared.workload_run_overhead) L.workload_run_overhead[w] = L.add({w + " run overhead seconds", 0.01, 300.0, 5.0});
     }
     if (shared.run_overhead && !shared.workload_run_overhead) L.run_overhead = L.add({"run overhead seconds", 0.01, 300.0, 5.0});
-    if (shared.jitter_cv) L.jitter_cv = L.add({"step jitter cv", 1e-4, 0.3, 0.01});
+    // Step-time noise only where some result has stragglers to wait for (with jitter-nodes: a job over more than one
+    // node): on single-node results alone it changes nothing, and an unseen dimension would keep whatever value
+    // the search started it at (a Sobol start), not its prior.
+    bool any_straggler = false;
+    for (const CalibrationPoint* p : points)
+        any_straggler = any_straggler ||
+                        (shared.jitter_nodes ? p->scenario.node_straggler_sigmas : p->scenario.straggler_sigmas) > 0;
+    if (shared.jitter_cv && any_straggler) L.jitter_cv = L.add({"step jitter cv", 1e-4, 0.3, 0.01});
     if (shared.multi_node && any_multi_node) L.multi_node = L.add({"multi-node step seconds", 1e-5, 0.1, 0.005});
     if (shared.eval_fixed && any_eval) L.eval_fixed = L.add({"eval fixed seconds", 1e-3, 30.0, 0.05});
     // Per workload with evaluations on the clock: an evaluation's forward passes cost 0.3-30x their training price
@@ -178,7 +201,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     bool any_model_parallel = false;
     for (const CalibrationPoint* p : points) any_model_parallel = any_model_parallel || p->scenario.tp_cp_comm_seconds_per_micro_step > 0;
     if (shared.tp_exposed && any_model_parallel) L.tp_exposed = L.add({"TP/CP exposed fraction", 0.01, 1.0, 0.3});
-    if (shared.step_jitter) L.step_jitter = L.add({"step jitter seconds", 1e-6, 0.05, 1e-4});
+    if (shared.step_jitter && any_straggler) L.step_jitter = L.add({"step jitter seconds", 1e-6, 0.05, 1e-4});
     // Stack speeds 0.5-2x their family.
     if (shared.system_speed)
         for (const std::string& stack : stacks) L.stack_speed[stack] = L.add({stack + " speed", 0.5, 2.0, 1.0});

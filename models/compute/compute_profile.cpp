@@ -166,7 +166,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
             op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
-                            "kernel_overhead_seconds", "speed", "host_overlap"});
+                            "kernel_overhead_seconds", "speed", "host_overlap", "eval_passes"});
             layers::Efficiency e;
             e.gemm = op->required("gemm").as_double(1e-3, 1.0);
             e.conv = op->required("conv").as_double(1e-3, 1.0);
@@ -178,6 +178,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             p.operator_efficiency = e;
             if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
             if (auto overlap = op->optional("host_overlap")) p.operator_host_overlap = overlap->as_bool();
+            if (auto passes = op->optional("eval_passes")) p.operator_eval_passes = passes->as_bool();
         }
         const auto batches = item.optional("fitted_samples_per_gpu");
         const auto counts = item.optional("fitted_gpus");
@@ -237,7 +238,8 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
                 << ", memory: " << e->memory << ", launch_seconds: " << e->launch_seconds
                 << ", graph_launch_seconds: " << e->graph_launch_seconds
                 << ", kernel_overhead_seconds: " << e->kernel_overhead_seconds << ", speed: " << p.operator_speed
-                << ", host_overlap: " << (p.operator_host_overlap ? "true" : "false") << "}\n";
+                << ", host_overlap: " << (p.operator_host_overlap ? "true" : "false")
+                << (p.operator_eval_passes ? ", eval_passes: true" : "") << "}\n";
         if (const auto& r = p.calibrated_range)
             out << "    fitted_samples_per_gpu: [" << r->min_samples_per_gpu << ", " << r->max_samples_per_gpu << "]\n"
                 << "    fitted_gpus: [" << r->min_gpus << ", " << r->max_gpus << "]\n";

@@ -80,6 +80,10 @@ struct ComputeProfile {
     // through what was already queued, so a pass takes max(GPU kernels, host launches + its share of the fixed
     // cost) instead of adding it (calibration option host-overlap). YAML: `operator: {..., host_overlap: true}`.
     bool operator_host_overlap = false;
+    // Operator model: an evaluation runs the framework's own passes (Workload::evaluation: its batch, rows and
+    // launch mode, operator_step.hpp EvalTable) instead of the training micro step's forward (calibration option
+    // eval-passes). YAML: `operator: {..., eval_passes: true}`.
+    bool operator_eval_passes = false;
 
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
     // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred

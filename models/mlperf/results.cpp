@@ -277,10 +277,24 @@ std::optional<double> MlperfTiming::first_segment_excess_seconds() const {
     return *first_segment_seconds - static_cast<double>(*first_segment_samples) / *global_batch * *step_ms / 1e3;
 }
 
+std::optional<double> MlperfTiming::final_scoring_seconds() const {
+    if (!eval_async || !eval_blocking_minutes || !eval_on_clock_minutes || !evaluations || *evaluations < 2)
+        return std::nullopt;
+    return std::max(0.0, (*eval_on_clock_minutes - *eval_blocking_minutes) * 60.0 / (*evaluations - 1));
+}
+
+std::optional<double> MlperfTiming::eval_blocking_seconds() const {
+    if (!eval_blocking_minutes || !evaluations || *evaluations <= 0 || !(*eval_blocking_minutes > 0)) return std::nullopt;
+    const double blocking = *eval_blocking_minutes * 60.0;
+    const double scoring = final_scoring_seconds().value_or(0.0);
+    return std::max(0.0, blocking - scoring) / *evaluations;
+}
+
 std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path) {
     const std::filesystem::path file = path ? *path : data_file("mlperf/v4.1_timing.csv");
     const CsvTable table = read_table(file, {"submitter", "system", "benchmark", "log_status", "step_ms_from_segments",
-                                             "eval_minutes_blocking", "n_evals_on_clock", "global_batch_size",
+                                             "eval_minutes_blocking", "eval_minutes_on_clock", "eval_async",
+                                             "n_evals_on_clock", "global_batch_size",
                                              "first_segment_s", "first_segment_samples"});
     return read_records<MlperfTiming>(table, [&table](const RecordReader& read, int line) {
         MlperfTiming t;
@@ -291,12 +305,19 @@ std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem
         t.log_read = read.text("log_status") == "ok";
         t.step_ms = read.optional_number("step_ms_from_segments");
         t.eval_blocking_minutes = read.optional_number("eval_minutes_blocking");
+        t.eval_on_clock_minutes = read.optional_number("eval_minutes_on_clock");
+        const std::string async = read.text("eval_async");
+        if (async != "True" && async != "False" && !async.empty())
+            throw InputError("expected True, False or empty, got '" + async + "'", SourceLocation{table.name, line, 0},
+                             "eval_async");
+        t.eval_async = async == "True";
         t.evaluations = read.optional_int("n_evals_on_clock");
         t.global_batch = read.optional_int("global_batch_size");
         t.first_segment_seconds = read.optional_number("first_segment_s");
         t.first_segment_samples = read.optional_int("first_segment_samples");
         for (const auto& [value, column] : {std::pair{t.step_ms, "step_ms_from_segments"},
                                             std::pair{t.eval_blocking_minutes, "eval_minutes_blocking"},
+                                            std::pair{t.eval_on_clock_minutes, "eval_minutes_on_clock"},
                                             std::pair{t.first_segment_seconds, "first_segment_s"}})
             if (value && !(*value >= 0))
                 throw InputError("a time cannot be negative", SourceLocation{table.name, line, 0}, column);

@@ -90,6 +90,8 @@ struct MlperfTiming {
     bool log_read = false;                   // log_status "ok"
     std::optional<double> step_ms;           // step_ms_from_segments
     std::optional<double> eval_blocking_minutes;   // eval_minutes_blocking
+    std::optional<double> eval_on_clock_minutes;   // eval_minutes_on_clock
+    bool eval_async = false;                 // eval_async: training restarts before eval_stop (RetinaNet)
     std::optional<int> evaluations;          // n_evals_on_clock
     std::optional<int> global_batch;         // global_batch_size
     std::optional<double> first_segment_seconds;   // first_segment_s: run_start to the end of the first segment
@@ -99,6 +101,15 @@ struct MlperfTiming {
     // progress record (about 0 for LoRA, whose early steps are the slow ones). May be negative (NVIDIA-style SD
     // logs: the first block is shorter than the steady ones, models/data/README.md). None where a column is missing.
     std::optional<double> first_segment_excess_seconds() const;
+    // One evaluation's blocking seconds. Where scoring runs asynchronously (RetinaNet: COCO scoring in a CPU
+    // process while the next epoch trains), only the final, converging evaluation blocks for its scoring as well,
+    // so the blocking minutes hold n inferences plus one scoring. Each earlier evaluation's scoring is its
+    // on-the-clock time beyond the blocking part: scoring = (on clock - blocking) / (n - 1), and one evaluation
+    // blocks for (blocking - scoring) / n; the final scoring is time the clock counts once per run (the workload's
+    // run overhead). Elsewhere blocking / n. None without evaluations.
+    std::optional<double> eval_blocking_seconds() const;
+    // The final evaluation's scoring seconds (asynchronous scoring, at least 2 evaluations); none otherwise.
+    std::optional<double> final_scoring_seconds() const;
     std::string key() const { return submitter + "/" + system + "/" + benchmark; }
 };
 

@@ -79,6 +79,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     struct Unpriced {
         LayoutCandidate candidate;
         std::shared_ptr<const OperatorTable> table;
+        std::shared_ptr<const EvalTable> eval_table;
         std::optional<double> ttt_bound;   // minutes; null: none (prices it)
     };
     std::vector<Unpriced> unpriced;
@@ -91,6 +92,15 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                                   : prepare_with_layout(workload, job.system, job.gpus, c, reuse);
     };
     const ConfigNode description = layer_description(workload);   // parsed once for every graph below
+    // Evaluation tables by (TP, CP, samples per pass): the evaluation batch does not follow the training micro batch.
+    std::map<std::tuple<int, int, double>, std::shared_ptr<const EvalTable>> eval_tables;
+    auto eval_table_of = [&](const ParallelismConfig& c, const OperatorTable& training) -> std::shared_ptr<const EvalTable> {
+        if (!workload.eval_on_the_clock) return nullptr;
+        const double samples_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / c.data_parallel);
+        auto& slot = eval_tables[{c.tensor_parallel, c.context_parallel, eval_samples_per_pass(workload, c, samples_per_rank)}];
+        if (!slot) slot = build_eval_table(workload, description, gpu, c, samples_per_rank, training);
+        return slot;
+    };
     std::vector<int> tps{1}, cps{1};
     if (workload.tensor_parallel_modelled()) {
         tps.clear();
@@ -142,9 +152,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                         result.too_big.push_back(std::move(candidate));
                         continue;
                     }
-                    const std::optional<double> bound =
-                        ttt_lower_bound_minutes(prepare_layout(c, {&session, table, true}), profile);
-                    unpriced.push_back({std::move(candidate), std::move(table), bound});
+                    PrepareReuse reuse{.collectives = &session, .operator_table = table,
+                                       .eval_table = eval_table_of(c, *table), .without_collectives = true};
+                    const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
+                    unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound});
                 }
             }
         }
@@ -168,7 +179,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             bounded.push_back(std::move(candidate));
             continue;
         }
-        PreparedScenario scenario = prepare_layout(c, {&session, u.table});
+        PreparedScenario scenario =
+            prepare_layout(c, {.collectives = &session, .operator_table = u.table, .eval_table = u.eval_table});
         Prediction p = evaluate(scenario, profile);
         candidate.priced = true;
         candidate.ttt_minutes = p.ttt_minutes;

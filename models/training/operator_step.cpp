@@ -199,8 +199,91 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     return t;
 }
 
-double operator_eval_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_rank,
-                             double exposed_fraction, double tp_cp_seconds_per_micro_step) {
+namespace {
+
+layers::CudaGraphs cuda_graphs_named(const std::string& name, layers::CudaGraphs fallback) {
+    for (const auto mode : {layers::CudaGraphs::none, layers::CudaGraphs::per_layer, layers::CudaGraphs::segmented,
+                            layers::CudaGraphs::full_iteration})
+        if (name == layers::to_string(mode)) return mode;
+    return fallback;
+}
+
+// The evaluation's samples per graph row: the layout's, else the workload's, else the training rows'.
+double eval_samples_per_row(const Workload& workload, const ParallelismConfig& layout) {
+    if (layout.eval_samples_per_graph_sample > 0) return layout.eval_samples_per_graph_sample;
+    if (workload.evaluation) return workload.evaluation->samples_per_graph_sample;
+    return workload.layer_model->samples_per_graph_sample;
+}
+
+}  // namespace
+
+double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank) {
+    const int batch = layout.eval_batch != 0 ? layout.eval_batch
+                      : workload.evaluation  ? workload.evaluation->batch
+                                             : layout.samples_per_micro_batch;
+    const double share = std::max(1.0, samples_per_rank);
+    return batch == EvalPasses::kWholeShard ? share : std::min<double>(batch, share);
+}
+
+int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank) {
+    return std::max(1, static_cast<int>(std::ceil(eval_samples_per_pass(workload, layout, samples_per_rank) /
+                                                      eval_samples_per_row(workload, layout) - 1e-9)));
+}
+
+std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, const ConfigNode& description,
+                                                  const GpuSpec& gpu, const ParallelismConfig& layout,
+                                                  double samples_per_rank, const OperatorTable& training) {
+    TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
+    auto table = std::make_shared<EvalTable>();
+    table->samples_per_pass = eval_samples_per_pass(workload, layout, samples_per_rank);
+    const int rows = eval_rows_per_pass(workload, layout, samples_per_rank);
+    table->rows_per_pass = rows;
+    const std::string& mode = !layout.eval_cuda_graphs.empty() ? layout.eval_cuda_graphs
+                              : workload.evaluation          ? workload.evaluation->cuda_graphs
+                                                             : std::string{};
+    table->cuda_graphs = cuda_graphs_named(mode, training.cuda_graphs);
+    table->host_kernels_per_pass =
+        workload.evaluation ? workload.evaluation->host_kernels_per_sample * table->samples_per_pass : 0.0;
+    if (rows == static_cast<int>(training.graph_micro_batch)) {
+        for (const LayerPrices& layer : training.layers) table->layers.push_back({layer.name, layer.block, layer.forward, {}, 0});
+        return table;
+    }
+    const layers::LayerGraph graph =
+        layers::build_layer_graph(description, workload.layer_model->file, layers::build_options(memory_layout_of(layout, rows)));
+    for (const layers::Layer& layer : graph.layers)
+        table->layers.push_back({layer.name, layer.role == layers::LayerRole::block, price_list(layer.forward, gpu), {}, 0});
+    return table;
+}
+
+double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed) {
+    TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
+    double gpu = 0;
+    std::size_t eager = 0, graphs = 0;
+    for (const LayerPrices& layer : table.layers) {
+        gpu += pass_seconds(layer.forward, e) / speed;
+        if (table.cuda_graphs == layers::CudaGraphs::none ||
+            (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
+            eager += layer.forward.size();
+        else if (table.cuda_graphs == layers::CudaGraphs::per_layer)
+            ++graphs;
+    }
+    if (table.cuda_graphs == layers::CudaGraphs::segmented || table.cuda_graphs == layers::CudaGraphs::full_iteration)
+        graphs = 1;
+    const double host = (static_cast<double>(eager) + table.host_kernels_per_pass) * e.launch_seconds +
+                        static_cast<double>(graphs) * e.graph_launch_seconds;
+    return std::max(gpu, host);
+}
+
+double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double samples_per_rank,
+                             double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows) {
+    const double passes = std::ceil(samples_per_rank / table.samples_per_pass - 1e-9);
+    const double tp_cp_per_pass = 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step * table.rows_per_pass / training_rows;
+    return passes * (eval_pass_seconds(table, e, speed) + tp_cp_per_pass);
+}
+
+double operator_eval_seconds_at_training_batch(const OperatorTable& table, const OperatorStepTimes& step,
+                                               double samples_per_rank, double exposed_fraction,
+                                               double tp_cp_seconds_per_micro_step) {
     const double samples_per_micro_step = table.graph_micro_batch * table.samples_per_graph_sample;
     const double passes = samples_per_rank / samples_per_micro_step;
     return step.forward_seconds * samples_per_rank / samples_per_micro_step +

@@ -97,13 +97,45 @@ bool compute_bound(const KernelPrice& kernel, const layers::Efficiency& efficien
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& efficiency,
                                       double speed = 1.0, double host_seconds_per_pass = 0.0);
 
-// One evaluation's forward passes: `samples_per_rank` workload samples of a data-parallel rank (the table prices a
-// rank's micro batch on its TP x CP group) at the table's micro batch, each pass also waiting `exposed_fraction`
-// of half the TP/CP collectives of a micro step (`tp_cp_seconds_per_micro_step`). Half is exact for TP (its
-// forward and backward collectives mirror each other) and an approximation for CP, whose forward issues one of
-// its three K/V exchanges (step_collectives.cpp); the layer schedule counts them exactly (layer_plan.hpp).
-double operator_eval_seconds(const OperatorTable& table, const OperatorStepTimes& step, double samples_per_rank,
-                             double exposed_fraction, double tp_cp_seconds_per_micro_step);
+// One on-the-clock evaluation on a data-parallel rank (Workload::evaluation, EvalPasses): forward passes of the
+// evaluation batch, each the layer graph's forward kernels at the pass's rows, launched as the evaluation
+// launches them (eagerly where training replays graphs), plus the eager host operations per sample outside the
+// graph (post-processing). A pass takes the longer of its GPU kernels and its host work, as a training pass does.
+struct EvalTable {
+    std::vector<LayerPrices> layers;       // forward kernels only, execution order
+    layers::CudaGraphs cuda_graphs = layers::CudaGraphs::none;
+    double samples_per_pass = 1;           // workload samples per pass per rank
+    double rows_per_pass = 1;              // graph samples (rows) per pass
+    double host_kernels_per_pass = 0;      // eager operations outside the layer graph, per pass
+};
+
+// The evaluation's samples per pass on a rank holding `samples_per_rank` evaluation samples.
+double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
+// The evaluation table of `workload` (with a layer_model) for `layout` on `gpu`, its rank holding
+// `samples_per_rank` evaluation samples; `training` is the layout's training table (its rows and launch mode are
+// the defaults where the workload describes no evaluation).
+std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, const ConfigNode& description,
+                                                  const GpuSpec& gpu, const ParallelismConfig& layout,
+                                                  double samples_per_rank, const OperatorTable& training);
+// The graph rows one evaluation pass holds (what an EvalTable is built at; callers cache tables by it).
+int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
+
+// One pass of the table at `efficiency` and `speed` (as price_operator_step).
+double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed = 1.0);
+// One evaluation: ceil(samples_per_rank / samples per pass) passes, each also waiting `exposed_fraction` of half
+// the TP/CP collectives of a training micro step (`tp_cp_seconds_per_micro_step`, at `training_rows` graph rows),
+// scaled to the pass's rows.
+// Half is exact for TP (its forward and backward collectives mirror each other) and an approximation for CP,
+// whose forward issues one of its three K/V exchanges (step_collectives.cpp).
+double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed,
+                             double samples_per_rank, double exposed_fraction, double tp_cp_seconds_per_micro_step,
+                             double training_rows);
+
+// The same priced as training micro steps' forward passes (the default; profiles without eval-passes):
+// `samples_per_rank` at the table's micro batch, with the same share of the TP/CP collectives per pass.
+double operator_eval_seconds_at_training_batch(const OperatorTable& table, const OperatorStepTimes& step,
+                                               double samples_per_rank, double exposed_fraction,
+                                               double tp_cp_seconds_per_micro_step);
 
 // Gradient buckets' ready points as fractions of the last backward: bucket b of `buckets` equal shares of the
 // gradient bytes is ready when the layer that completes it has finished its backward (the last bucket at 1).

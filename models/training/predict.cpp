@@ -105,6 +105,10 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
         s.operator_table = reuse.operator_table;
     else if (workload.layer_model && system.gpu->sms)
         s.operator_table = build_operator_table(workload, *system.gpu, layout, s.optimizer_shards);
+    if (s.operator_table && workload.eval_on_the_clock)
+        s.eval_table = reuse.eval_table ? reuse.eval_table
+                                        : build_eval_table(workload, layer_description(workload), *system.gpu, layout,
+                                                           s.eval_samples_per_rank, *s.operator_table);
 
     s.straggler_sigmas = expected_max_standard_normal(gpus);
     const int domain = system.gpus_per_nvlink_domain;
@@ -260,7 +264,9 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     c.sharp = request.sharp.value_or(sharp_by_default(system, n));
     if (!request.sharp && c.sharp) defaults.push_back("SHARP in-network reduction on (as NVIDIA's multi-node v4.1 runs)");
 
-    PreparedScenario s = prepare_with_layout(workload, system, n, c, {collectives, nullptr});
+    PrepareReuse reuse;
+    reuse.collectives = collectives;
+    PreparedScenario s = prepare_with_layout(workload, system, n, c, reuse);
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     return s;
 }
@@ -307,10 +313,16 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         t.layers = std::move(layers.layers);
         t.layer_collectives = std::move(layers.collectives);
         t.optimizer_seconds = step.optimizer_seconds + step.graph_launch_seconds;
-        if (w.eval_on_the_clock)
-            t.eval_forward_seconds = operator_eval_seconds(*s.operator_table, step, s.eval_samples_per_rank,
+        if (s.eval_table && !profile.operator_eval_passes)
+            t.eval_forward_seconds = operator_eval_seconds_at_training_batch(
+                *s.operator_table, step, s.eval_samples_per_rank, profile.tp_comm_exposed_fraction,
+                s.tp_cp_comm_seconds_per_micro_step);
+        else if (s.eval_table)
+            t.eval_forward_seconds = operator_eval_seconds(*s.eval_table, *profile.operator_efficiency,
+                                                           profile.operator_speed, s.eval_samples_per_rank,
                                                            profile.tp_comm_exposed_fraction,
-                                                           s.tp_cp_comm_seconds_per_micro_step);
+                                                           s.tp_cp_comm_seconds_per_micro_step,
+                                                           s.operator_table->graph_micro_batch);
         t.launch_bound = step.launch_bound;
         return t;
     }

@@ -152,6 +152,9 @@ struct PreparedScenario {
     // The layer graph's kernels priced at efficiency 1 for this layout (workloads with a layer_model and GPUs
     // with an SM count; null otherwise): what the operator model prices with a profile's efficiencies.
     std::shared_ptr<const OperatorTable> operator_table;
+    // One evaluation pass's kernels for this layout (operator_step.hpp EvalTable; null where the table is null or
+    // the evaluation is off the clock).
+    std::shared_ptr<const EvalTable> eval_table;
     std::vector<std::string> defaults;
     std::vector<std::string> warnings;
 };
@@ -169,6 +172,8 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
 struct PrepareReuse {
     StepCollectiveSession* collectives = nullptr;
     std::shared_ptr<const OperatorTable> operator_table;
+    // The layout's evaluation table, where the caller built it (its rows: eval_rows_per_pass); null: built here.
+    std::shared_ptr<const EvalTable> eval_table;
     // Price no collective (each takes 0 s; ttt_lower_bound_minutes): needs `collectives` (for the optimizer
     // shards, nothing simulated) and `operator_table`.
     bool without_collectives = false;

@@ -48,6 +48,12 @@ struct ParallelismConfig {
     // How the framework launches kernels in this layout (none, per_layer, segmented, full_iteration: the layer
     // graph's CudaGraphs); empty = the workload description's own mode. A fact of each submission.
     std::string cuda_graphs;
+    // How this layout's on-the-clock evaluation runs, where it differs from the workload's (EvalPasses): samples
+    // per forward pass per rank (0: the workload's; kWholeShard: the rank's whole share in one pass), samples per
+    // graph row (0: the workload's) and kernel launch mode (empty: the workload's). A fact of each submission.
+    int eval_batch = 0;
+    double eval_samples_per_graph_sample = 0;
+    std::string eval_cuda_graphs;
 
     int gpus() const { return model_split() * data_parallel; }
     int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank
@@ -87,6 +93,21 @@ struct LayerModelRef {
     std::string description_yaml;
 };
 
+// How one on-the-clock evaluation runs on a data-parallel rank (operator model, operator_step.hpp): forward
+// passes of `batch` samples (the framework's evaluation batch, not the training micro batch), each graph row
+// holding `samples_per_graph_sample` samples (BERT evaluates unpacked rows padded to 512 tokens where it trains
+// packed ones), launched as `cuda_graphs` says (evaluation usually runs eagerly where training replays graphs),
+// and `host_kernels_per_sample` eager operations per sample outside the layer graph (RetinaNet's per-image box
+// decoding and NMS loop). Unset in the workload data: the training micro batch, rows and launch mode.
+struct EvalPasses {
+    static constexpr int kWholeShard = -1;  // one pass over the rank's whole share (BERT's graphed evaluation)
+    int batch = 0;                          // samples per pass per data-parallel rank; kWholeShard: the whole share
+    double samples_per_graph_sample = 1;
+    std::string cuda_graphs = "none";       // none, per_layer, segmented, full_iteration
+    double host_kernels_per_sample = 0;
+    std::string source;
+};
+
 // When a workload evaluates, by MLPerf's rules (eval_schedule()): the interval between evaluations, in samples, and
 // how many intervals pass before the first.
 struct EvalRule {
@@ -123,6 +144,7 @@ struct Workload {
     std::string quality_target;             // human-readable MLPerf closed-division target
     bool eval_on_the_clock = true;
     EvalRule eval_rule;
+    std::optional<EvalPasses> evaluation;   // how an evaluation runs; nullopt: as a training micro step's forward
 
     std::vector<PublishedParallelism> published_parallelism;   // NVIDIA v4.1 (and v5.0 for GB200/MI300X)
     // TP/CP collectives; nullopt: data parallel only (the convolutional RetinaNet and the SD UNet, as in v4.1),

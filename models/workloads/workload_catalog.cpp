@@ -83,9 +83,28 @@ std::optional<ModelParallelComm> read_model_parallel(const ConfigNode& entry) {
     return m;
 }
 
+// An evaluation batch: a sample count, or `shard` (the rank's whole share in one pass).
+int read_eval_batch(const ConfigNode& node) {
+    if (node.is_scalar() && node.as_string() == "shard") return EvalPasses::kWholeShard;
+    return static_cast<int>(node.as_int(1, kMaxGpus));
+}
+
+// `evaluation`: how an evaluation runs (EvalPasses), one sourced table.
+EvalPasses read_evaluation(const ConfigNode& entry) {
+    const ConfigNode t = sourced_table(entry, "evaluation", {"batch", "packing", "cuda_graphs", "host_kernels_per_sample"});
+    EvalPasses e;
+    e.batch = read_eval_batch(t.required("batch"));
+    e.samples_per_graph_sample = t.required("packing").as_double(1e-6, 1e6);
+    e.cuda_graphs = t.required("cuda_graphs").as_choice({"none", "per_layer", "segmented", "full_iteration"});
+    e.host_kernels_per_sample = t.required("host_kernels_per_sample").as_double(0, 1e6);
+    e.source = t.required("source").as_string();
+    return e;
+}
+
 PublishedParallelism read_layout(const ConfigNode& entry) {
     entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
-                      "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "source"});
+                      "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "eval_batch",
+                      "eval_packing", "eval_cuda_graphs", "source"});
     PublishedParallelism p;
     const ConfigNode system = entry.required("system");
     p.system_family = system.as_string();
@@ -113,6 +132,10 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
     c.fp8 = flag("fp8");
     if (const auto graphs = entry.optional("cuda_graphs"))
         c.cuda_graphs = graphs->as_choice({"none", "per_layer", "segmented", "full_iteration"});
+    if (const auto batch = entry.optional("eval_batch")) c.eval_batch = read_eval_batch(*batch);
+    if (const auto packing = entry.optional("eval_packing")) c.eval_samples_per_graph_sample = packing->as_double(1e-6, 1e6);
+    if (const auto graphs = entry.optional("eval_cuda_graphs"))
+        c.eval_cuda_graphs = graphs->as_choice({"none", "per_layer", "segmented", "full_iteration"});
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)
         entry.required("gpus").fail("the layout does not multiply out to its GPU count: TP " +
                                     std::to_string(c.tensor_parallel) + " x CP " + std::to_string(c.context_parallel) +
@@ -129,7 +152,7 @@ Workload read_workload(const ConfigNode& entry) {
                       "gradient_dtype", "gradient_dtype_confirmed", "gradient_bytes", "train_flops_per_sample",
                       "forward_flops_per_sample", "flops_note", "train_samples", "eval_samples", "convergence_unit",
                       "runs_per_result", "quality_target", "eval_on_the_clock", "eval_rule", "model_parallel",
-                      "layer_model", "published_parallelism"});
+                      "layer_model", "evaluation", "published_parallelism"});
     Workload w;
     w.name = entry.required("name").as_string();
     w.mlperf_benchmark = entry.required("mlperf_benchmark").as_string();
@@ -169,6 +192,10 @@ Workload read_workload(const ConfigNode& entry) {
         ref.samples_per_graph_sample = layer_model->required("samples_per_graph_sample").as_double(1e-6, 1e6);
         ref.source = layer_model->required("source").as_string();
         w.layer_model = ref;
+    }
+    if (entry.has("evaluation")) {
+        if (!w.layer_model) entry.required("evaluation").fail("an evaluation description needs a layer_model");
+        w.evaluation = read_evaluation(entry);
     }
     bool has_reference = false;
     for (const ConfigNode& layout : entry.required("published_parallelism").items()) {

@@ -225,6 +225,10 @@ TEST_CASE("malformed data files are input errors naming file, line and key", "[r
          {"'workloads[0].eval_rule'", "missing required key 'round_to'"}},
         {"workload_catalog.yaml", "aliases: [ssd]", "aliases: [sd]", "aliases: [sd, ",
          {"'workloads[3].aliases[0]'", "already used by another workload"}},
+        {"workload_catalog.yaml", "sharp: true, eval_batch: 8,", "sharp: true, eval_batch: eight,", "eval_batch: eight",
+         {"'workloads[2].published_parallelism[2].eval_batch'"}},
+        {"workload_catalog.yaml", "batch: 32, packing: 1, cuda_graphs: none,", "batch: 32, packing: 1, cuda_graphs: eager,",
+         "cuda_graphs: eager", {"'workloads[2].evaluation.cuda_graphs'", "full_iteration"}},
         {"workload_catalog.yaml", "{system: B200, gpus: 8, cp: 2", "{system: b200, gpus: 8, cp: 2", "system: b200",
          {"'workloads[1].published_parallelism[4].system'", "write the GPU catalog name 'B200'"}},
     };

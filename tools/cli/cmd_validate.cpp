@@ -26,7 +26,8 @@ constexpr const char* kRunLinesLegend =
     "point gives the model's; RCP/runs = the samples the prediction uses over the runs' mean";
 constexpr const char* kLogPartsLegend =
     "v4.1_timing.csv, medians over each result's logs.\n"
-    "  step ms: the steady step inside the training segments; eval s: the blocking seconds of one evaluation;\n"
+    "  step ms: the steady step inside the training segments; eval s: the blocking seconds of one evaluation\n"
+    "  (RetinaNet scores asynchronously: its final scoring, counted once per run, is taken out);\n"
     "  excess s: the first training segment's seconds beyond its steps at the steady rate (startup and slow early\n"
     "  steps; negative for Stable Diffusion, whose first block is shorter than the steady ones);\n"
     "  beside each, the model's step, evaluation (with its count at the RCP convergence) and per-run overhead";
