@@ -72,7 +72,10 @@ double bounded_search(const std::function<double(const std::vector<double>&)>& o
     opt.set_maxeval(max_evaluations);
     // BOBYQA's first trust region must fit inside every dimension's bounds: a narrow range takes a smaller step.
     std::vector<double> steps(x.size(), initial_step);
-    for (std::size_t i = 0; i < x.size(); ++i) steps[i] = std::min(initial_step, 0.499 * (upper[i] - lower[i]));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        TTSIM_ASSERT(upper[i] > lower[i], "a fit dimension without a range");
+        steps[i] = std::min(initial_step, 0.499 * (upper[i] - lower[i]));
+    }
     opt.set_initial_step(steps);
     double best = 0;
     try {

@@ -149,8 +149,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     problem.evaluations = &report.objective_evaluations;
     Layout& L = problem.layout;
     // Efficiencies: a GEMM reaches 20-100 % of the dense peak, convolutions and attention 5-100 %, a streaming
-    // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time. (A floor at STREAM's 0.79-0.93 of
-    // the vendor bandwidth, hardware/params.md §1, was tried in session 9: forward CV 9.32 % against 6.51 %.)
+    // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time. (A floor of 0.75, below STREAM's
+    // 0.79-0.93 of the vendor bandwidth, hardware/params.md §1, was tried in session 9 with eval-passes: forward
+    // CV 9.32 % against 6.51 % for eval-passes alone.)
     L.gemm = L.add({"gemm efficiency", 0.2, 1.0, 0.8});
     L.conv = L.add({"conv efficiency", 0.05, 1.0, 0.65});
     L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});

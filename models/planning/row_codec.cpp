@@ -6,7 +6,8 @@
 namespace ttsim {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_parallel, pipeline_parallel,
                                    data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
-                                   global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs)
+                                   global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs,
+                                   eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs)
 namespace planning {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
                                    cost, energy_kwh, rented_gpus, allocation, warnings)

@@ -96,7 +96,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     std::map<std::tuple<int, int, double>, std::shared_ptr<const EvalTable>> eval_tables;
     auto eval_table_of = [&](const ParallelismConfig& c, const OperatorTable& training) -> std::shared_ptr<const EvalTable> {
         if (!workload.eval_on_the_clock) return nullptr;
-        const double samples_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / c.data_parallel);
+        const double samples_per_rank = eval_samples_per_rank(workload, c);
         auto& slot = eval_tables[{c.tensor_parallel, c.context_parallel, eval_samples_per_pass(workload, c, samples_per_rank)}];
         if (!slot) slot = build_eval_table(workload, description, gpu, c, samples_per_rank, training);
         return slot;

@@ -217,6 +217,10 @@ double eval_samples_per_row(const Workload& workload, const ParallelismConfig& l
 
 }  // namespace
 
+double eval_samples_per_rank(const Workload& workload, const ParallelismConfig& layout) {
+    return std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
+}
+
 double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank) {
     const int batch = layout.eval_batch != 0 ? layout.eval_batch
                       : workload.evaluation  ? workload.evaluation->batch
@@ -244,6 +248,7 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
     table->cuda_graphs = cuda_graphs_named(mode, training.cuda_graphs);
     table->host_kernels_per_pass =
         workload.evaluation ? workload.evaluation->host_kernels_per_sample * table->samples_per_pass : 0.0;
+    table->pad_last_batch = workload.evaluation ? workload.evaluation->pad_last_batch : true;
     if (rows == static_cast<int>(training.graph_micro_batch)) {
         for (const LayerPrices& layer : training.layers) table->layers.push_back({layer.name, layer.block, layer.forward, {}, 0});
         return table;
@@ -255,7 +260,7 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
     return table;
 }
 
-double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed) {
+double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill) {
     TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
     double gpu = 0;
     std::size_t eager = 0, graphs = 0;
@@ -269,16 +274,22 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, do
     }
     if (table.cuda_graphs == layers::CudaGraphs::segmented || table.cuda_graphs == layers::CudaGraphs::full_iteration)
         graphs = 1;
-    const double host = (static_cast<double>(eager) + table.host_kernels_per_pass) * e.launch_seconds +
+    const double host = (static_cast<double>(eager) + fill * table.host_kernels_per_pass) * e.launch_seconds +
                         static_cast<double>(graphs) * e.graph_launch_seconds;
-    return std::max(gpu, host);
+    return std::max(fill * gpu, host);
 }
 
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double samples_per_rank,
                              double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows) {
-    const double passes = std::ceil(samples_per_rank / table.samples_per_pass - 1e-9);
+    const double whole = std::floor(samples_per_rank / table.samples_per_pass + 1e-9);
+    const double rest = std::max(0.0, samples_per_rank - whole * table.samples_per_pass) / table.samples_per_pass;
     const double tp_cp_per_pass = 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step * table.rows_per_pass / training_rows;
-    return passes * (eval_pass_seconds(table, e, speed) + tp_cp_per_pass);
+    double seconds = whole * (eval_pass_seconds(table, e, speed) + tp_cp_per_pass);
+    if (rest > 1e-9) {
+        const double fill = table.pad_last_batch ? 1.0 : rest;
+        seconds += eval_pass_seconds(table, e, speed, fill) + fill * tp_cp_per_pass;
+    }
+    return seconds;
 }
 
 double operator_eval_seconds_at_training_batch(const OperatorTable& table, const OperatorStepTimes& step,

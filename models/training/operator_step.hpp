@@ -107,8 +107,11 @@ struct EvalTable {
     double samples_per_pass = 1;           // workload samples per pass per rank
     double rows_per_pass = 1;              // graph samples (rows) per pass
     double host_kernels_per_pass = 0;      // eager operations outside the layer graph, per pass
+    bool pad_last_batch = true;            // the last, partial pass costs a whole one (else its share of one)
 };
 
+// One evaluation's samples on each data-parallel rank: ceil(eval samples / DP) (the slowest rank sets the time).
+double eval_samples_per_rank(const Workload& workload, const ParallelismConfig& layout);
 // The evaluation's samples per pass on a rank holding `samples_per_rank` evaluation samples.
 double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
 // The evaluation table of `workload` (with a layer_model) for `layout` on `gpu`, its rank holding
@@ -117,12 +120,18 @@ double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& 
 std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, const ConfigNode& description,
                                                   const GpuSpec& gpu, const ParallelismConfig& layout,
                                                   double samples_per_rank, const OperatorTable& training);
-// The graph rows one evaluation pass holds (what an EvalTable is built at; callers cache tables by it).
+// The graph rows one evaluation pass holds (what an EvalTable is built at). The layout search caches tables by
+// TP, CP and samples per pass: within one search the rest of what a table depends on (sequence parallelism, the
+// launch mode, the evaluation's rows per sample) comes from the job's switches and does not change.
 int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
 
-// One pass of the table at `efficiency` and `speed` (as price_operator_step).
-double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed = 1.0);
-// One evaluation: ceil(samples_per_rank / samples per pass) passes, each also waiting `exposed_fraction` of half
+// One pass of the table at `efficiency` and `speed` (as price_operator_step), holding `fill` (0-1] of its batch:
+// a partial pass runs its share of the kernels' GPU time and of the host operations per sample, and all of its
+// launches.
+double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed = 1.0,
+                         double fill = 1.0);
+// One evaluation: floor(samples_per_rank / samples per pass) whole passes and the rest as one partial pass
+// (a whole one where the framework pads it, EvalPasses::pad_last_batch), each also waiting `exposed_fraction` of half
 // the TP/CP collectives of a training micro step (`tp_cp_seconds_per_micro_step`, at `training_rows` graph rows),
 // scaled to the pass's rows.
 // Half is exact for TP (its forward and backward collectives mirror each other) and an approximation for CP,

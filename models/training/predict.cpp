@@ -99,7 +99,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     // Evaluation.
     s.eval_schedule = eval_schedule(workload, layout.global_batch);
     s.evaluations = evaluations_until(s.eval_schedule, s.samples_mean);
-    s.eval_samples_per_rank = std::ceil(static_cast<double>(workload.eval_samples) / layout.data_parallel);
+    s.eval_samples_per_rank = eval_samples_per_rank(workload, layout);
 
     if (reuse.operator_table)
         s.operator_table = reuse.operator_table;
@@ -313,16 +313,18 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         t.layers = std::move(layers.layers);
         t.layer_collectives = std::move(layers.collectives);
         t.optimizer_seconds = step.optimizer_seconds + step.graph_launch_seconds;
-        if (s.eval_table && !profile.operator_eval_passes)
+        if (w.eval_on_the_clock && !profile.operator_eval_passes)
             t.eval_forward_seconds = operator_eval_seconds_at_training_batch(
                 *s.operator_table, step, s.eval_samples_per_rank, profile.tp_comm_exposed_fraction,
                 s.tp_cp_comm_seconds_per_micro_step);
-        else if (s.eval_table)
+        else if (w.eval_on_the_clock) {
+            TTSIM_ASSERT(s.eval_table != nullptr, "an on-the-clock evaluation without its evaluation table");
             t.eval_forward_seconds = operator_eval_seconds(*s.eval_table, *profile.operator_efficiency,
                                                            profile.operator_speed, s.eval_samples_per_rank,
                                                            profile.tp_comm_exposed_fraction,
                                                            s.tp_cp_comm_seconds_per_micro_step,
                                                            s.operator_table->graph_micro_batch);
+        }
         t.launch_bound = step.launch_bound;
         return t;
     }

@@ -172,7 +172,7 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
 struct PrepareReuse {
     StepCollectiveSession* collectives = nullptr;
     std::shared_ptr<const OperatorTable> operator_table;
-    // The layout's evaluation table, where the caller built it (its rows: eval_rows_per_pass); null: built here.
+    // The layout's evaluation table, where the caller built it (build_eval_table for this layout); null: built here.
     std::shared_ptr<const EvalTable> eval_table;
     // Price no collective (each takes 0 s; ttt_lower_bound_minutes): needs `collectives` (for the optimizer
     // shards, nothing simulated) and `operator_table`.

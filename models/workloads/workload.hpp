@@ -105,6 +105,9 @@ struct EvalPasses {
     double samples_per_graph_sample = 1;
     std::string cuda_graphs = "none";       // none, per_layer, segmented, full_iteration
     double host_kernels_per_sample = 0;
+    // The last, partial batch: padded to a whole one (NeMo pads the validation batch with dummy samples) or run
+    // at its own size (DALI's LastBatchPolicy.PARTIAL, BERT's DataLoader).
+    bool pad_last_batch = false;
     std::string source;
 };
 

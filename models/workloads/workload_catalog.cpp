@@ -86,17 +86,23 @@ std::optional<ModelParallelComm> read_model_parallel(const ConfigNode& entry) {
 // An evaluation batch: a sample count, or `shard` (the rank's whole share in one pass).
 int read_eval_batch(const ConfigNode& node) {
     if (node.is_scalar() && node.as_string() == "shard") return EvalPasses::kWholeShard;
-    return static_cast<int>(node.as_int(1, kMaxGpus));
+    try {
+        return static_cast<int>(node.as_int(1, kMaxGpus));
+    } catch (const InputError&) {
+        node.fail("expected a whole number of samples >= 1, or 'shard' (the rank's whole share in one pass)");
+    }
 }
 
 // `evaluation`: how an evaluation runs (EvalPasses), one sourced table.
 EvalPasses read_evaluation(const ConfigNode& entry) {
-    const ConfigNode t = sourced_table(entry, "evaluation", {"batch", "packing", "cuda_graphs", "host_kernels_per_sample"});
+    const ConfigNode t = sourced_table(entry, "evaluation",
+                                       {"batch", "packing", "cuda_graphs", "host_kernels_per_sample", "pad_last_batch"});
     EvalPasses e;
     e.batch = read_eval_batch(t.required("batch"));
     e.samples_per_graph_sample = t.required("packing").as_double(1e-6, 1e6);
     e.cuda_graphs = t.required("cuda_graphs").as_choice({"none", "per_layer", "segmented", "full_iteration"});
     e.host_kernels_per_sample = t.required("host_kernels_per_sample").as_double(0, 1e6);
+    e.pad_last_batch = t.required("pad_last_batch").as_bool();
     e.source = t.required("source").as_string();
     return e;
 }
@@ -195,11 +201,15 @@ Workload read_workload(const ConfigNode& entry) {
     }
     if (entry.has("evaluation")) {
         if (!w.layer_model) entry.required("evaluation").fail("an evaluation description needs a layer_model");
+        if (!w.eval_on_the_clock) entry.required("evaluation").fail("the evaluation is off the clock: nothing prices it");
         w.evaluation = read_evaluation(entry);
     }
     bool has_reference = false;
     for (const ConfigNode& layout : entry.required("published_parallelism").items()) {
         w.published_parallelism.push_back(read_layout(layout));
+        for (const char* key : {"eval_batch", "eval_packing", "eval_cuda_graphs"})
+            if (layout.has(key) && (!w.layer_model || !w.eval_on_the_clock))
+                layout.required(key).fail("only a workload with a layer_model and an on-the-clock evaluation prices it");
         has_reference = has_reference || w.published_parallelism.back().system_family == reference_gpu().name;
     }
     // default_parallelism falls back to the reference GPU's layouts, so every workload needs at least one.

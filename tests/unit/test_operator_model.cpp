@@ -200,8 +200,12 @@ TEST_CASE("operator model: an evaluation runs the framework's evaluation passes,
         CHECK(s.eval_table->rows_per_pass == 16);   // one padded sequence a row, where training packs two
         CHECK(s.operator_table->graph_micro_batch == 48);
         CHECK(s.eval_table->cuda_graphs == layers::CudaGraphs::none);
+        // 78 whole passes and a last one of 2 sequences (1,250 = 78 x 16 + 2), not padded.
         const double pass = eval_pass_seconds(*s.eval_table, e);
-        CHECK(operator_eval_seconds(*s.eval_table, e, 1.0, s.eval_samples_per_rank, 1.0, 0.0, 48) == Approx(79 * pass));
+        const double last = eval_pass_seconds(*s.eval_table, e, 1.0, 2.0 / 16);
+        CHECK(last < pass);
+        CHECK(operator_eval_seconds(*s.eval_table, e, 1.0, s.eval_samples_per_rank, 1.0, 0.0, 48) ==
+              Approx(78 * pass + last));
     }
     {
         const PreparedScenario s = prepare(request("bert", 3472));
@@ -217,12 +221,24 @@ TEST_CASE("operator model: an evaluation runs the framework's evaluation passes,
         CHECK(s.eval_table->rows_per_pass == 8);
     }
     {
-        // RetinaNet at 2,528 GPUs: batches of 8, 10 images a rank: 2 passes, each with 8 x 130 host operations.
+        // RetinaNet at 2,528 GPUs: batches of 8, 10 images a rank: a whole pass of 8 x 130 host operations and a
+        // partial one of 2 images (DALI keeps the last batch partial).
         const PreparedScenario s = prepare(request("retinanet", 2528));
         REQUIRE(s.eval_table);
         CHECK(s.eval_samples_per_rank == 10);
         CHECK(s.eval_table->samples_per_pass == 8);
         CHECK(s.eval_table->host_kernels_per_pass == 8 * 130);
+        CHECK(!s.eval_table->pad_last_batch);
+    }
+    {
+        // LoRA pads its last validation batch: a 173-sample set on 128 ranks is 2 whole forwards each.
+        const PreparedScenario s = prepare(request("llama2_70b_lora", 1024));
+        REQUIRE(s.eval_table);
+        CHECK(s.eval_table->pad_last_batch);
+        CHECK(s.eval_samples_per_rank == 2);
+        const layers::Efficiency lora = *operator_profiles().find(*s.workload, *s.gpu).operator_efficiency;
+        CHECK(operator_eval_seconds(*s.eval_table, lora, 1.0, 1.5, 1.0, 0.0, 1) ==
+              Approx(2 * eval_pass_seconds(*s.eval_table, lora)));
     }
     // Stable Diffusion evaluates offline: no evaluation table.
     CHECK(!prepare(request("stable_diffusion", 8)).eval_table);
