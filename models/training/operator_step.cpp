@@ -19,6 +19,14 @@ std::uint8_t kind_class(layers::KernelKind kind) {
     }
 }
 
+// The launch mode a layout or evaluation names ("none", "per_layer", ...), or `fallback` where it names none.
+layers::CudaGraphs cuda_graphs_named(const std::string& name, layers::CudaGraphs fallback) {
+    for (const auto mode : {layers::CudaGraphs::none, layers::CudaGraphs::per_layer, layers::CudaGraphs::segmented,
+                            layers::CudaGraphs::full_iteration})
+        if (name == layers::to_string(mode)) return mode;
+    return fallback;
+}
+
 // Efficiency 1 everywhere: the table stores the two roofs before any efficiency divides them.
 const layers::Efficiency& unit_efficiency() {
     static const layers::Efficiency unit = [] {
@@ -117,10 +125,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     table->samples_per_graph_sample = ref.samples_per_graph_sample;
     const int graph_micro = graph_micro_batch(ref, layout);
     table->graph_micro_batch = graph_micro;
-    table->cuda_graphs = graph.facts.cuda_graphs;
-    for (const auto mode : {layers::CudaGraphs::none, layers::CudaGraphs::per_layer, layers::CudaGraphs::segmented,
-                            layers::CudaGraphs::full_iteration})
-        if (layout.cuda_graphs == layers::to_string(mode)) table->cuda_graphs = mode;
+    table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
     table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
@@ -200,13 +205,6 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
 }
 
 namespace {
-
-layers::CudaGraphs cuda_graphs_named(const std::string& name, layers::CudaGraphs fallback) {
-    for (const auto mode : {layers::CudaGraphs::none, layers::CudaGraphs::per_layer, layers::CudaGraphs::segmented,
-                            layers::CudaGraphs::full_iteration})
-        if (name == layers::to_string(mode)) return mode;
-    return fallback;
-}
 
 // The evaluation's samples per graph row: the layout's, else the workload's, else the training rows'.
 double eval_samples_per_row(const Workload& workload, const ParallelismConfig& layout) {
