@@ -397,7 +397,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
         {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
         {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
-        {"eval-cost", &SharedFit::eval_cost},     {"warmup-logs", &SharedFit::warmup_logs},
+        {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
+        {"warmup-logs", &SharedFit::warmup_logs},
         {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
@@ -417,6 +418,9 @@ SharedFit SharedFit::parse(const std::string& list) {
     }
     if (f.eval_cost && !f.operator_model)
         throw InputError("eval-cost is a term of the operator model: add operator to the list", Field::shared_parameters);
+    if (f.eval_step_cost && !f.operator_model)
+        throw InputError("eval-step-cost is a term of the operator model: add operator to the list",
+                         Field::shared_parameters);
     if (f.warmup_logs && !f.run_overhead && !f.workload_run_overhead)
         throw InputError("warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead",
                          Field::shared_parameters);
@@ -429,7 +433,8 @@ SharedFit SharedFit::parse(const std::string& list) {
 std::string SharedFit::operator_only_term() const {
     for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
                                    std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"},
-                                   std::pair{eval_cost, "eval-cost"}, std::pair{efficiency_prior, "efficiency-prior"},
+                                   std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
+                                   std::pair{efficiency_prior, "efficiency-prior"},
                                    std::pair{eval_passes, "eval-passes"}})
         if (on) return name;
     return "";
@@ -469,6 +474,7 @@ std::string SharedFit::describe() const {
     add(step_logs, "step-logs");
     add(eval_logs, "eval-logs");
     add(eval_cost, "eval-cost");
+    add(eval_step_cost, "eval-step-cost");
     add(warmup_logs, "warmup-logs");
     add(efficiency_prior, "efficiency-prior");
     add(eval_passes, "eval-passes");

@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, warmup-logs, efficiency-prior, eval-passes";
+    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -130,6 +130,10 @@ struct SharedFit {
     // With operator: one evaluation costs eval_forward_factor x its forward passes + eval_fixed_seconds, both per
     // workload (post-processing such as RetinaNet's box decoding and NMS, the metric's gather and scoring).
     bool eval_cost = false;
+    // With operator: each iteration of the framework's evaluation loop costs a fixed time per workload
+    // (ComputeProfile::eval_step_seconds x PreparedScenario::eval_steps): NeMo's validation_step over a global batch,
+    // BERT's synchronise per batch.
+    bool eval_step_cost = false;
     // Fit option: each result's per-run overhead also matches its first segment's logged excess over its steady
     // steps (CalibrationPoint::measured_excess_seconds; the comparison in fit_loss.hpp), so the per-run cost is
     // what the logs show the clock counting once, not whatever part of a run's minutes the other terms leave over.
@@ -144,7 +148,7 @@ struct SharedFit {
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,
-    // eval-cost, efficiency-prior, eval-passes) among those on, or "" (the lumped fit would ignore it).
+    // eval-cost, eval-step-cost, efficiency-prior, eval-passes) among those on, or "" (the lumped fit would ignore it).
     std::string operator_only_term() const;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);

@@ -39,7 +39,8 @@ struct Layout {
     std::vector<Dimension> dims;
     int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1, kernel_overhead = -1, tp_exposed = -1;
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
-    std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed;
+    std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
+        eval_step;
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -85,6 +86,8 @@ struct Problem {
             p.eval_forward_factor = value(x, f->second, 1.0);
             p.eval_fixed_seconds = value(x, layout.workload_eval_fixed.at(workload), p.eval_fixed_seconds);
         }
+        if (const auto step = layout.eval_step.find(workload); step != layout.eval_step.end())
+            p.eval_step_seconds = value(x, step->second, 0.0);
         p.step_jitter_seconds = value(x, layout.step_jitter, 0.0);
         p.step_jitter_per_node = shared.jitter_nodes;
         p.tp_comm_exposed_fraction = value(x, layout.tp_exposed, p.tp_comm_exposed_fraction);
@@ -198,6 +201,12 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
                 L.eval_factor[w] = L.add({w + " eval forward factor", 0.3, 30.0, 1.0});
                 L.workload_eval_fixed[w] = L.add({w + " eval fixed seconds", 1e-3, 60.0, 0.05});
             }
+    // Per workload with evaluations on the clock: 0.1 ms-3 s per step of its evaluation loop (EvalPasses::step).
+    // (Session 10 also tried it only where the loop steps by global batches, NeMo's validation_step: forward CV
+    // 7.60 %, LOCO 5.46 %, against 6.74 / 5.94 % for every workload; neither beats the defaults' 5.91 / 5.22 %.)
+    if (shared.eval_step_cost)
+        for (const std::string& w : workloads)
+            if (find_workload(w).eval_on_the_clock) L.eval_step[w] = L.add({w + " eval step seconds", 1e-4, 3.0, 0.01});
     // Share of TP/CP collective time exposed: 1-100 %.
     bool any_model_parallel = false;
     for (const CalibrationPoint* p : points) any_model_parallel = any_model_parallel || p->scenario.tp_cp_comm_seconds_per_micro_step > 0;

@@ -263,7 +263,7 @@ UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points,
         std::any_of(points.begin(), points.end(), [](const CalibrationPoint& p) { return p.published_minutes > 0; });
     if (any_time_to_train) return {calibrate_points(points, description, shared), {}};
     // A step time holds neither the per-run cost nor the evaluations: leave them out of the fit.
-    shared.run_overhead = shared.workload_run_overhead = shared.eval_fixed = shared.eval_cost = false;
+    shared.run_overhead = shared.workload_run_overhead = shared.eval_fixed = shared.eval_cost = shared.eval_step_cost = false;
     CalibrationReport report = calibrate_points(points, description, shared);
     ProfileSet fixed;
     fixed.stack_speeds = report.profiles.stack_speeds;
@@ -274,6 +274,7 @@ UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points,
         p.run_overhead_seconds = shipped.run_overhead_seconds;
         p.eval_fixed_seconds = shipped.eval_fixed_seconds;
         p.eval_forward_factor = shipped.eval_forward_factor;
+        p.eval_step_seconds = shipped.eval_step_seconds;
         values += fmt::format("{}{}/{} run overhead {} s, evaluation cost {} s", values.empty() ? "" : "; ", p.workload,
                               p.gpu, units::format_number(p.run_overhead_seconds, 4),
                               units::format_number(p.eval_fixed_seconds, 4));

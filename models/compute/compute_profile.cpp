@@ -143,7 +143,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "tp_comm_exposed_fraction", "transferred_from",
+                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "tp_comm_exposed_fraction", "transferred_from",
                          "fitted_samples_per_gpu", "fitted_gpus", "operator"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
@@ -162,6 +162,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         }
         if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
         if (auto n = item.optional("eval_forward_factor")) p.eval_forward_factor = n->as_double(0.1, 100.0);
+        if (auto n = item.optional("eval_step_seconds")) p.eval_step_seconds = n->as_double(0.0, 100.0);
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
@@ -232,6 +233,7 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
         if (p.eval_forward_factor != 1.0) out << "    eval_forward_factor: " << p.eval_forward_factor << "\n";
+        if (p.eval_step_seconds != 0.0) out << "    eval_step_seconds: " << p.eval_step_seconds << "\n";
         if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";
         if (const auto& e = p.operator_efficiency)
             out << "    operator: {gemm: " << e->gemm << ", conv: " << e->conv << ", attention: " << e->attention

@@ -67,6 +67,10 @@ struct ComputeProfile {
     // One evaluation's forward passes cost this many times their training-forward price: post-processing per
     // sample (RetinaNet's box decoding and NMS), the eval batch, the gather of the predictions (eval-cost fit).
     double eval_forward_factor = 1.0;
+    // Per iteration of the framework's evaluation loop (PreparedScenario::eval_steps): the loop's host work and
+    // synchronisation besides the forward kernels (NeMo's validation_step over a global batch, BERT's sync per
+    // batch); fitted per workload (eval-step-cost), 0 where not fitted.
+    double eval_step_seconds = 0.0;
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
     // The operator-level model (models/training/operator_step.hpp): kernel-class efficiencies and launch costs of

@@ -43,13 +43,20 @@ const char* to_string(Confidence confidence) { return confidence == Confidence::
 
 double parse_margin(const std::string& text) {
     std::string number = text;
-    if (!number.empty() && number.back() == '%') number.pop_back();
+    const bool has_unit = !number.empty() && number.back() == '%';
+    if (has_unit) number.pop_back();
     double percent = 0;
     try {
         percent = units::parse_number(number);
     } catch (const InputError&) {
         throw InputError("expected a percentage such as 10%, got '" + text + "'", Field::margin);
     }
+    // A bare number is ambiguous (0.1 as a fraction is 10 %, as a percentage 0.1 %): the unit is required, as for
+    // every other quantity; only 0 means the same either way.
+    if (!has_unit && percent != 0)
+        throw InputError("write the margin with its unit, e.g. " + units::format_number(percent) + "% or " +
+                             units::format_number(percent * 100) + "%; a bare '" + text + "' could mean either",
+                         Field::margin);
     // 100% would leave no time at all; a margin is a safety factor, not the whole limit.
     if (!(percent >= 0 && percent < 100))
         throw InputError("must be in [0%, 100%), got '" + text + "'", Field::margin);

@@ -126,7 +126,9 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     const int graph_micro = graph_micro_batch(ref, layout);
     table->graph_micro_batch = graph_micro;
     table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
-    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu);
+    layers::MemoryLayout memory_layout = memory_layout_of(layout, graph_micro);
+    memory_layout.samples_per_micro_batch = layout.samples_per_micro_batch;
+    table->memory = layers::memory_per_gpu(graph, memory_layout, gpu);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
     for (const layers::Layer& layer : graph.layers) {
@@ -225,6 +227,15 @@ double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& 
                                              : layout.samples_per_micro_batch;
     const double share = std::max(1.0, samples_per_rank);
     return batch == EvalPasses::kWholeShard ? share : std::min<double>(batch, share);
+}
+
+double eval_steps_per_evaluation(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank) {
+    const double share = std::max(1.0, samples_per_rank);
+    const bool global_batch = workload.evaluation && workload.evaluation->step == EvalPasses::Step::global_batch;
+    const double per_step =
+        global_batch ? std::max(1.0, static_cast<double>(layout.global_batch) / layout.data_parallel)
+                     : eval_samples_per_pass(workload, layout, samples_per_rank);
+    return std::ceil(share / per_step - 1e-9);
 }
 
 int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank) {

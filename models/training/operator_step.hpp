@@ -114,6 +114,10 @@ struct EvalTable {
 double eval_samples_per_rank(const Workload& workload, const ParallelismConfig& layout);
 // The evaluation's samples per pass on a rank holding `samples_per_rank` evaluation samples.
 double eval_samples_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
+// One evaluation's iterations of the framework's evaluation loop on a rank holding `samples_per_rank` evaluation
+// samples (EvalPasses::step): ceil(share / samples per pass), or ceil(share / the rank's share of the global batch)
+// where a step is a global batch; a workload without an `evaluation` steps by its training micro batch.
+double eval_steps_per_evaluation(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
 // The evaluation table of `workload` (with a layer_model) for `layout` on `gpu`, its rank holding
 // `samples_per_rank` evaluation samples; `training` is the layout's training table (its rows and launch mode are
 // the defaults where the workload describes no evaluation).

@@ -100,6 +100,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     s.eval_schedule = eval_schedule(workload, layout.global_batch);
     s.evaluations = evaluations_until(s.eval_schedule, s.samples_mean);
     s.eval_samples_per_rank = eval_samples_per_rank(workload, layout);
+    s.eval_steps = workload.eval_on_the_clock ? eval_steps_per_evaluation(workload, layout, s.eval_samples_per_rank) : 0.0;
 
     if (reuse.operator_table)
         s.operator_table = reuse.operator_table;
@@ -356,7 +357,8 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
     plan.eval_seconds = s.workload->eval_on_the_clock
-                            ? profile.eval_forward_factor * terms.eval_forward_seconds + profile.eval_fixed_seconds
+                            ? profile.eval_forward_factor * terms.eval_forward_seconds + profile.eval_fixed_seconds +
+                                  profile.eval_step_seconds * s.eval_steps
                             : 0.0;
     return plan;
 }

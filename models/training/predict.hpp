@@ -145,6 +145,7 @@ struct PreparedScenario {
     EvalSchedule eval_schedule;            // when the run evaluates (MLPerf rules at this global batch)
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
     double eval_samples_per_rank = 0;      // one evaluation's samples on each data-parallel rank (its TP x CP group)
+    double eval_steps = 0;                 // one evaluation's iterations of the evaluation loop (eval_steps_per_evaluation)
     double straggler_sigmas = 0;           // E[max of N standard normals], N = GPUs
     double node_straggler_sigmas = 0;      // the same with N = scale-up domains (nodes) spanned
     std::string comm_topology;             // name of the topology the collectives were simulated on

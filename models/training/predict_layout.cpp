@@ -123,12 +123,33 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     if (request.tensor_parallel) job.tensor_parallel_field = Field::tensor_parallel;
     if (request.context_parallel) job.context_parallel_field = Field::context_parallel;
     std::vector<std::string> defaults;
+    // Where the published replica cannot serve this scale (one sample per data-parallel rank is beyond the RCPs)
+    // but the pins name a larger replica, the default batch is sized for the pinned one, as predict() sizes it
+    // for a pinned TP x CP without search.
+    std::optional<PreparedScenario> pinned_replica;
+    if (!request.global_batch && !published && published_error &&
+        (job.pins.tensor_parallel || job.pins.context_parallel)) {
+        PredictionRequest r = published_request(request);
+        r.tensor_parallel = job.pins.tensor_parallel;
+        r.context_parallel = job.pins.context_parallel;
+        try {
+            pinned_replica = prepare(r, shared);
+        } catch (const InputError&) {
+            // the published layout's refusal says why there is no default batch
+        }
+    }
     if (request.global_batch) {
         job.global_batch = *request.global_batch;
         if (job.global_batch < 1) throw InputError("global batch must be >= 1", Field::global_batch);
     } else if (published) {
         job.global_batch = published->layout.global_batch;
         defaults.push_back(fmt::format("global batch {} of the published layout at this scale", job.global_batch));
+    } else if (pinned_replica) {
+        job.global_batch = pinned_replica->layout.global_batch;
+        defaults.push_back(fmt::format("global batch {}: the default batch sized for the pinned TP {} x CP {} replica "
+                                       "(the published layout's replica would need more than the RCPs cover)",
+                                       job.global_batch, pinned_replica->layout.tensor_parallel,
+                                       pinned_replica->layout.context_parallel));
     } else if (published_error) {
         throw *published_error;   // no batch to search at: what made the published layout fail says why
     } else {
@@ -136,6 +157,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     }
     if (published) {
         job.switches = published->layout;
+    } else if (pinned_replica) {
+        job.switches = pinned_replica->layout;
     } else {
         if (!owned) job.switches = default_parallelism(workload, gpu.name, 8).config;   // the workload's switches
         job.switches.sequence_parallel = job.switches.sequence_parallel || owned != nullptr;
@@ -186,6 +209,19 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         p.warnings.push_back("user-defined model: no calibrated profile of its own; priced with " + gpu.name +
                              "'s operator efficiencies and launch costs (shared by all workloads) and the median "
                              "per-step fixed cost calibrated on it");
+    // A batch too small for the GPUs: with one sample per data-parallel rank the replicas must grow to use them, and
+    // a replica far larger than the model needs (the published 8-GPU layout's split; a user model's NVLink domain)
+    // mostly adds TP/CP communication, so fewer GPUs may train as fast.
+    const ParallelismConfig& chosen = result.best_scenario->layout;
+    const int needed_split = owned ? system.gpus_per_nvlink_domain
+                                   : default_parallelism(workload, gpu.name, 8).config.model_split();
+    if (chosen.data_parallel == chosen.global_batch && chosen.model_split() > 2 * needed_split)
+        p.warnings.push_back(fmt::format(
+            "global batch {} on {} GPUs leaves one sample per data-parallel rank, so each replica spans {} GPUs (TP {} x "
+            "CP {}), {}x the {} that hold the model; so large a replica mostly adds TP/CP communication, and fewer GPUs "
+            "may train as fast or faster: compare GPU counts (a sweep), or give a larger global batch",
+            chosen.global_batch, n, chosen.model_split(), chosen.tensor_parallel, chosen.context_parallel,
+            chosen.model_split() / needed_split, needed_split));
     if (request.compute_efficiency_vs_8gpu && !owned) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
     return {std::move(p), std::move(*result.best_scenario), profile};
 }

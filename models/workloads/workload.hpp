@@ -108,6 +108,11 @@ struct EvalPasses {
     // The last, partial batch: padded to a whole one (NeMo pads the validation batch with dummy samples) or run
     // at its own size (DALI's LastBatchPolicy.PARTIAL, BERT's DataLoader).
     bool pad_last_batch = false;
+    // What one iteration of the framework's evaluation loop holds (the unit its per-step cost is paid in,
+    // ComputeProfile::eval_step_seconds): one pass per rank (BERT's and RetinaNet's DataLoader loops), or the
+    // training global batch, its share of which each rank runs as passes (NeMo's validation_step over a global
+    // batch of micro batches).
+    enum class Step { pass, global_batch } step = Step::pass;
     std::string source;
 };
 

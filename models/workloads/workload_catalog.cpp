@@ -96,13 +96,15 @@ int read_eval_batch(const ConfigNode& node) {
 // `evaluation`: how an evaluation runs (EvalPasses), one sourced table.
 EvalPasses read_evaluation(const ConfigNode& entry) {
     const ConfigNode t = sourced_table(entry, "evaluation",
-                                       {"batch", "packing", "cuda_graphs", "host_kernels_per_sample", "pad_last_batch"});
+                                       {"batch", "packing", "cuda_graphs", "host_kernels_per_sample", "pad_last_batch", "step"});
     EvalPasses e;
     e.batch = read_eval_batch(t.required("batch"));
     e.samples_per_graph_sample = t.required("packing").as_double(1e-6, 1e6);
     e.cuda_graphs = t.required("cuda_graphs").as_choice({"none", "per_layer", "segmented", "full_iteration"});
     e.host_kernels_per_sample = t.required("host_kernels_per_sample").as_double(0, 1e6);
     e.pad_last_batch = t.required("pad_last_batch").as_bool();
+    e.step = t.required("step").as_choice({"pass", "global_batch"}) == "pass" ? EvalPasses::Step::pass
+                                                                             : EvalPasses::Step::global_batch;
     e.source = t.required("source").as_string();
     return e;
 }

@@ -181,6 +181,41 @@ TEST_CASE("layout search: pins restrict the search, and a pinned layout over HBM
     }
 }
 
+// LoRA on 4,096 GPUs: the published 8-GPU replica would need 512 samples a step, beyond 2x the largest RCP batch
+// (128), so without pins there is no default batch; pinning TP 4 x CP 4 (16-GPU replicas, DP 256) sizes the default
+// batch for that replica, 256, as predict() does for a pinned split without search.
+TEST_CASE("layout search: the default batch is sized for a pinned replica where the published one cannot serve",
+          "[layout_search]") {
+    const ProfileSet profiles = operator_set();
+    PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 4096);
+    CHECK(test::error_key([&] { predict(r, profiles); }) == "gpus");
+    r.tensor_parallel = 4;
+    r.context_parallel = 4;
+    const Prediction p = predict(r, profiles);
+    CHECK(p.layout.data_parallel == 256);
+    CHECK(p.layout.global_batch == 256);
+    bool said = false;
+    for (const std::string& d : p.defaults) said = said || d.find("sized for the pinned TP 4 x CP 4 replica") != std::string::npos;
+    CHECK(said);
+}
+
+// A global batch of 3 on 3,072 GPUs: three replicas of 1,024 GPUs, far beyond the 4 GPUs (TP 4) the 8-GPU layout
+// splits LoRA over: warned. The published 64-GPU layout (TP 4 x CP 2, DP 8 = the batch) is not.
+TEST_CASE("layout search: a batch that forces huge replicas is warned about", "[layout_search]") {
+    const ProfileSet profiles = operator_set();
+    auto warned = [](const Prediction& p) {
+        for (const std::string& w : p.warnings)
+            if (w.find("one sample per data-parallel rank") != std::string::npos) return true;
+        return false;
+    };
+    PredictionRequest tiny = test::prediction_request("llama2_70b_lora", "dgx-h100", 3072);
+    tiny.global_batch = 3;
+    const Prediction p = predict(tiny, profiles);
+    CHECK(p.layout.data_parallel == 3);
+    CHECK(warned(p));
+    CHECK_FALSE(warned(predict(test::prediction_request("llama2_70b_lora", "dgx-h100", 64), profiles)));
+}
+
 TEST_CASE("layout search: --layout published and a lumped profile reproduce today's prediction exactly",
           "[layout_search]") {
     const ProfileSet& lumped = test::shipped_profile_set();

@@ -265,6 +265,43 @@ TEST_CASE("operator model: an evaluation runs the framework's evaluation passes,
     std::filesystem::remove(file);
 }
 
+// The iterations of each framework's evaluation loop (EvalPasses::step), what eval-step-cost charges per evaluation.
+// NeMo steps LoRA's validation by the training global batch, padded: 173 samples are ceil(173 / 8) = 22 steps at
+// 8 and 64 GPUs (GBS 8: 4 forwards a rank on DP 2, 1 on DP 8) and ceil(173 / 128) = 2 at 1,024 (GBS 128). BERT and
+// RetinaNet step per pass: 1,250 sequences a rank in batches of 16 are 79 steps; the 3,472-GPU shard is one; 10
+// images a rank in batches of 8 are 2.
+TEST_CASE("operator model: an evaluation's loop steps, and their fixed cost in the evaluation", "[operator]") {
+    CHECK(prepare(request("llama2_70b_lora", 8)).eval_steps == 22);
+    CHECK(prepare(request("llama2_70b_lora", 64)).eval_steps == 22);
+    CHECK(prepare(request("llama2_70b_lora", 1024)).eval_steps == 2);
+    CHECK(prepare(request("bert", 8)).eval_steps == 79);
+    CHECK(prepare(request("bert", 3472)).eval_steps == 1);
+    CHECK(prepare(request("retinanet", 2528)).eval_steps == 2);
+    CHECK(prepare(request("stable_diffusion", 8)).eval_steps == 0);   // evaluated offline
+    const PreparedScenario s = prepare(request("llama2_70b_lora", 64));
+    ComputeProfile profile = operator_profiles().find(*s.workload, *s.gpu);
+    profile.eval_step_seconds = 0;
+    const double without = make_iteration_plan(s, profile).eval_seconds;
+    profile.eval_step_seconds = 0.25;
+    CHECK(make_iteration_plan(s, profile).eval_seconds == Approx(without + 22 * 0.25));
+    // The value survives a profile file.
+    ProfileSet set;
+    set.add(profile);
+    const auto file = std::filesystem::temp_directory_path() / "ttsim_eval_step_profiles.yaml";
+    set.save_file(file);
+    CHECK(ProfileSet::load_file(file).find(*s.workload, *s.gpu).eval_step_seconds == 0.25);
+    std::filesystem::remove(file);
+}
+
+// The memory line counts the layout's samples, saying how many packed rows hold them (BERT packs 2 sequences a row:
+// the 3,472-GPU layout's micro batch of 4 is 2 rows of the graph).
+TEST_CASE("operator model: the memory line says the layout's micro batch, and the rows that hold it", "[operator]") {
+    const PreparedScenario packed = prepare(request("bert", 3472));
+    CHECK(packed.operator_table->graph_micro_batch == 2);
+    CHECK_THAT(packed.operator_table->memory.summary, Catch::Contains("micro batch 4 in 2 packed rows"));
+    CHECK_THAT(prepare(request("retinanet", 64)).operator_table->memory.summary, Catch::Contains("micro batch 4,"));
+}
+
 // Worked example: the eager BERT evaluation pass is bound by its host launches once each costs 1 ms (about 200
 // kernels: 0.2 s against a few ms of GPU work), while the same pass replayed as one graph is bound by its kernels.
 TEST_CASE("operator model: an eager evaluation pass is host-bound where its graphed twin is not", "[operator]") {

@@ -46,10 +46,19 @@ TEST_CASE("plan: confidence and margin are parsed strictly", "[planning]") {
     CHECK(parse_confidence("p90") == Confidence::p90);
     CHECK(PlanConstraints{}.confidence == Confidence::p90);   // the default a planner gets
     CHECK(parse_margin("10%") == Approx(0.10));
-    CHECK(parse_margin("2.5") == Approx(0.025));
+    CHECK(parse_margin("2.5%") == Approx(0.025));
     CHECK(parse_margin("0%") == 0.0);
+    CHECK(parse_margin("0") == 0.0);   // the one bare number that reads the same as a fraction or a percentage
+    // A bare 0.1 could be 10 % or 0.1 %: refused, the message offering both.
+    try {
+        parse_margin("0.1");
+        FAIL("a bare margin was accepted");
+    } catch (const InputError& e) {
+        CHECK(e.field() == Field::margin);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("0.1%") && Catch::Contains("10%"));
+    }
     for (const char* bad : {"p95", "P90", "90"}) CHECK(error_key([&] { parse_confidence(bad); }) == "confidence");
-    for (const char* bad : {"100%", "-5%", "ten", "10%%", ""}) CHECK(error_key([&] { parse_margin(bad); }) == "margin");
+    for (const char* bad : {"100%", "-5%", "ten", "10%%", "", "2.5"}) CHECK(error_key([&] { parse_margin(bad); }) == "margin");
 }
 
 TEST_CASE("plan: a deadline is met at the chosen percentile, less the margin", "[planning]") {

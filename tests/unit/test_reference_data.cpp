@@ -232,6 +232,8 @@ TEST_CASE("malformed data files are input errors naming file, line and key", "[r
          {"'workloads[3].published_parallelism", "on-the-clock evaluation"}},
         {"workload_catalog.yaml", "batch: 32, packing: 1, cuda_graphs: none,", "batch: 32, packing: 1, cuda_graphs: eager,",
          "cuda_graphs: eager", {"'workloads[2].evaluation.cuda_graphs'", "full_iteration"}},
+        {"workload_catalog.yaml", "pad_last_batch: true, step: global_batch,", "pad_last_batch: true, step: micro_batch,",
+         "step: micro_batch", {"'workloads[1].evaluation.step'", "global_batch"}},
         {"workload_catalog.yaml", "{system: B200, gpus: 8, cp: 2", "{system: b200, gpus: 8, cp: 2", "system: b200",
          {"'workloads[1].published_parallelism[4].system'", "write the GPU catalog name 'B200'"}},
     };

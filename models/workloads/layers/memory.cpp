@@ -50,7 +50,11 @@ MemoryEstimate memory_per_gpu(const LayerGraph& graph, LayerRange range, const M
         " + gradients {:.1f} GB + optimizer {:.1f} GB + activations {:.1f} GB + reserve {:.1f} GB = {:.1f} GB of"
         " {:.1f} GB: {}",
         graph.name, gpu.name, layout.tensor_parallel, layout.context_parallel, layout.pipeline_parallel,
-        layout.data_parallel, layout.micro_batch, layout.distributed_optimizer ? "" : "no ", to_string(graph.recompute),
+        layout.data_parallel,
+        layout.samples_per_micro_batch > 0 && layout.samples_per_micro_batch != layout.micro_batch
+            ? fmt::format("{} in {} packed rows", layout.samples_per_micro_batch, layout.micro_batch)
+            : std::to_string(layout.micro_batch),
+        layout.distributed_optimizer ? "" : "no ", to_string(graph.recompute),
         m.weights / 1e9, m.gradients / 1e9, m.optimizer / 1e9, m.activations / 1e9, m.reserve / 1e9, m.total / 1e9,
         m.capacity / 1e9, m.fits ? "fits" : "does not fit");
     return m;

@@ -20,7 +20,10 @@ namespace ttsim::layers {
 
 struct MemoryLayout {
     int tensor_parallel = 1, context_parallel = 1, pipeline_parallel = 1, data_parallel = 1;
-    int micro_batch = 1;
+    int micro_batch = 1;                   // graph rows per micro step (what the graph is built for)
+    // The workload's samples in those rows, where rows pack several (BERT: 2 sequences a row); 0: one a row. Only
+    // the summary shows it, so a layout's "micro batch 4" does not read as 2 there.
+    int samples_per_micro_batch = 0;
     bool sequence_parallel = false;
     bool distributed_optimizer = false;
     bool recompute_override = false;       // true: use `recompute` instead of the workload's own
