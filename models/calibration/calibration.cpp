@@ -147,8 +147,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
 
 ComputeProfile point_profile(const CalibrationPoint& point, const ProfileSet& profiles) {
     ComputeProfile profile = profiles.find(*point.scenario.workload, *point.scenario.gpu);
-    if (const auto stack = profiles.stack_speeds.find(software_stack(point)); stack != profiles.stack_speeds.end())
-        profile.operator_speed *= stack->second;
+    profile.operator_speed *= stack_speed_of(point, profiles.stack_speeds);
     return profile;
 }
 
@@ -394,7 +393,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
         {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
         {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
-        {"system-speed", &SharedFit::system_speed}, {"kernel-overhead", &SharedFit::kernel_overhead},
+        {"system-speed", &SharedFit::system_speed}, {"release-speed", &SharedFit::release_speed},
+        {"kernel-overhead", &SharedFit::kernel_overhead},
         {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
         {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
         {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
@@ -432,7 +432,7 @@ SharedFit SharedFit::parse(const std::string& list) {
 
 std::string SharedFit::operator_only_term() const {
     for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
-                                   std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"},
+                                   std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"}, std::pair{release_speed, "release-speed"},
                                    std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
                                    std::pair{efficiency_prior, "efficiency-prior"},
                                    std::pair{eval_passes, "eval-passes"}})
@@ -468,6 +468,7 @@ std::string SharedFit::describe() const {
     add(robust, "robust");
     add(operator_model, "operator");
     add(system_speed, "system-speed");
+    add(release_speed, "release-speed");
     add(kernel_overhead, "kernel-overhead");
     add(tp_exposed, "tp-exposed");
     add(host_overlap, "host-overlap");

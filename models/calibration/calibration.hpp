@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -116,6 +116,9 @@ struct SharedFit {
     // With operator: a speed factor per software stack (submitter and system family) pooled towards 1 by a
     // log-normal prior (operator_fit.cpp), in place of one speed per GPU family only.
     bool system_speed = false;
+    // With operator: a speed per NGC container release on a GPU family, where a result's system name says it
+    // (software_release), pooled like system-speed's (kSystemSpeedSigma).
+    bool release_speed = false;
     // With operator: fit the GPU time each kernel costs beyond its roofline (Efficiency::kernel_overhead_seconds).
     bool kernel_overhead = false;
     // Fit ComputeProfile::tp_comm_exposed_fraction (the share of TP/CP collective time not hidden), shared.

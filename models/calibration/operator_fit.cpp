@@ -1,5 +1,7 @@
 #include "models/calibration/operator_fit.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -17,6 +19,26 @@ namespace ttsim {
 
 std::string software_stack(const CalibrationPoint& point) {
     return point.result.submitter + "/" + point.scenario.gpu->name;
+}
+
+std::string software_release(const CalibrationPoint& point) {
+    // "eos_n8_ngc24.09_nemo", "lambda_1cc_n2_H100-SXM-80GB_ngc24.04_nemo": ngc followed by YY.MM.
+    const std::string& name = point.result.system;
+    const std::size_t at = name.find("ngc");
+    if (at == std::string::npos || at + 8 > name.size()) return "";
+    const std::string release = name.substr(at + 3, 5);
+    const bool digits = std::isdigit(static_cast<unsigned char>(release[0])) &&
+                        std::isdigit(static_cast<unsigned char>(release[1])) && release[2] == '.' &&
+                        std::isdigit(static_cast<unsigned char>(release[3])) &&
+                        std::isdigit(static_cast<unsigned char>(release[4]));
+    return digits ? "ngc" + release + "/" + point.scenario.gpu->name : "";
+}
+
+double stack_speed_of(const CalibrationPoint& point, const std::map<std::string, double>& stack_speeds) {
+    double speed = 1.0;
+    for (const std::string& key : {software_stack(point), software_release(point)})
+        if (const auto found = stack_speeds.find(key); !key.empty() && found != stack_speeds.end()) speed *= found->second;
+    return speed;
 }
 
 namespace {
@@ -95,8 +117,11 @@ struct Problem {
     }
 
     double stack_speed(const std::vector<double>& x, const CalibrationPoint& point) const {
-        const auto it = layout.stack_speed.find(software_stack(point));
-        return it == layout.stack_speed.end() ? 1.0 : value(x, it->second, 1.0);
+        double speed = 1.0;
+        for (const std::string& key : {software_stack(point), software_release(point)})
+            if (const auto it = layout.stack_speed.find(key); !key.empty() && it != layout.stack_speed.end())
+                speed *= value(x, it->second, 1.0);
+        return speed;
     }
 
     double operator()(const std::vector<double>& x) const {
@@ -165,12 +190,13 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     L.launch = L.add({"launch seconds", 2e-6, 1e-4, 5e-6});
     // GPU time per kernel beyond the roofline: 0.1-20 us.
     if (shared.kernel_overhead) L.kernel_overhead = L.add({"kernel overhead seconds", 1e-7, 2e-5, 2e-6});
-    std::set<std::string> gpus, workloads, stacks;
+    std::set<std::string> gpus, workloads, stacks, releases;
     bool any_multi_node = false, any_eval = false;
     for (const CalibrationPoint* p : points) {
         gpus.insert(p->scenario.gpu->name);
         workloads.insert(p->scenario.workload->name);
         stacks.insert(software_stack(*p));
+        if (const std::string release = software_release(*p); !release.empty()) releases.insert(release);
         any_multi_node = any_multi_node || p->scenario.system.spans_domains(p->scenario.gpus);
         any_eval = any_eval || p->scenario.evaluations > 0;
     }
@@ -215,6 +241,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     // Stack speeds 0.5-2x their family.
     if (shared.system_speed)
         for (const std::string& stack : stacks) L.stack_speed[stack] = L.add({stack + " speed", 0.5, 2.0, 1.0});
+    // Release speeds, the same bounds and prior, where a result's system name says its container release.
+    if (shared.release_speed)
+        for (const std::string& release : releases) L.stack_speed[release] = L.add({release + " speed", 0.5, 2.0, 1.0});
 
     std::map<std::pair<std::string, int>, int> per_count;
     for (const CalibrationPoint* p : points) ++per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}];

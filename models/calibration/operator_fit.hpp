@@ -22,6 +22,9 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <string>
+
 #include "models/calibration/calibration.hpp"
 
 namespace ttsim {
@@ -31,6 +34,11 @@ inline constexpr double kSystemSpeedSigma = 0.10;
 
 // The software stack a result ran (system-speed): "<submitter>/<GPU family>".
 std::string software_stack(const CalibrationPoint& point);
+// The NGC container release a result ran where its system name says it (release-speed): "ngc24.04/<GPU family>"
+// for NVIDIA's and Lambda's "..._ngc24.04_nemo"; "" where the name does not say.
+std::string software_release(const CalibrationPoint& point);
+// Both offsets a result's kernels run at (1 where the set holds neither).
+double stack_speed_of(const CalibrationPoint& point, const std::map<std::string, double>& stack_speeds);
 
 CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                             const SharedFit& shared);

@@ -123,19 +123,33 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     if (request.tensor_parallel) job.tensor_parallel_field = Field::tensor_parallel;
     if (request.context_parallel) job.context_parallel_field = Field::context_parallel;
     std::vector<std::string> defaults;
-    // Where the published replica cannot serve this scale (one sample per data-parallel rank is beyond the RCPs)
-    // but the pins name a larger replica, the default batch is sized for the pinned one, as predict() sizes it
-    // for a pinned TP x CP without search.
+    // Where the published replica cannot serve this scale (one sample per data-parallel rank is beyond the RCPs),
+    // the default batch is sized for a larger replica, as predict() sizes it for a pinned TP x CP without search:
+    // the pinned one, or else the published split with CP (where modelled, else TP within the NVLink domain)
+    // doubled until one sample per replica is within the RCPs. The search then runs at that batch.
     std::optional<PreparedScenario> pinned_replica;
-    if (!request.global_batch && !published && published_error &&
-        (job.pins.tensor_parallel || job.pins.context_parallel)) {
+    bool replica_pinned = job.pins.tensor_parallel || job.pins.context_parallel;
+    if (!request.global_batch && !published && published_error && published_error->field() == Field::gpus &&
+        workload.tensor_parallel_modelled()) {
         PredictionRequest r = published_request(request);
         r.tensor_parallel = job.pins.tensor_parallel;
         r.context_parallel = job.pins.context_parallel;
-        try {
-            pinned_replica = prepare(r, shared);
-        } catch (const InputError&) {
-            // the published layout's refusal says why there is no default batch
+        const ParallelismConfig start = default_parallelism(workload, gpu.name, n).config;
+        int tp = start.tensor_parallel, cp = start.context_parallel;
+        while (true) {
+            try {
+                pinned_replica = prepare(r, shared);
+                break;
+            } catch (const InputError& e) {
+                // the published layout's refusal says why there is no default batch
+                if (replica_pinned || e.field() != Field::gpus) break;
+            }
+            if (workload.context_parallel_modelled()) cp *= 2;
+            else if (tp * 2 <= system.gpus_per_nvlink_domain) tp *= 2;
+            else break;
+            if (static_cast<long long>(tp) * cp * start.pipeline_parallel > n) break;
+            r.tensor_parallel = tp;
+            r.context_parallel = cp;
         }
     }
     if (request.global_batch) {
@@ -146,10 +160,10 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         defaults.push_back(fmt::format("global batch {} of the published layout at this scale", job.global_batch));
     } else if (pinned_replica) {
         job.global_batch = pinned_replica->layout.global_batch;
-        defaults.push_back(fmt::format("global batch {}: the default batch sized for the pinned TP {} x CP {} replica "
-                                       "(the published layout's replica would need more than the RCPs cover)",
-                                       job.global_batch, pinned_replica->layout.tensor_parallel,
-                                       pinned_replica->layout.context_parallel));
+        defaults.push_back(fmt::format("global batch {}: the default batch sized for {} TP {} x CP {} replica (the "
+                                       "published layout's replica would need more than the RCPs cover)",
+                                       job.global_batch, replica_pinned ? "the pinned" : "the smallest such",
+                                       pinned_replica->layout.tensor_parallel, pinned_replica->layout.context_parallel));
     } else if (published_error) {
         throw *published_error;   // no batch to search at: what made the published layout fail says why
     } else {

@@ -181,22 +181,31 @@ TEST_CASE("layout search: pins restrict the search, and a pinned layout over HBM
     }
 }
 
-// LoRA on 4,096 GPUs: the published 8-GPU replica would need 512 samples a step, beyond 2x the largest RCP batch
-// (128), so without pins there is no default batch; pinning TP 4 x CP 4 (16-GPU replicas, DP 256) sizes the default
-// batch for that replica, 256, as predict() does for a pinned split without search.
-TEST_CASE("layout search: the default batch is sized for a pinned replica where the published one cannot serve",
+// LoRA on 4,096 GPUs: the published 8-GPU replica (TP 4 x CP 2) would need 512 samples a step, beyond 2x the
+// largest RCP batch (128). The default batch is sized for a larger replica instead, as predict() sizes it for a
+// pinned split without search: the pinned TP 2 x CP 8, or unpinned the published split with CP doubled, TP 4 x CP 4
+// (16-GPU replicas, DP 256): 256 either way. Stable Diffusion has no model parallelism to grow its replica: at
+// 16,384 GPUs it is still refused.
+TEST_CASE("layout search: the default batch is sized for a larger replica where the published one cannot serve",
           "[layout_search]") {
     const ProfileSet profiles = operator_set();
+    auto said = [](const Prediction& p, const std::string& text) {
+        for (const std::string& d : p.defaults)
+            if (d.find(text) != std::string::npos) return true;
+        return false;
+    };
     PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 4096);
-    CHECK(test::error_key([&] { predict(r, profiles); }) == "gpus");
-    r.tensor_parallel = 4;
-    r.context_parallel = 4;
-    const Prediction p = predict(r, profiles);
-    CHECK(p.layout.data_parallel == 256);
-    CHECK(p.layout.global_batch == 256);
-    bool said = false;
-    for (const std::string& d : p.defaults) said = said || d.find("sized for the pinned TP 4 x CP 4 replica") != std::string::npos;
-    CHECK(said);
+    const Prediction searched = predict(r, profiles);
+    CHECK(searched.layout.global_batch == 256);
+    CHECK(said(searched, "sized for the smallest such TP 4 x CP 4 replica"));
+    r.tensor_parallel = 2;
+    r.context_parallel = 8;
+    const Prediction pinned = predict(r, profiles);
+    CHECK(pinned.layout.data_parallel == 256);
+    CHECK(pinned.layout.global_batch == 256);
+    CHECK(said(pinned, "sized for the pinned TP 2 x CP 8 replica"));
+    CHECK(test::error_key([&] { predict(test::prediction_request("stable_diffusion", "dgx-h100", 16384), profiles); }) ==
+          "gpus");
 }
 
 // A global batch of 3 on 3,072 GPUs: three replicas of 1,024 GPUs, far beyond the 4 GPUs (TP 4) the 8-GPU layout

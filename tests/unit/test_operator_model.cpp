@@ -10,6 +10,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/fit_loss.hpp"
+#include "models/calibration/operator_fit.hpp"
 #include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
 #include "models/planning/holdout_error.hpp"
@@ -460,4 +461,29 @@ TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss a
     CHECK(SharedFit::parse("operator,workload-run-overhead,warmup-logs").loss_terms().warmup_logs);
     // Without a fitted per-run overhead the term could only be a constant: refused.
     CHECK_THROWS_AS(SharedFit::parse("operator,warmup-logs"), InputError);
+}
+
+// release-speed keys a result by the NGC container its system name states (NVIDIA's and Lambda's names do; other
+// submitters' do not), and a set's stack and release offsets both apply to it.
+TEST_CASE("release-speed: the release a system name states, and both offsets applied", "[operator][calibration]") {
+    bool lambda_seen = false, dell_seen = false;
+    for (const CalibrationPoint& p : points()) {
+        if (p.result.submitter == "Lambda" && p.result.system == "lambda_1cc_n2_H100-SXM-80GB_ngc24.04_nemo") {
+            lambda_seen = true;
+            CHECK(software_release(p) == "ngc24.04/H100-SXM");
+            std::map<std::string, double> speeds{{"ngc24.04/H100-SXM", 0.9}, {"Lambda/H100-SXM", 0.8}};
+            CHECK(stack_speed_of(p, speeds) == Approx(0.72));
+            speeds.erase("Lambda/H100-SXM");
+            CHECK(stack_speed_of(p, speeds) == Approx(0.9));
+        }
+        if (p.result.system == "XE9680x8H100-SXM-80GB") {
+            dell_seen = true;
+            CHECK(software_release(p).empty());
+            CHECK(stack_speed_of(p, {{"ngc24.04/H100-SXM", 0.9}}) == 1.0);
+        }
+    }
+    CHECK(lambda_seen);
+    CHECK(dell_seen);
+    CHECK(SharedFit::parse("operator,release-speed").release_speed);
+    CHECK(SharedFit::parse("release-speed").operator_only_term() == "release-speed");   // refused for the lumped fit
 }
