@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/software_stack.hpp"
 #include "models/mlperf/results.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -27,24 +28,29 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
     LikeChoice choice;
     // The v4.1 results name the systems whose families the stacks are keyed by.
     const std::vector<MlperfResult> results = load_mlperf_results();
+    // The keys a name stands for (software_stack.hpp): a key itself, a v4.1 result's stack and release, or a
+    // user-runs label (its family is the GPU it ran on, so the prediction's).
+    auto held = [&](const std::vector<std::string>& keys) {
+        std::vector<std::string> out;
+        for (const std::string& key : keys)
+            if (profiles.stack_speeds.count(key)) out.push_back(key);
+        return out;
+    };
     std::set<std::string> names;
     for (const auto& [stack, speed] : profiles.stack_speeds) names.insert(stack);
     for (const MlperfResult& r : results)
-        if (profiles.stack_speeds.count(r.submitter + "/" + r.accelerator_family)) names.insert(r.submitter + "/" + r.system);
-    if (profiles.stack_speeds.count(like)) {
-        choice.stack = like;
-    } else {
-        for (const MlperfResult& r : results)
-            if (r.submitter == submitter && r.system == system) choice.stack = submitter + "/" + r.accelerator_family;
-        // A user-runs label: its family is the GPU it ran on, so the prediction's.
-        if (choice.stack.empty() && profiles.stack_speeds.count(submitter + "/" + gpu)) choice.stack = submitter + "/" + gpu;
-    }
-    const auto found = profiles.stack_speeds.find(choice.stack);
-    if (found == profiles.stack_speeds.end())
+        if (!held(speed_keys(r.submitter, r.system, r.accelerator_family)).empty()) names.insert(r.submitter + "/" + r.system);
+    std::vector<std::string> keys = held({like});
+    for (const MlperfResult& r : results)
+        if (keys.empty() && r.submitter == submitter && r.system == system)
+            keys = held(speed_keys(r.submitter, r.system, r.accelerator_family));
+    if (keys.empty()) keys = held({software_stack(submitter, gpu)});
+    if (keys.empty())
         throw InputError(fmt::format("'{}' matches no software stack of this profile set; valid: {}", like,
                                      fmt::join(names, ", ")));
-    choice.speed = found->second;
-    const std::string family = choice.stack.substr(choice.stack.find('/') + 1);
+    choice.speed = speed_of(keys, profiles.stack_speeds);
+    choice.stack = fmt::format("{}", fmt::join(keys, " x "));
+    const std::string family = keys.front().substr(keys.front().find('/') + 1);
     if (family != gpu)
         choice.warnings.push_back(fmt::format("--like {}: the stack {} was fitted on {}, applied here to {}", like,
                                               choice.stack, family, gpu));

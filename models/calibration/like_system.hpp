@@ -2,7 +2,8 @@
 // offset from the profile set (ProfileSet::stack_speeds, fitted by the operator calibration's system-speed option
 // on the v4.1 results or on a user-runs file's labels); an unnamed system uses the pooled value, 1.
 //
-// A stack is a submitter on a GPU family ("NVIDIA/H100-SXM", software_stack() in operator_fit.hpp): what a user
+// A stack is a submitter on a GPU family ("NVIDIA/H100-SXM", software_stack.hpp), with its NGC release where a
+// set has release offsets: what a user
 // types is the submitter and system of a v4.1 result ("NVIDIA/eos_n8_ngc23.04_pytorch", the system giving the
 // family), the label of a user-runs row ("MyLab/cluster-a", whose family is the GPU it ran on: the prediction's),
 // or the stack itself.
@@ -17,7 +18,7 @@
 namespace ttsim {
 
 struct LikeChoice {
-    std::string stack;                 // the stack_speeds key used
+    std::string stack;                 // the stack_speeds keys used ("NVIDIA/H100-SXM x ngc24.09/H100-SXM")
     double speed = 1.0;                // kernel times are divided by it
     std::vector<std::string> warnings; // e.g. the stack's family is not the predicted GPU
 };

@@ -1,7 +1,5 @@
 #include "models/calibration/operator_fit.hpp"
 
-#include <cctype>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -17,28 +15,8 @@
 
 namespace ttsim {
 
-std::string software_stack(const CalibrationPoint& point) {
-    return point.result.submitter + "/" + point.scenario.gpu->name;
-}
-
-std::string software_release(const CalibrationPoint& point) {
-    // "eos_n8_ngc24.09_nemo", "lambda_1cc_n2_H100-SXM-80GB_ngc24.04_nemo": ngc followed by YY.MM.
-    const std::string& name = point.result.system;
-    const std::size_t at = name.find("ngc");
-    if (at == std::string::npos || at + 8 > name.size()) return "";
-    const std::string release = name.substr(at + 3, 5);
-    const bool digits = std::isdigit(static_cast<unsigned char>(release[0])) &&
-                        std::isdigit(static_cast<unsigned char>(release[1])) && release[2] == '.' &&
-                        std::isdigit(static_cast<unsigned char>(release[3])) &&
-                        std::isdigit(static_cast<unsigned char>(release[4]));
-    return digits ? "ngc" + release + "/" + point.scenario.gpu->name : "";
-}
-
-double stack_speed_of(const CalibrationPoint& point, const std::map<std::string, double>& stack_speeds) {
-    double speed = 1.0;
-    for (const std::string& key : {software_stack(point), software_release(point)})
-        if (const auto found = stack_speeds.find(key); !key.empty() && found != stack_speeds.end()) speed *= found->second;
-    return speed;
+std::vector<std::string> speed_keys(const CalibrationPoint& point) {
+    return speed_keys(point.result.submitter, point.result.system, point.scenario.gpu->name);
 }
 
 namespace {
@@ -72,6 +50,7 @@ struct Layout {
 struct Problem {
     const std::vector<const CalibrationPoint*>* points;
     std::vector<double> weights;
+    std::vector<std::vector<int>> speed_indices;   // per point: the search indices of its fitted stack/release speeds
     Layout layout;
     SharedFit shared;
     int* evaluations;
@@ -116,11 +95,10 @@ struct Problem {
         return p;
     }
 
-    double stack_speed(const std::vector<double>& x, const CalibrationPoint& point) const {
+    // The product of the point's fitted speeds (speed_keys, looked up once: speed_indices).
+    double stack_speed(const std::vector<double>& x, std::size_t point) const {
         double speed = 1.0;
-        for (const std::string& key : {software_stack(point), software_release(point)})
-            if (const auto it = layout.stack_speed.find(key); !key.empty() && it != layout.stack_speed.end())
-                speed *= value(x, it->second, 1.0);
+        for (int index : speed_indices[point]) speed *= value(x, index, 1.0);
         return speed;
     }
 
@@ -134,7 +112,7 @@ struct Problem {
             for (std::size_t i = range.begin(); i != range.end(); ++i) {
                 const CalibrationPoint& point = *(*points)[i];
                 ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
-                p.operator_speed *= stack_speed(x, point);
+                p.operator_speed *= stack_speed(x, i);
                 losses[i] = weights[i] * point_loss(point, p, terms);
             }
         });
@@ -195,8 +173,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     for (const CalibrationPoint* p : points) {
         gpus.insert(p->scenario.gpu->name);
         workloads.insert(p->scenario.workload->name);
-        stacks.insert(software_stack(*p));
-        if (const std::string release = software_release(*p); !release.empty()) releases.insert(release);
+        const std::vector<std::string> keys = speed_keys(*p);   // its stack, then its release where named
+        stacks.insert(keys.front());
+        if (keys.size() > 1) releases.insert(keys[1]);
         any_multi_node = any_multi_node || p->scenario.system.spans_domains(p->scenario.gpus);
         any_eval = any_eval || p->scenario.evaluations > 0;
     }
@@ -244,6 +223,12 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     // Release speeds, the same bounds and prior, where a result's system name says its container release.
     if (shared.release_speed)
         for (const std::string& release : releases) L.stack_speed[release] = L.add({release + " speed", 0.5, 2.0, 1.0});
+
+    for (const CalibrationPoint* p : points) {
+        std::vector<int>& indices = problem.speed_indices.emplace_back();
+        for (const std::string& key : speed_keys(*p))
+            if (const auto found = L.stack_speed.find(key); found != L.stack_speed.end()) indices.push_back(found->second);
+    }
 
     std::map<std::pair<std::string, int>, int> per_count;
     for (const CalibrationPoint* p : points) ++per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}];

@@ -14,7 +14,9 @@
 //  - the shared options of calibration.hpp that apply (jitter-cv, multi-node, eval-fixed, step-jitter,
 //    run-overhead, jitter-nodes, robust, run-logs, config-weights);
 //  - with system-speed, a speed factor per software stack (submitter / GPU family) with a log-normal prior of
-//    10 % spread around 1 (kSystemSpeedSigma): a stack with few results stays near its family.
+//    10 % spread around 1 (kSystemSpeedSigma): a stack with few results stays near its family; with
+//    release-speed, the same per NGC release on a GPU family where the system name states it;
+//  - with eval-step-cost, a fixed cost per step of each workload's evaluation loop (eval_step_seconds).
 // Every (workload, GPU) group of the data gets a profile with these values; GPUs without results get a
 // transferred one (ProfileSet::find), whose roofline uses the target's own peak, HBM and SM count.
 #pragma once
@@ -22,23 +24,17 @@
 #include <string>
 #include <vector>
 
-#include <map>
-#include <string>
-
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/software_stack.hpp"
 
 namespace ttsim {
 
 // Spread of per-stack speed factors around their family (log-normal sigma), fixed before the option was tried.
 inline constexpr double kSystemSpeedSigma = 0.10;
 
-// The software stack a result ran (system-speed): "<submitter>/<GPU family>".
-std::string software_stack(const CalibrationPoint& point);
-// The NGC container release a result ran where its system name says it (release-speed): "ngc24.04/<GPU family>"
-// for NVIDIA's and Lambda's "..._ngc24.04_nemo"; "" where the name does not say.
-std::string software_release(const CalibrationPoint& point);
-// Both offsets a result's kernels run at (1 where the set holds neither).
-double stack_speed_of(const CalibrationPoint& point, const std::map<std::string, double>& stack_speeds);
+// The speed-offset keys of a result (software_stack.hpp): its stack (system-speed), then its release where its
+// system name states it (release-speed).
+std::vector<std::string> speed_keys(const CalibrationPoint& point);
 
 CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                             const SharedFit& shared);

@@ -33,7 +33,8 @@ const char* to_string(Objective objective);
 enum class Confidence { p50, p90 };
 Confidence parse_confidence(const std::string& text);   // "p50", "p90"; InputError keyed "confidence"
 const char* to_string(Confidence confidence);
-// A safety margin "10%" or "10" (percent) -> 0.10; in [0, 100) %, else InputError keyed "margin".
+// A safety margin "10%" -> 0.10; in [0, 100) %, with its '%' (a bare number other than 0 is ambiguous), else
+// InputError keyed "margin".
 double parse_margin(const std::string& text);
 
 struct PlanConstraints {

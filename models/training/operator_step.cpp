@@ -47,6 +47,29 @@ std::vector<KernelPrice> price_list(const std::vector<layers::Kernel>& kernels, 
     return out;
 }
 
+// Whether two kernels price the same (kernel_time reads only these), so a repeated block's kernels are priced
+// once: an 80-layer decoder's blocks are identical, and a layout search builds hundreds of tables.
+bool prices_alike(const layers::Kernel& a, const layers::Kernel& b) {
+    auto same_gemm = [](const std::optional<layers::GemmShape>& x, const std::optional<layers::GemmShape>& y) {
+        return x.has_value() == y.has_value() &&
+               (!x || (x->m == y->m && x->n == y->n && x->k == y->k && x->batch == y->batch));
+    };
+    auto same_attention = [](const std::optional<layers::AttentionShape>& x,
+                             const std::optional<layers::AttentionShape>& y) {
+        return x.has_value() == y.has_value() &&
+               (!x || (x->batch_heads == y->batch_heads && x->q_len == y->q_len && x->kv_len == y->kv_len &&
+                       x->head_dim == y->head_dim && x->causal == y->causal));
+    };
+    return a.kind == b.kind && a.precision == b.precision && a.flops == b.flops && a.bytes == b.bytes &&
+           a.conv.has_value() == b.conv.has_value() && same_gemm(a.gemm, b.gemm) && same_attention(a.attention, b.attention);
+}
+bool prices_alike(const std::vector<layers::Kernel>& a, const std::vector<layers::Kernel>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!prices_alike(a[i], b[i])) return false;
+    return true;
+}
+
 // A kernel's compute roof over its class's efficiency, and its memory roof over the memory efficiency.
 double compute_roof(const KernelPrice& k, const layers::Efficiency& e) {
     const double class_efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
@@ -83,6 +106,7 @@ layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph
     m.pipeline_parallel = layout.pipeline_parallel;
     m.data_parallel = layout.data_parallel;
     m.micro_batch = graph_micro;
+    m.samples_per_micro_batch = layout.samples_per_micro_batch;
     m.sequence_parallel = layout.sequence_parallel && layout.tensor_parallel > 1;
     m.distributed_optimizer = layout.distributed_optimizer;
     return m;
@@ -126,17 +150,21 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     const int graph_micro = graph_micro_batch(ref, layout);
     table->graph_micro_batch = graph_micro;
     table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
-    layers::MemoryLayout memory_layout = memory_layout_of(layout, graph_micro);
-    memory_layout.samples_per_micro_batch = layout.samples_per_micro_batch;
-    table->memory = layers::memory_per_gpu(graph, memory_layout, gpu);
+    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
+    const layers::Layer* previous = nullptr;
     for (const layers::Layer& layer : graph.layers) {
         LayerPrices prices;
         prices.name = layer.name;
         prices.block = layer.role == layers::LayerRole::block;
-        prices.forward = price_list(layer.forward, gpu);
-        prices.backward = price_list(layer.backward, gpu);
+        const LayerPrices* repeated = previous && !table->layers.empty() ? &table->layers.back() : nullptr;
+        prices.forward = repeated && prices_alike(layer.forward, previous->forward) ? repeated->forward
+                                                                                      : price_list(layer.forward, gpu);
+        prices.backward = repeated && prices_alike(layer.backward, previous->backward)
+                              ? repeated->backward
+                              : price_list(layer.backward, gpu);
+        previous = &layer;
         prices.gradient_bytes = gradient_element_bytes * static_cast<double>(layer.local_trainable);
         table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
         if (auto k = layers::optimizer_kernel(layer, optimizer_shards)) {

@@ -125,31 +125,40 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     std::vector<std::string> defaults;
     // Where the published replica cannot serve this scale (one sample per data-parallel rank is beyond the RCPs),
     // the default batch is sized for a larger replica, as predict() sizes it for a pinned TP x CP without search:
-    // the pinned one, or else the published split with CP (where modelled, else TP within the NVLink domain)
-    // doubled until one sample per replica is within the RCPs. The search then runs at that batch.
-    std::optional<PreparedScenario> pinned_replica;
-    bool replica_pinned = job.pins.tensor_parallel || job.pins.context_parallel;
+    // the pinned one (its own refusal, naming the pins, if even it cannot serve), or else the published split with
+    // CP (where modelled, else TP within the NVLink domain) doubled until predict() finds one sample per replica
+    // within the RCPs (its refusal, Field::gpus, is the test: the batch rules live there). The search then runs
+    // over every layout at that batch.
+    std::optional<PreparedScenario> larger_replica;
+    const bool replica_pinned = job.pins.tensor_parallel || job.pins.context_parallel;
     if (!request.global_batch && !published && published_error && published_error->field() == Field::gpus &&
         workload.tensor_parallel_modelled()) {
         PredictionRequest r = published_request(request);
-        r.tensor_parallel = job.pins.tensor_parallel;
-        r.context_parallel = job.pins.context_parallel;
-        const ParallelismConfig start = default_parallelism(workload, gpu.name, n).config;
-        int tp = start.tensor_parallel, cp = start.context_parallel;
-        while (true) {
+        if (replica_pinned) {
+            r.tensor_parallel = job.pins.tensor_parallel;
+            r.context_parallel = job.pins.context_parallel;
+            larger_replica = prepare(r, shared);
+        } else {
+            std::optional<ParallelismConfig> start;
             try {
-                pinned_replica = prepare(r, shared);
-                break;
-            } catch (const InputError& e) {
-                // the published layout's refusal says why there is no default batch
-                if (replica_pinned || e.field() != Field::gpus) break;
+                start = default_parallelism(workload, gpu.name, n).config;
+            } catch (const InputError&) {
+                // no published split at this count: the published layout's refusal stands
             }
-            if (workload.context_parallel_modelled()) cp *= 2;
-            else if (tp * 2 <= system.gpus_per_nvlink_domain) tp *= 2;
-            else break;
-            if (static_cast<long long>(tp) * cp * start.pipeline_parallel > n) break;
-            r.tensor_parallel = tp;
-            r.context_parallel = cp;
+            for (int tp = start ? start->tensor_parallel : 0, cp = start ? start->context_parallel : 0; start;) {
+                if (workload.context_parallel_modelled()) cp *= 2;
+                else if (tp * 2 <= system.gpus_per_nvlink_domain) tp *= 2;
+                else break;
+                if (static_cast<long long>(tp) * cp * start->pipeline_parallel > n) break;
+                r.tensor_parallel = tp;
+                r.context_parallel = cp;
+                try {
+                    larger_replica = prepare(r, shared);
+                    break;
+                } catch (const InputError& e) {
+                    if (e.field() != Field::gpus) break;   // not the batch refusal: this replica cannot run at all
+                }
+            }
         }
     }
     if (request.global_batch) {
@@ -158,12 +167,13 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     } else if (published) {
         job.global_batch = published->layout.global_batch;
         defaults.push_back(fmt::format("global batch {} of the published layout at this scale", job.global_batch));
-    } else if (pinned_replica) {
-        job.global_batch = pinned_replica->layout.global_batch;
-        defaults.push_back(fmt::format("global batch {}: the default batch sized for {} TP {} x CP {} replica (the "
-                                       "published layout's replica would need more than the RCPs cover)",
-                                       job.global_batch, replica_pinned ? "the pinned" : "the smallest such",
-                                       pinned_replica->layout.tensor_parallel, pinned_replica->layout.context_parallel));
+    } else if (larger_replica) {
+        job.global_batch = larger_replica->layout.global_batch;
+        defaults.push_back(fmt::format(
+            "global batch {}: the default batch sized for {} TP {} x CP {} replica (one sample per replica of the "
+            "published layout would be more than the RCPs cover)",
+            job.global_batch, replica_pinned ? "the pinned" : "the smallest larger", larger_replica->layout.tensor_parallel,
+            larger_replica->layout.context_parallel));
     } else if (published_error) {
         throw *published_error;   // no batch to search at: what made the published layout fail says why
     } else {
@@ -171,8 +181,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     }
     if (published) {
         job.switches = published->layout;
-    } else if (pinned_replica) {
-        job.switches = pinned_replica->layout;
+    } else if (larger_replica) {
+        job.switches = larger_replica->layout;
     } else {
         if (!owned) job.switches = default_parallelism(workload, gpu.name, 8).config;   // the workload's switches
         job.switches.sequence_parallel = job.switches.sequence_parallel || owned != nullptr;
@@ -224,18 +234,25 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
                              "'s operator efficiencies and launch costs (shared by all workloads) and the median "
                              "per-step fixed cost calibrated on it");
     // A batch too small for the GPUs: with one sample per data-parallel rank the replicas must grow to use them, and
-    // a replica far larger than the model needs (the published 8-GPU layout's split; a user model's NVLink domain)
-    // mostly adds TP/CP communication, so fewer GPUs may train as fast.
+    // a replica far larger than the model is split over at this scale (the published layout nearest this GPU count;
+    // a user model's NVLink domain) mostly adds TP/CP communication, so fewer GPUs may train as fast.
     const ParallelismConfig& chosen = result.best_scenario->layout;
-    const int needed_split = owned ? system.gpus_per_nvlink_domain
-                                   : default_parallelism(workload, gpu.name, 8).config.model_split();
-    if (chosen.data_parallel == chosen.global_batch && chosen.model_split() > 2 * needed_split)
+    int usual_split = system.gpus_per_nvlink_domain;
+    if (!owned) {
+        try {
+            usual_split = default_parallelism(workload, gpu.name, n).config.model_split();
+        } catch (const InputError&) {
+            usual_split = default_parallelism(workload, gpu.name, 8).config.model_split();
+        }
+    }
+    if (chosen.data_parallel == chosen.global_batch && chosen.model_split() > 2 * usual_split)
         p.warnings.push_back(fmt::format(
             "global batch {} on {} GPUs leaves one sample per data-parallel rank, so each replica spans {} GPUs (TP {} x "
-            "CP {}), {}x the {} that hold the model; so large a replica mostly adds TP/CP communication, and fewer GPUs "
-            "may train as fast or faster: compare GPU counts (a sweep), or give a larger global batch",
+            "CP {}), {:.3g}x the {} of {}; so large a replica mostly adds TP/CP communication, and fewer GPUs may "
+            "train as fast or faster (compare GPU counts, e.g. in a sweep)",
             chosen.global_batch, n, chosen.model_split(), chosen.tensor_parallel, chosen.context_parallel,
-            chosen.model_split() / needed_split, needed_split));
+            static_cast<double>(chosen.model_split()) / usual_split, usual_split,
+            owned ? "the NVLink domain" : "the published layout nearest this scale"));
     if (request.compute_efficiency_vs_8gpu && !owned) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
     return {std::move(p), std::move(*result.best_scenario), profile};
 }

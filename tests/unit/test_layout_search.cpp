@@ -197,7 +197,7 @@ TEST_CASE("layout search: the default batch is sized for a larger replica where 
     PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 4096);
     const Prediction searched = predict(r, profiles);
     CHECK(searched.layout.global_batch == 256);
-    CHECK(said(searched, "sized for the smallest such TP 4 x CP 4 replica"));
+    CHECK(said(searched, "sized for the smallest larger TP 4 x CP 4 replica"));
     r.tensor_parallel = 2;
     r.context_parallel = 8;
     const Prediction pinned = predict(r, profiles);
@@ -206,10 +206,15 @@ TEST_CASE("layout search: the default batch is sized for a larger replica where 
     CHECK(said(pinned, "sized for the pinned TP 2 x CP 8 replica"));
     CHECK(test::error_key([&] { predict(test::prediction_request("stable_diffusion", "dgx-h100", 16384), profiles); }) ==
           "gpus");
+    // Pins that cannot run are refused as pins, not with the published layout's batch refusal.
+    r.tensor_parallel = 16;   // beyond the 8-GPU NVLink domain
+    r.context_parallel.reset();
+    CHECK(test::error_key([&] { predict(r, profiles); }) == "tensor_parallel");
 }
 
-// A global batch of 3 on 3,072 GPUs: three replicas of 1,024 GPUs, far beyond the 4 GPUs (TP 4) the 8-GPU layout
-// splits LoRA over: warned. The published 64-GPU layout (TP 4 x CP 2, DP 8 = the batch) is not.
+// A global batch of 3 on 3,072 GPUs: three replicas of 1,024 GPUs, far beyond the 8 (TP 4 x CP 2) of the published
+// 1,024-GPU layout: warned. The published 64-GPU layout (TP 4 x CP 2, DP 8 = the batch) is not, nor the default at
+// 4,096 GPUs (16-GPU replicas, twice the published ones).
 TEST_CASE("layout search: a batch that forces huge replicas is warned about", "[layout_search]") {
     const ProfileSet profiles = operator_set();
     auto warned = [](const Prediction& p) {
@@ -223,6 +228,7 @@ TEST_CASE("layout search: a batch that forces huge replicas is warned about", "[
     CHECK(p.layout.data_parallel == 3);
     CHECK(warned(p));
     CHECK_FALSE(warned(predict(test::prediction_request("llama2_70b_lora", "dgx-h100", 64), profiles)));
+    CHECK_FALSE(warned(predict(test::prediction_request("llama2_70b_lora", "dgx-h100", 4096), profiles)));
 }
 
 TEST_CASE("layout search: --layout published and a lumped profile reproduce today's prediction exactly",

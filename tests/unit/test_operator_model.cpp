@@ -10,6 +10,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/fit_loss.hpp"
+#include "models/calibration/like_system.hpp"
 #include "models/calibration/operator_fit.hpp"
 #include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
@@ -463,27 +464,46 @@ TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss a
     CHECK_THROWS_AS(SharedFit::parse("operator,warmup-logs"), InputError);
 }
 
-// release-speed keys a result by the NGC container its system name states (NVIDIA's and Lambda's names do; other
-// submitters' do not), and a set's stack and release offsets both apply to it.
+// release-speed keys a result by the NGC container its system name states as a token (NVIDIA's and Lambda's names
+// do; other submitters' do not), and a set's stack and release offsets both apply to it.
 TEST_CASE("release-speed: the release a system name states, and both offsets applied", "[operator][calibration]") {
+    CHECK(software_release("eos_n8_ngc24.09_nemo", "H100-SXM") == "ngc24.09/H100-SXM");
+    CHECK(software_release("ngc23.04_pytorch", "H100-SXM") == "ngc23.04/H100-SXM");
+    CHECK(software_release("ngcx_cluster_ngc24.04", "H100-SXM") == "ngc24.04/H100-SXM");   // a decoy 'ngc' first
+    CHECK(software_release("lab_ngc24.091_x", "H100-SXM").empty());                       // not a YY.MM token
+    CHECK(software_release("mylab-ngc24.09", "H100-SXM").empty());                        // not '_'-separated
+    CHECK(software_release("XE9680x8H100-SXM-80GB", "H100-SXM").empty());
     bool lambda_seen = false, dell_seen = false;
     for (const CalibrationPoint& p : points()) {
-        if (p.result.submitter == "Lambda" && p.result.system == "lambda_1cc_n2_H100-SXM-80GB_ngc24.04_nemo") {
+        if (p.result.system == "lambda_1cc_n2_H100-SXM-80GB_ngc24.04_nemo") {
             lambda_seen = true;
-            CHECK(software_release(p) == "ngc24.04/H100-SXM");
+            CHECK(speed_keys(p) == std::vector<std::string>{"Lambda/H100-SXM", "ngc24.04/H100-SXM"});
             std::map<std::string, double> speeds{{"ngc24.04/H100-SXM", 0.9}, {"Lambda/H100-SXM", 0.8}};
-            CHECK(stack_speed_of(p, speeds) == Approx(0.72));
+            CHECK(speed_of(speed_keys(p), speeds) == Approx(0.72));
             speeds.erase("Lambda/H100-SXM");
-            CHECK(stack_speed_of(p, speeds) == Approx(0.9));
+            CHECK(speed_of(speed_keys(p), speeds) == Approx(0.9));
         }
         if (p.result.system == "XE9680x8H100-SXM-80GB") {
             dell_seen = true;
-            CHECK(software_release(p).empty());
-            CHECK(stack_speed_of(p, {{"ngc24.04/H100-SXM", 0.9}}) == 1.0);
+            CHECK(speed_keys(p) == std::vector<std::string>{"Dell/H100-SXM"});
+            CHECK(speed_of(speed_keys(p), {{"ngc24.04/H100-SXM", 0.9}}) == 1.0);
         }
     }
     CHECK(lambda_seen);
     CHECK(dell_seen);
     CHECK(SharedFit::parse("operator,release-speed").release_speed);
     CHECK(SharedFit::parse("release-speed").operator_only_term() == "release-speed");   // refused for the lumped fit
+    CHECK_THROWS_AS(SharedFit::parse("eval-step-cost"), InputError);                    // needs operator
+    CHECK(SharedFit::parse("operator,eval-step-cost").eval_step_cost);
+}
+
+// --like a v4.1 system applies its stack's and its release's offsets, as the fit priced its results.
+TEST_CASE("release-speed: --like a named system applies its stack and its release offsets", "[operator]") {
+    ProfileSet set = operator_profiles();
+    set.stack_speeds = {{"NVIDIA/H100-SXM", 0.9}, {"ngc24.09/H100-SXM", 0.8}};
+    const LikeChoice named = resolve_like(set, "NVIDIA/eos_n8_ngc24.09_nemo", "H100-SXM");
+    CHECK(named.speed == Approx(0.72));
+    CHECK(named.stack == "NVIDIA/H100-SXM x ngc24.09/H100-SXM");
+    CHECK(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorch", "H100-SXM").speed == Approx(0.9));   // release not fitted
+    CHECK(resolve_like(set, "ngc24.09/H100-SXM", "H100-SXM").speed == Approx(0.8));                // a key itself
 }

@@ -1,0 +1,31 @@
+#include "models/calibration/software_stack.hpp"
+
+#include <regex>
+
+namespace ttsim {
+
+std::string software_stack(const std::string& submitter, const std::string& gpu_family) {
+    return submitter + "/" + gpu_family;
+}
+
+std::string software_release(const std::string& system, const std::string& gpu_family) {
+    static const std::regex token("(^|_)ngc([0-9]{2}\\.[0-9]{2})(_|$)");
+    std::smatch match;
+    if (!std::regex_search(system, match, token)) return "";
+    return "ngc" + match[2].str() + "/" + gpu_family;
+}
+
+std::vector<std::string> speed_keys(const std::string& submitter, const std::string& system, const std::string& gpu_family) {
+    std::vector<std::string> keys{software_stack(submitter, gpu_family)};
+    if (std::string release = software_release(system, gpu_family); !release.empty()) keys.push_back(std::move(release));
+    return keys;
+}
+
+double speed_of(const std::vector<std::string>& keys, const std::map<std::string, double>& stack_speeds) {
+    double speed = 1.0;
+    for (const std::string& key : keys)
+        if (const auto found = stack_speeds.find(key); found != stack_speeds.end()) speed *= found->second;
+    return speed;
+}
+
+}  // namespace ttsim
