@@ -147,7 +147,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
 
 ComputeProfile point_profile(const CalibrationPoint& point, const ProfileSet& profiles) {
     ComputeProfile profile = profiles.find(*point.scenario.workload, *point.scenario.gpu);
-    profile.operator_speed *= speed_of(speed_keys(point), profiles.stack_speeds);
+    profile.operator_stack_speed *= speed_of(speed_keys(point), profiles.stack_speeds);
     return profile;
 }
 

@@ -62,7 +62,7 @@ ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, 
     for (const auto& [key, profile] : profiles.all())
         if (key.second == gpu) {
             ComputeProfile p = profile;
-            p.operator_speed *= choice.speed;
+            p.operator_stack_speed *= choice.speed;
             out.add(std::move(p));
         }
     return out;

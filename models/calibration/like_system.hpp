@@ -28,7 +28,7 @@ struct LikeChoice {
 // matches no stack (listing the valid ones).
 LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, const std::string& gpu);
 
-// `profiles` with every `gpu` profile's operator speed multiplied by choice.speed.
+// `profiles` with every `gpu` profile's operator stack speed multiplied by choice.speed.
 ProfileSet with_stack_speed(const ProfileSet& profiles, const std::string& gpu, const LikeChoice& choice);
 
 // What `like` did, per GPU family: the choice's warnings and the offset applied.

@@ -112,7 +112,7 @@ struct Problem {
             for (std::size_t i = range.begin(); i != range.end(); ++i) {
                 const CalibrationPoint& point = *(*points)[i];
                 ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
-                p.operator_speed *= stack_speed(x, i);
+                p.operator_stack_speed *= stack_speed(x, i);
                 losses[i] = weights[i] * point_loss(point, p, terms);
             }
         });

@@ -80,6 +80,10 @@ struct ComputeProfile {
     // attention, memory, launch_seconds, graph_launch_seconds, speed}`.
     std::optional<layers::Efficiency> operator_efficiency;
     double operator_speed = 1.0;
+    // A software stack's offset on top (system-speed, release-speed: ProfileSet::stack_speeds, applied per result
+    // or by `--like`, never stored in a profile): divides every kernel time, per-kernel overheads included, where
+    // operator_speed (the GPU family's) divides only the roofs (operator_step.cpp pass_seconds).
+    double operator_stack_speed = 1.0;
     // Operator model: the fixed per-step host cost (fixed_step_seconds) runs on the host while the GPU works
     // through what was already queued, so a pass takes max(GPU kernels, host launches + its share of the fixed
     // cost) instead of adding it (calibration option host-overlap). YAML: `operator: {..., host_overlap: true}`.

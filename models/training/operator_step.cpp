@@ -82,11 +82,20 @@ double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
     return std::max(compute_roof(k, e), memory_roof(k, e));
 }
 
-// The overheads first, then the roofs in kernel order (the order every fit so far was computed in).
-double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e) {
+// The kernels' roofs in kernel order over `speed` (a GPU family's or a stack's offset against its roofline), plus
+// their per-kernel overheads, which the offset does not scale: the overhead is a fixed GPU cost per kernel (launch
+// latency, ramp-up, tail), the same on GPUs of one die (H100 and H200), while an offset fitted where the roofs
+// misjudge a family (H200's HBM at the fitted memory efficiency) would otherwise stretch it too, making H200
+// slower than H100 wherever the overheads dominate (small per-GPU batches).
+// A software stack's offset (`stack_speed`: system-speed, release-speed, --like) divides the whole, overheads
+// included: a slower cluster or software release (clocks under a power cap, older libraries) slows both.
+double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
+                    double stack_speed) {
+    // The overheads first, then each roof (the order every fit so far was computed in: at speed 1 the sum is the
+    // same to the bit, and the operator fits are sensitive to the last bits).
     double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
-    for (const KernelPrice& k : kernels) sum += roof_seconds(k, e);
-    return sum;
+    for (const KernelPrice& k : kernels) sum += roof_seconds(k, e) / speed;
+    return sum / stack_speed;
 }
 
 }  // namespace
@@ -177,8 +186,8 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
 }
 
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed,
-                                      double host_seconds_per_pass) {
-    TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
+                                      double host_seconds_per_pass, double stack_speed) {
+    TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
     OperatorStepTimes t;
     std::size_t eager_forward = 0, eager_backward = 0, graphs_per_pass = 0;
     std::vector<double>& backward_layer = t.backward_layer_gpu_seconds;
@@ -186,9 +195,9 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.forward_layer_gpu_seconds.resize(table.layers.size());
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
-        t.forward_layer_gpu_seconds[i] = pass_seconds(layer.forward, e) / speed;
+        t.forward_layer_gpu_seconds[i] = pass_seconds(layer.forward, e, speed, stack_speed);
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
-        backward_layer[i] = pass_seconds(layer.backward, e) / speed;
+        backward_layer[i] = pass_seconds(layer.backward, e, speed, stack_speed);
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -218,7 +227,8 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.launch_bound = host_forward > t.forward_gpu_seconds || host_backward > t.backward_gpu_seconds;
 
     const double optimizer_gpu =
-        (table.optimizer_memory_seconds / e.memory + table.optimizer_kernels * e.kernel_overhead_seconds) / speed;
+        (table.optimizer_memory_seconds / e.memory / speed + table.optimizer_kernels * e.kernel_overhead_seconds) /
+        stack_speed;   // at speed 1 the same to the bit as the earlier (memory + overheads) / speed
     const bool whole_step_graph = table.cuda_graphs == layers::CudaGraphs::full_iteration;
     const double optimizer_host = whole_step_graph ? 0.0 : table.optimizer_kernels * e.launch_seconds;
     t.optimizer_seconds = std::max(optimizer_gpu, optimizer_host);
@@ -297,12 +307,13 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
     return table;
 }
 
-double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill) {
-    TTSIM_ASSERT(speed > 0, "operator speed offset must be positive");
+double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill,
+                         double stack_speed) {
+    TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
     double gpu = 0;
     std::size_t eager = 0, graphs = 0;
     for (const LayerPrices& layer : table.layers) {
-        gpu += pass_seconds(layer.forward, e) / speed;
+        gpu += pass_seconds(layer.forward, e, speed, stack_speed);
         if (table.cuda_graphs == layers::CudaGraphs::none ||
             (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
             eager += layer.forward.size();
@@ -317,14 +328,15 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, do
 }
 
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double samples_per_rank,
-                             double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows) {
+                             double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows,
+                             double stack_speed) {
     const double whole = std::floor(samples_per_rank / table.samples_per_pass + 1e-9);
     const double rest = std::max(0.0, samples_per_rank - whole * table.samples_per_pass) / table.samples_per_pass;
     const double tp_cp_per_pass = 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step * table.rows_per_pass / training_rows;
-    double seconds = whole * (eval_pass_seconds(table, e, speed) + tp_cp_per_pass);
+    double seconds = whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed) + tp_cp_per_pass);
     if (rest > 1e-9) {
         const double fill = table.pad_last_batch ? 1.0 : rest;
-        seconds += eval_pass_seconds(table, e, speed, fill) + fill * tp_cp_per_pass;
+        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed) + fill * tp_cp_per_pass;
     }
     return seconds;
 }

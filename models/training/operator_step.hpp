@@ -91,11 +91,14 @@ double kernel_gpu_seconds(const KernelPrice& kernel, const layers::Efficiency& e
 // Whether its compute roof (not its memory roof) sets that time.
 bool compute_bound(const KernelPrice& kernel, const layers::Efficiency& efficiency);
 
-// Prices the table with `efficiency`; `speed` (> 0) divides every kernel time (a per-system efficiency offset).
+// Prices the table with `efficiency`; `speed` (> 0, the GPU family's offset) divides every kernel's roofs, not its
+// per-kernel overhead, and `stack_speed` (> 0, a software stack's offset) divides both (pass_seconds in
+// operator_step.cpp says why).
 // `host_seconds_per_pass` is host work besides the launches that each pass's launches wait behind (the fixed
 // per-step cost spread over the passes, ComputeProfile::operator_host_overlap; 0 otherwise).
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& efficiency,
-                                      double speed = 1.0, double host_seconds_per_pass = 0.0);
+                                      double speed = 1.0, double host_seconds_per_pass = 0.0,
+                                      double stack_speed = 1.0);
 
 // One on-the-clock evaluation on a data-parallel rank (Workload::evaluation, EvalPasses): forward passes of the
 // evaluation batch, each the layer graph's forward kernels at the pass's rows, launched as the evaluation
@@ -133,7 +136,7 @@ int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout
 // a partial pass runs its share of the kernels' GPU time and of the host operations per sample, and all of its
 // launches.
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed = 1.0,
-                         double fill = 1.0);
+                         double fill = 1.0, double stack_speed = 1.0);
 // One evaluation: floor(samples_per_rank / samples per pass) whole passes and the rest as one partial pass
 // (a whole one where the framework pads it, EvalPasses::pad_last_batch), each also waiting `exposed_fraction` of half
 // the TP/CP collectives of a training micro step (`tp_cp_seconds_per_micro_step`, at `training_rows` graph rows),
@@ -142,7 +145,7 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& effic
 // whose forward issues one of its three K/V exchanges (step_collectives.cpp).
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed,
                              double samples_per_rank, double exposed_fraction, double tp_cp_seconds_per_micro_step,
-                             double training_rows);
+                             double training_rows, double stack_speed = 1.0);
 
 // The same priced as training micro steps' forward passes (the default; profiles without eval-passes):
 // `samples_per_rank` at the table's micro batch, with the same share of the TP/CP collectives per pass.

@@ -299,7 +299,8 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         const double host_per_pass =
             profile.operator_host_overlap ? profile.fixed_step_seconds / (2.0 * c.gradient_accumulation) : 0.0;
         const OperatorStepTimes step = price_operator_step(*s.operator_table, *profile.operator_efficiency,
-                                                           profile.operator_speed, host_per_pass);
+                                                           profile.operator_speed, host_per_pass,
+                                                           profile.operator_stack_speed);
         t.fixed_step_overlapped = profile.operator_host_overlap;
         t.operator_model = true;
         t.micro_step_seconds = step.forward_seconds + step.backward_seconds;
@@ -324,7 +325,7 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
                                                            profile.operator_speed, s.eval_samples_per_rank,
                                                            profile.tp_comm_exposed_fraction,
                                                            s.tp_cp_comm_seconds_per_micro_step,
-                                                           s.operator_table->graph_micro_batch);
+                                                           s.operator_table->graph_micro_batch, profile.operator_stack_speed);
         }
         t.launch_bound = step.launch_bound;
         return t;

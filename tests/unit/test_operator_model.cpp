@@ -15,6 +15,7 @@
 #include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
 #include "models/planning/holdout_error.hpp"
+#include "prediction_helpers.hpp"
 #include "sim/errors.hpp"
 #include "models/compute/profile_files.hpp"
 #include "models/training/operator_step.hpp"
@@ -138,7 +139,10 @@ TEST_CASE("operator model: a profile file of the other model is refused", "[oper
 // in-sample 4.32 % with the shipped operator profiles, hold-out 13.79 % (fit on <= 64 GPUs with the operator
 // defaults, which now also fit the logged step and evaluation times, predicting the 8 results with >= 128 GPUs).
 // Guards 0.15 / 0.4 points above; tighten them as the model improves. The issue's targets (in-sample <= 3.5 %,
-// hold-out <= 10 %) are not reached (README).
+// hold-out <= 10 %) are not reached (README). Session 10 moved the hold-out guard from 14.2 to 14.6 % with one
+// deliberate change: the GPU family's speed offset no longer scales the per-kernel overhead (H200 had come out
+// slower than H100 at small per-GPU batches); forward CV 5.90 against 5.91, the hold-out step time 13.72 against
+// 14.25 %, the hold-out time-to-train 14.23 against 13.80 % (README).
 TEST_CASE("operator model: in-sample MAPE stays at or below 4.47%", "[operator][calibration]") {
     const ProfileSet profiles = operator_profiles();
     std::vector<PointError> errors;
@@ -147,12 +151,12 @@ TEST_CASE("operator model: in-sample MAPE stays at or below 4.47%", "[operator][
     CHECK(mean_absolute_percentage_error(errors) <= 4.47);
 }
 
-TEST_CASE("operator model: hold-out MAPE stays at or below 14.2%", "[operator][calibration]") {
+TEST_CASE("operator model: hold-out MAPE stays at or below 14.6%", "[operator][calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128, SharedFit::operator_defaults());
     for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
     REQUIRE(report.predicted.size() == 8);
     INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
-    CHECK(report.mape_percent <= 14.2);
+    CHECK(report.mape_percent <= 14.6);
     // The shipped hold-out file plans quote (`ttsim validate --holdout-yaml`, default model) is this fit's.
     std::ifstream shipped(data_file("validation/holdout.yaml"), std::ios::binary);
     std::ostringstream text;
@@ -506,4 +510,22 @@ TEST_CASE("release-speed: --like a named system applies its stack and its releas
     CHECK(named.stack == "NVIDIA/H100-SXM x ngc24.09/H100-SXM");
     CHECK(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorch", "H100-SXM").speed == Approx(0.9));   // release not fitted
     CHECK(resolve_like(set, "ngc24.09/H100-SXM", "H100-SXM").speed == Approx(0.8));                // a key itself
+}
+
+// Physical sanity of the shipped profiles: an H200 is an H100 die with more and faster HBM, so no step of the same
+// layout, at any scale, may come out slower on it. (Before session 10 the H200's fitted speed offset, 0.83, also
+// stretched the per-kernel overheads, and Stable Diffusion and RetinaNet came out 2-5 % slower on H200 from 512
+// GPUs up.) The data-parallel workloads, at the H100's batch; LoRA's published layouts differ by GPU.
+TEST_CASE("operator model: an H200 is never slower than an H100", "[operator][physics]") {
+    const ProfileSet profiles = operator_profiles();
+    for (const char* workload : {"bert", "retinanet", "stable_diffusion"})
+        for (int gpus : {8, 512, 2048}) {
+            INFO(workload << " on " << gpus << " GPUs");
+            const Prediction h100 = predict(test::prediction_request(workload, "dgx-h100", gpus), profiles);
+            PredictionRequest on_h200 = test::prediction_request(workload, "dgx-h200", gpus);
+            on_h200.global_batch = h100.layout.global_batch;
+            const Prediction h200 = predict(on_h200, profiles);
+            REQUIRE(h200.layout.samples_per_micro_batch == h100.layout.samples_per_micro_batch);
+            CHECK(h200.step_ms <= h100.step_ms);
+        }
 }
