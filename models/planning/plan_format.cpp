@@ -1,5 +1,7 @@
 #include "models/planning/plan_format.hpp"
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -114,21 +116,34 @@ std::string describe_constraints(const PlanConstraints& c, const CostParameters&
 }
 
 std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const PlanAnswer& answer) {
-    std::vector<ClosestCandidate> closest;
-    auto add = [&](const std::string& criterion, std::optional<double> limit, auto value) {
-        if (!limit) return;
-        const EvaluatedCandidate* best = nullptr;
-        for (const auto& e : answer.evaluated)
-            if (e.evaluation.ok && (!best || value(e) < value(*best) ||
-                                    (value(e) == value(*best) && e.candidate.gpus < best->candidate.gpus)))
-                best = &e;
-        if (best) closest.push_back({criterion, *best, value(*best) / (*limit * (1.0 - query.constraints.margin))});
-    };
     const PlanConstraints& c = query.constraints;
     auto at = [&](const EvaluatedCandidate& e) { return at_confidence(e.evaluation, c.confidence); };
-    add("fastest", c.deadline_minutes, [&](const EvaluatedCandidate& e) { return at(e).ttt_minutes; });
-    add("fewest GPU-hours", c.budget_gpu_hours, [&](const EvaluatedCandidate& e) { return at(e).gpu_hours; });
-    add("cheapest", c.budget_money, [&](const EvaluatedCandidate& e) { return at(e).cost; });
+    struct Limit {
+        const char* criterion;
+        const char* name;
+        std::optional<double> value;
+        std::function<double(const EvaluatedCandidate&)> of;
+    };
+    const Limit limits[] = {
+        {"fastest", "the deadline", c.deadline_minutes, [&](const EvaluatedCandidate& e) { return at(e).ttt_minutes; }},
+        {"fewest GPU-hours", "the GPU-hour budget", c.budget_gpu_hours,
+         [&](const EvaluatedCandidate& e) { return at(e).gpu_hours; }},
+        {"cheapest", "the cost budget", c.budget_money, [&](const EvaluatedCandidate& e) { return at(e).cost; }}};
+    auto ratio = [&](const Limit& l, const EvaluatedCandidate& e) { return l.of(e) / (*l.value * (1.0 - c.margin)); };
+    std::vector<ClosestCandidate> closest;
+    for (const Limit& limit : limits) {
+        if (!limit.value) continue;
+        const EvaluatedCandidate* best = nullptr;
+        for (const auto& e : answer.evaluated)
+            if (e.evaluation.ok && (!best || limit.of(e) < limit.of(*best) ||
+                                    (limit.of(e) == limit.of(*best) && e.candidate.gpus < best->candidate.gpus)))
+                best = &e;
+        if (!best) continue;
+        ClosestCandidate candidate{limit.criterion, *best, ratio(limit, *best), limit.name, {}};
+        for (const Limit& other : limits)
+            if (other.value && ratio(other, *best) > 1.0) candidate.missed.emplace_back(other.name, ratio(other, *best));
+        closest.push_back(std::move(candidate));
+    }
     return closest;
 }
 
@@ -181,13 +196,20 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
             << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")
             << "; the answer covers only what was evaluated\n";
-    const std::string limit_note = " is the largest count searched: limited by the search range (raise --max-gpus "
-                                   "or gpus.to to search further)";
+    const std::string limit_note =
+        q.topology_file ? " is the topology file's own count, the only one a plan on a topology searches (describe a "
+                          "larger cluster in the file, or plan on a system without --topology)"
+                        : " is the largest count searched: limited by the search range (raise --max-gpus or gpus.to "
+                          "to search further)";
     if (!answer.best) {
         out << "  answer: none of the searched configurations meets the constraint; closest:\n";
         for (const ClosestCandidate& c : closest_candidates(q, answer)) {
-            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = " << fmt::format("{:.2f}", c.ratio)
-                << " x the limit";
+            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = "
+                << fmt::format("{:.2f}", c.ratio) << " x " << c.limit;
+            std::string misses;
+            for (const auto& [name, r] : c.missed)
+                if (name != c.limit) misses += fmt::format("{}{:.2f} x {}", misses.empty() ? "" : ", ", r, name);
+            if (!misses.empty()) out << " (misses " << misses << ")";
             if (at_search_limit(q, c.candidate)) out << "; " << c.candidate.candidate.gpus << " GPUs" << limit_note;
             out << "\n";
         }
@@ -312,6 +334,10 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
             json e = candidate_json(c.candidate);
             e["criterion"] = c.criterion;
             e["ratio_to_limit"] = c.ratio;
+            e["limit"] = c.limit;
+            json missed = json::object();
+            for (const auto& [name, r] : c.missed) missed[name] = r;
+            e["missed"] = missed;
             e["limited_by_search_range"] = at_search_limit(q, c.candidate);
             closest.push_back(e);
         }

@@ -40,6 +40,10 @@ struct ClosestCandidate {
     std::string criterion;               // "fastest", "fewest GPU-hours", "cheapest"
     EvaluatedCandidate candidate;
     double ratio = 0;                    // its value at the confidence / the limit less the margin (> 1: over it)
+    std::string limit;                   // which limit `ratio` is against: "the deadline", "the GPU-hour budget", ...
+    // Every limit it misses (ratio > 1), its own included: e.g. the fastest candidate meets the deadline and misses
+    // the budget.
+    std::vector<std::pair<std::string, double>> missed;
 };
 std::vector<ClosestCandidate> closest_candidates(const PlanQuery& query, const PlanAnswer& answer);
 

@@ -105,7 +105,10 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
                     }
                 }
                 if (!found) throw InputError(last_error);
-                outcome.notes.push_back("batch: the fastest of the RCP batches divisible by the data-parallel size");
+                outcome.notes.push_back(
+                    "batch: the fastest of the RCP batches divisible by the data-parallel size, among those the RCP "
+                    "pruning keeps (the ones MLPerf's rcp_checker interpolates between; a pruned batch has no "
+                    "convergence point of its own here)");
                 break;
             }
         }

@@ -233,7 +233,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
                                       "the throughput efficiency of ttsim predict (per-GPU samples/s vs 8 GPUs)"},
                    {"break_even", describe_break_even(o)},
                    {"energy", describe_energy_model(o.energy)},
-                   {"cost", "GPU-hours x price per GPU-hour"},
+                   {"cost", "rented GPU-hours x price per GPU-hour"},
                    {"published", "MLPerf Training v4.1 official score, median of distinct results at that GPU count; "
                                  "predicted_minutes: ttsim at each result's own global batch and layout (as ttsim "
                                  "validate), median; error_percent = (predicted_minutes - minutes) / minutes x 100"}};

@@ -329,8 +329,11 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         for (int n : s.spec.gpu_counts)
             if (n > per_node && n % per_node != 0)
                 root.required("gpus").fail(std::to_string(n) + " GPUs is not a whole number of " + base + " nodes (" +
-                                           std::to_string(per_node) + " GPUs each); {from, to} doubles from "
-                                           "'from', so 'from' must be a whole number of nodes too");
+                                           std::to_string(per_node) + " GPUs each)" +
+                                           (root.required("gpus").is_sequence() || root.required("gpus").is_scalar()
+                                                ? std::string("; give whole nodes, or at most one node's GPUs")
+                                                : std::string("; {from, to} doubles from 'from', so 'from' must be a "
+                                                              "whole number of nodes too")));
     }
     {
         std::vector<std::string> bases;

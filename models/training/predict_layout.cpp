@@ -166,7 +166,11 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         if (job.global_batch < 1) throw InputError("global batch must be >= 1", Field::global_batch);
     } else if (published) {
         job.global_batch = published->layout.global_batch;
-        defaults.push_back(fmt::format("global batch {} of the published layout at this scale", job.global_batch));
+        // How predict() chose that batch for the published layout (v4.1's own, or interpolated between scales).
+        std::string note = fmt::format("global batch {} of the published layout at this scale", job.global_batch);
+        for (const std::string& d : published->defaults)
+            if (d.rfind("global batch ", 0) == 0) note = d + "; the layouts are searched at it";
+        defaults.push_back(note);
     } else if (larger_replica) {
         job.global_batch = larger_replica->layout.global_batch;
         defaults.push_back(fmt::format(

@@ -68,4 +68,10 @@ rack, tray = ({int(r["gpus"]): float(r["cost"]) for r in csv.DictReader(open(f))
 assert abs(rack[36] / tray[36] - 2) < 1e-6, (rack, tray)
 assert abs(rack[72] / tray[72] - 1) < 1e-9, (rack, tray)
 PY'
+# predict on part of a rack: the cost bills the whole rack, and the GPU-hours line says so beside the job's own.
+"$ttsim" predict --workload bert --system gb200-nvl72 --gpus 8 >"$tmp/part.txt" 2>&1
+check "predict on 8 GPUs of a rack: GPU hours show the rented ones the cost bills" \
+    'grep -Eq "GPU hours +[0-9.]+ \([0-9.]+ rented: the whole allocation units, which the cost bills\)" "$tmp/part.txt" && grep -q "cost = rented GPU-hours x price" "$tmp/part.txt"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 8 >"$tmp/whole.txt" 2>&1
+check "predict on a whole node: one GPU-hours figure" 'grep -Eq "GPU hours +[0-9.]+$" "$tmp/whole.txt"'
 exit $((fail > 0))

@@ -206,6 +206,9 @@ TEST_CASE("layout search: the default batch is sized for a larger replica where 
     CHECK(said(pinned, "sized for the pinned TP 2 x CP 8 replica"));
     CHECK(test::error_key([&] { predict(test::prediction_request("stable_diffusion", "dgx-h100", 16384), profiles); }) ==
           "gpus");
+    // The searched prediction says how the published layout's batch was chosen: BERT at 16 GPUs interpolates
+    // between v4.1's 8- and 64-GPU batches (it is not a batch v4.1 ran there).
+    CHECK(said(predict(test::prediction_request("bert", "dgx-h100", 16), profiles), "interpolated between v4.1's 768"));
     // Pins that cannot run are refused as pins, not with the published layout's batch refusal.
     r.tensor_parallel = 16;   // beyond the 8-GPU NVLink domain
     r.context_parallel.reset();

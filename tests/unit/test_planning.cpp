@@ -192,12 +192,20 @@ TEST_CASE("plan report: nothing feasible names the closest candidates, the searc
     REQUIRE(closest[1].criterion == "fewest GPU-hours");
     REQUIRE(closest[1].candidate.candidate.system == "b");
     REQUIRE(closest[1].candidate.candidate.gpus == 8);
+    // Each names its limit and every limit it misses: the fastest also misses the GPU-hour budget
+    // ((500 + 512) / 60 = 16.9 GPU-hours against 1), the fewest GPU-hours also misses the deadline.
+    CHECK(closest[0].limit == "the deadline");
+    REQUIRE(closest[0].missed.size() == 2);
+    CHECK(closest[0].missed[1].first == "the GPU-hour budget");
+    CHECK(closest[0].missed[1].second == Approx((500.0 + 0.5 * 1024) / 60));
+    CHECK(closest[1].limit == "the GPU-hour budget");
     const CostParameters cost;
     const EnergyParameters energy;
     const PlanReportContext ctx{"w", &q, &cost, &energy};
     const std::string table = format_plan_table(ctx, a);
     INFO(table);
     REQUIRE(table.find("fastest: 1024 GPUs of b") != std::string::npos);
+    REQUIRE(table.find("x the deadline (misses") != std::string::npos);
     REQUIRE(table.find("limited by the search range") != std::string::npos);
 }
 

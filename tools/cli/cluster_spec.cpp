@@ -54,7 +54,8 @@ void declare_fabric_flags(ArgParser& args) {
                 "1")
         .option("routing", "R", std::string(kRoutingFlagHelp), "adaptive")
         .option("topology", "FILE",
-                "a YAML topology (topologies/examples/) in place of the system's fabric; --gpus must be its GPU count");
+                "a YAML topology (topologies/examples/) in place of the system's fabric: the job runs on the file's GPUs "
+                "(a --gpus, where the command takes one, must be their count; a plan searches that count only)");
 }
 
 FabricChoice fabric_flags(const ArgParser& args) {

@@ -68,7 +68,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
                      "[--sharp on|off] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--format table|csv|json] [--out DIR]",
-                     "Predict MLPerf-style time-to-train, its cost (GPU-hours x price per GPU-hour) and energy (the "
+                     "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
     parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")

@@ -14,7 +14,8 @@ namespace {
 
 // The price statement of a sweep's or plan's notes (results_format.cpp), for this prediction's system.
 std::string price_note(const PredictionReport& r) {
-    return "cost = GPU-hours x price per GPU-hour: " + r.prices->describe_prices({r.cost.system});
+    return "cost = rented GPU-hours x price per GPU-hour: " + r.prices->describe_prices({r.cost.system}) + "; " +
+           planning::kBillingRule;
 }
 
 std::string layout_text(const ParallelismConfig& l) {
@@ -70,7 +71,12 @@ std::string format_prediction_table(const PredictionReport& report) {
                                             "searched layout may exceed 1; convergence not included, unlike the "
                                             "time-to-train efficiency of `ttsim run`)",
                                             *p.efficiency_vs_8gpu));
-    line("GPU hours", fmt::format("{:.3f}", p.gpu_hours));
+    // The cost bills whole allocation units (a node, a GB200 NVL72 rack): say so where that is more than the job.
+    const double rented_hours = c.price_per_gpu_hour > 0 ? c.cost / c.price_per_gpu_hour : p.gpu_hours;
+    line("GPU hours", rented_hours > p.gpu_hours * (1 + 1e-9)
+                          ? fmt::format("{:.3f} ({:.3f} rented: the whole allocation units, which the cost bills)",
+                                        p.gpu_hours, rented_hours)
+                          : fmt::format("{:.3f}", p.gpu_hours));
     // Cost and energy with the figures and units of a sweep or plan row ("cost USD", "energy kWh").
     line("cost", fmt::format("{:.2f} {} ({:.2f} {} per GPU-hour{})", c.cost, report.prices->currency,
                              c.price_per_gpu_hour, report.prices->currency,
