@@ -443,6 +443,10 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;
     p.defaults = s.defaults;
     p.warnings = s.warnings;
+    // Hashed ECMP routes flows; SHARP's reductions run on the switches' aggregation trees, which it does not touch.
+    if (p.routing == FabricRouting::StaticEcmp && !s.system.topology_file && c.sharp)
+        p.warnings.push_back("static routing changes only the collectives that cross the fabric as flows: the gradient "
+                             "reduction runs on SHARP's in-network trees (compare with SHARP off)");
     p.compute_model = terms.operator_model ? "operator" : "lumped";
     p.launch_bound = terms.launch_bound;
     if (s.operator_table) {

@@ -230,5 +230,11 @@ check "plan --price for a system not searched is refused" 'refused price plan --
 "$ttsim" plan --workload bert --deadline 2min --nic xdr --oversubscription 2 >"$tmp/plan-xdr.txt"
 check "plan --nic/--oversubscription are stated with the systems searched" 'has "$tmp/plan-xdr.txt" "(XDR 800G NICs, 2:1 oversubscribed)"'
 
+# --routing static beside SHARP: says what it can change (SHARP's trees are not ECMP-routed flows).
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 1024 --routing static >"$tmp/static.txt"
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 1024 --routing static --sharp off >"$tmp/static-off.txt"
+check "--routing static with SHARP on says it changes only flows" 'has "$tmp/static.txt" "static routing changes only the collectives"'
+check "--routing static with SHARP off says nothing of it" '! has "$tmp/static-off.txt" "static routing changes only"'
+
 echo "usability: $fail failed"
 [[ $fail -eq 0 ]]
