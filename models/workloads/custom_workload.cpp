@@ -1,5 +1,7 @@
 #include "models/workloads/custom_workload.hpp"
 
+#include <set>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -118,6 +120,19 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
         if (!chosen) chosen = profile;
         fixed.push_back(profile.fixed_step_seconds);
     }
+    // A GPU without results of its own (GB200 in v4.1): the workloads' profiles transferred to it, as a v4.1
+    // workload's prediction there transfers its own (ProfileSet::find; the prediction says so).
+    if (!chosen) {
+        std::set<std::string> workloads;
+        for (const auto& [key, profile] : profiles.all())
+            if (profile.operator_efficiency && !profile.transferred_from) workloads.insert(key.first);
+        for (const std::string& name : workloads) {
+            const ComputeProfile transferred = profiles.find(find_workload(name), gpu);
+            if (!transferred.operator_efficiency) continue;
+            if (!chosen) chosen = transferred;
+            fixed.push_back(transferred.fixed_step_seconds);
+        }
+    }
     if (!chosen)
         throw InputError("the user model " + workload.name + " has no calibrated profile of its own and the profile set has "
                              "no operator-model profile for " + gpu.name +
@@ -133,8 +148,7 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
     p.fixed_step_seconds = median;
     p.operator_speed = 1.0;
     p.calibrated_range.reset();
-    p.transferred_from.reset();
-    return p;
+    return p;   // transferred_from kept where the GPU had no profiles of its own: the prediction warns of it
 }
 
 }  // namespace ttsim

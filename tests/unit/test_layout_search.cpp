@@ -325,3 +325,17 @@ TEST_CASE("user model: refused without an operator profile, and safe to predict 
     for (auto& t : threads) t.join();
     for (double t : ttt) CHECK(t == alone.ttt_minutes);
 }
+
+// A GPU without profiles of its own (GB200 had no v4.1 results): a user model is priced with the workloads' profiles
+// transferred to it, as a v4.1 workload's prediction there is, and says so.
+TEST_CASE("user model: a GPU without profiles of its own gets the transferred ones", "[layout_search]") {
+    const UserModel model = decoder_7b();
+    PredictionRequest r = user_request(model, 64);   // of one 72-GPU rack (its 1,024-sequence batch needs DP | 1,024)
+    r.system = "gb200-nvl72";
+    const Prediction p = predict(r, operator_set());   // H100 profiles only
+    CHECK(p.gpu == "GB200");
+    CHECK(p.ttt_minutes > 0);
+    bool warned = false;
+    for (const std::string& w : p.warnings) warned = warned || w.find("transferred from H100-SXM") != std::string::npos;
+    CHECK(warned);
+}
