@@ -146,7 +146,8 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
     ComputeProfile p = *chosen;
     p.workload = workload.name;
     p.fixed_step_seconds = median;
-    p.operator_speed = 1.0;
+    // operator_speed stays: it is the GPU family's fitted offset (shared by every workload on the GPU), not the
+    // chosen workload's.
     p.calibrated_range.reset();
     return p;   // transferred_from kept where the GPU had no profiles of its own: the prediction warns of it
 }

@@ -45,8 +45,10 @@ UserModel load_user_model(const ConfigNode& model);
 // per GPU, shared by all its workloads in an operator profile set) and its shared per-step terms (multi-node
 // cost, stragglers, run overhead), with the median per-step fixed cost of the GPU's calibrated workloads (a
 // framework's own per-step cost is a workload fact a user model does not state; the median keeps a fit's
-// boundary values, e.g. 1e-5 s, and its largest stack from deciding it) and the population speed (1). InputError (Field::profiles) when
-// the set has no operator profile for the GPU: a user model has no lumped curve to fall back on.
+// boundary values, e.g. 1e-5 s, and its largest stack from deciding it), the GPU family's speed offset, and no
+// software stack's (the population's, 1). A GPU without profiles of its own gets the workloads' profiles transferred
+// to it (ProfileSet::find). InputError (Field::profiles) when the set has no operator profile to price it with: a
+// user model has no lumped curve to fall back on.
 ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu);
 
 }  // namespace ttsim

@@ -339,3 +339,14 @@ TEST_CASE("user model: a GPU without profiles of its own gets the transferred on
     for (const std::string& w : p.warnings) warned = warned || w.find("transferred from H100-SXM") != std::string::npos;
     CHECK(warned);
 }
+
+// The GPU family's fitted speed (shared by every workload on the GPU) prices a user model too: on the shipped
+// operator profiles, H200's.
+TEST_CASE("user model: priced with its GPU family's speed offset", "[layout_search]") {
+    const ProfileSet shipped = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
+    const UserModel model = decoder_7b();
+    const GpuSpec& h200 = find_gpu("H200-SXM");
+    const double family = shipped.find(find_workload("bert"), h200).operator_speed;
+    REQUIRE(family != 1.0);
+    CHECK(user_model_profile(shipped, *model.workload, h200).operator_speed == family);
+}
