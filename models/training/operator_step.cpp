@@ -167,7 +167,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
         LayerPrices prices;
         prices.name = layer.name;
         prices.block = layer.role == layers::LayerRole::block;
-        const LayerPrices* repeated = previous && !table->layers.empty() ? &table->layers.back() : nullptr;
+        const LayerPrices* repeated = previous ? &table->layers.back() : nullptr;   // the previous layer's prices
         prices.forward = repeated && prices_alike(layer.forward, previous->forward) ? repeated->forward
                                                                                       : price_list(layer.forward, gpu);
         prices.backward = repeated && prices_alike(layer.backward, previous->backward)

@@ -147,6 +147,7 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     }
     ParallelismConfig c = choice.config;
     std::vector<std::string> defaults;
+    std::string batch_note;
     const bool split_given = request.tensor_parallel || request.context_parallel;
     defaults.push_back((split_given ? "TP x CP as given; the rest of the layout (micro batch cap, distributed optimizer, "
                                       "FP8) from "
@@ -238,6 +239,7 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         c.samples_per_micro_batch = batch.samples_per_micro_batch;
         c.gradient_accumulation = batch.gradient_accumulation;
         defaults.push_back(batch.note);
+        batch_note = batch.note;
     }
     // The layout must at least hold the model state in HBM (activations come on top and are not modelled).
     if (const double need = model_state_bytes_per_gpu(workload, c); need > gpu.hbm_capacity_bytes) {
@@ -269,6 +271,7 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     reuse.collectives = collectives;
     PreparedScenario s = prepare_with_layout(workload, system, n, c, reuse);
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
+    s.batch_note = batch_note;
     return s;
 }
 

@@ -157,6 +157,8 @@ struct PreparedScenario {
     // the evaluation is off the clock).
     std::shared_ptr<const EvalTable> eval_table;
     std::vector<std::string> defaults;
+    // How the default global batch was chosen (also among `defaults`); empty where the request gave the batch.
+    std::string batch_note;
     std::vector<std::string> warnings;
 };
 

@@ -57,6 +57,47 @@ std::optional<Prediction::Alternative> conventional_alternative(const LayoutSear
     return std::nullopt;
 }
 
+// The published layout nearest `gpus` (default_parallelism), or none where no published split divides the count.
+std::optional<ParallelismConfig> published_split_near(const Workload& workload, const std::string& gpu, int gpus) {
+    try {
+        return default_parallelism(workload, gpu, gpus).config;
+    } catch (const InputError&) {
+        return std::nullopt;
+    }
+}
+
+// Where the published replica cannot serve `gpus` (one sample per data-parallel rank is beyond the RCPs), the
+// published request prepared with a larger replica, so the default batch is sized for it as predict() sizes it for
+// a pinned TP x CP without search: the pinned one (its own refusal, naming the pins, if even it cannot serve), or
+// else the published split with CP (where modelled, else TP within the NVLink domain) doubled until predict() finds
+// one sample per replica within the RCPs (its refusal, Field::gpus, is the test: the batch rules live there); none
+// where no larger replica serves.
+std::optional<PreparedScenario> larger_replica_default(const PredictionRequest& request, const LayoutPins& pins,
+                                                       const Workload& workload, const System& system, int gpus,
+                                                       StepCollectiveSession* shared) {
+    PredictionRequest r = published_request(request);
+    if (pins.tensor_parallel || pins.context_parallel) {
+        r.tensor_parallel = pins.tensor_parallel;
+        r.context_parallel = pins.context_parallel;
+        return prepare(r, shared);
+    }
+    const std::optional<ParallelismConfig> start = published_split_near(workload, system.gpu->name, gpus);
+    if (!start) return std::nullopt;   // the published layout's refusal stands
+    for (int tp = start->tensor_parallel, cp = start->context_parallel;;) {
+        if (workload.context_parallel_modelled()) cp *= 2;
+        else if (tp * 2 <= system.gpus_per_nvlink_domain) tp *= 2;
+        else return std::nullopt;
+        if (static_cast<long long>(tp) * cp * start->pipeline_parallel > gpus) return std::nullopt;
+        r.tensor_parallel = tp;
+        r.context_parallel = cp;
+        try {
+            return prepare(r, shared);
+        } catch (const InputError& e) {
+            if (e.field() != Field::gpus) return std::nullopt;   // not the batch refusal: this replica cannot run at all
+        }
+    }
+}
+
 }  // namespace
 
 bool uses_layout_search(const PredictionRequest& request, const ProfileSet& profiles) {
@@ -123,54 +164,21 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     if (request.tensor_parallel) job.tensor_parallel_field = Field::tensor_parallel;
     if (request.context_parallel) job.context_parallel_field = Field::context_parallel;
     std::vector<std::string> defaults;
-    // Where the published replica cannot serve this scale (one sample per data-parallel rank is beyond the RCPs),
-    // the default batch is sized for a larger replica, as predict() sizes it for a pinned TP x CP without search:
-    // the pinned one (its own refusal, naming the pins, if even it cannot serve), or else the published split with
-    // CP (where modelled, else TP within the NVLink domain) doubled until predict() finds one sample per replica
-    // within the RCPs (its refusal, Field::gpus, is the test: the batch rules live there). The search then runs
-    // over every layout at that batch.
+    // Where the published replica cannot serve this scale, the default batch is sized for a larger one.
     std::optional<PreparedScenario> larger_replica;
     const bool replica_pinned = job.pins.tensor_parallel || job.pins.context_parallel;
     if (!request.global_batch && !published && published_error && published_error->field() == Field::gpus &&
-        workload.tensor_parallel_modelled()) {
-        PredictionRequest r = published_request(request);
-        if (replica_pinned) {
-            r.tensor_parallel = job.pins.tensor_parallel;
-            r.context_parallel = job.pins.context_parallel;
-            larger_replica = prepare(r, shared);
-        } else {
-            std::optional<ParallelismConfig> start;
-            try {
-                start = default_parallelism(workload, gpu.name, n).config;
-            } catch (const InputError&) {
-                // no published split at this count: the published layout's refusal stands
-            }
-            for (int tp = start ? start->tensor_parallel : 0, cp = start ? start->context_parallel : 0; start;) {
-                if (workload.context_parallel_modelled()) cp *= 2;
-                else if (tp * 2 <= system.gpus_per_nvlink_domain) tp *= 2;
-                else break;
-                if (static_cast<long long>(tp) * cp * start->pipeline_parallel > n) break;
-                r.tensor_parallel = tp;
-                r.context_parallel = cp;
-                try {
-                    larger_replica = prepare(r, shared);
-                    break;
-                } catch (const InputError& e) {
-                    if (e.field() != Field::gpus) break;   // not the batch refusal: this replica cannot run at all
-                }
-            }
-        }
-    }
+        workload.tensor_parallel_modelled())
+        larger_replica = larger_replica_default(request, job.pins, workload, system, n, shared);
     if (request.global_batch) {
         job.global_batch = *request.global_batch;
         if (job.global_batch < 1) throw InputError("global batch must be >= 1", Field::global_batch);
     } else if (published) {
         job.global_batch = published->layout.global_batch;
         // How predict() chose that batch for the published layout (v4.1's own, or interpolated between scales).
-        std::string note = fmt::format("global batch {} of the published layout at this scale", job.global_batch);
-        for (const std::string& d : published->defaults)
-            if (d.rfind("global batch ", 0) == 0) note = d + "; the layouts are searched at it";
-        defaults.push_back(note);
+        defaults.push_back(published->batch_note.empty()
+                               ? fmt::format("global batch {} of the published layout at this scale", job.global_batch)
+                               : published->batch_note + "; the layouts are searched at it");
     } else if (larger_replica) {
         job.global_batch = larger_replica->layout.global_batch;
         defaults.push_back(fmt::format(
@@ -241,14 +249,11 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     // a replica far larger than the model is split over at this scale (the published layout nearest this GPU count;
     // a user model's NVLink domain) mostly adds TP/CP communication, so fewer GPUs may train as fast.
     const ParallelismConfig& chosen = result.best_scenario->layout;
-    int usual_split = system.gpus_per_nvlink_domain;
-    if (!owned) {
-        try {
-            usual_split = default_parallelism(workload, gpu.name, n).config.model_split();
-        } catch (const InputError&) {
-            usual_split = default_parallelism(workload, gpu.name, 8).config.model_split();
-        }
-    }
+    const int usual_split =
+        owned ? system.gpus_per_nvlink_domain
+              : published_split_near(workload, gpu.name, n)
+                    .value_or(default_parallelism(workload, gpu.name, 8).config)
+                    .model_split();
     if (chosen.data_parallel == chosen.global_batch && chosen.model_split() > 2 * usual_split)
         p.warnings.push_back(fmt::format(
             "global batch {} on {} GPUs leaves one sample per data-parallel rank, so each replica spans {} GPUs (TP {} x "
