@@ -32,12 +32,12 @@ std::vector<LayerLabels> layer_labels(const PreparedScenario& s) {
     std::vector<LayerLabels> out;
     if (!s.operator_table || !s.workload->layer_model) return out;
     const layers::LayerGraph graph = build_layout_graph(*s.workload, layer_description(*s.workload), s.layout);
-    auto names = [](const std::vector<layers::Kernel>& kernels) {
+    auto names = [](const layers::Layer& layer, const std::vector<layers::Kernel>& kernels) {
         std::vector<std::string> out;
-        for (const layers::Kernel& k : kernels) out.push_back(k.name);
+        for (const layers::Kernel& k : kernels) out.push_back(layer.name + "." + k.name);
         return out;
     };
-    for (const layers::Layer& layer : graph.layers) out.push_back({layer.name, names(layer.forward), names(layer.backward)});
+    for (const layers::Layer& layer : graph.layers) out.push_back({layer.name, names(layer, layer.forward), names(layer, layer.backward)});
     return out;
 }
 

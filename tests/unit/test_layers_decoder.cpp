@@ -103,6 +103,43 @@ TEST_CASE("full recomputation re-runs each block's forward and keeps only its in
     CHECK(block_inputs == Approx(32.0 * 4096 * 4096 * 2));   // one [s, h] bf16 tensor per block
 }
 
+TEST_CASE("a frozen decoder's first block has no input gradient; the blocks after it are alike", "[layers]") {
+    // LoRA on a frozen base: nothing upstream of block 0 is trainable, so its first kernels get no dgrad; from
+    // block 1 on every block's input requires grad (the adapters), and add_blocks copies the block built for it.
+    const char* const lora_7b =
+        "family: transformer_decoder\n"
+        "architecture: {layers: 6, hidden: 4096, heads: 32, ffn: 11008, sequence: 4096, vocab: 32000, frozen_base: true,\n"
+        "               lora: {rank: 16, targets: [qkv, proj, fc1, fc2]}}\n";
+    const LayerGraph g = build(lora_7b, BuildOptions{.micro_batch = 2, .tensor_parallel = 2, .sequence_parallel = true});
+    REQUIRE(g.layers.size() == 8);
+    const Layer &first = g.layers[1], &second = g.layers[2];
+    CHECK(first.backward.size() < second.backward.size());
+    auto same_kernels = [](const std::vector<Kernel>& a, const std::vector<Kernel>& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i].name != b[i].name || a[i].kind != b[i].kind || a[i].pass != b[i].pass || a[i].flops != b[i].flops ||
+                a[i].bytes != b[i].bytes || (a[i].gemm.has_value() != b[i].gemm.has_value()) ||
+                (a[i].gemm && (a[i].gemm->m != b[i].gemm->m || a[i].gemm->n != b[i].gemm->n || a[i].gemm->k != b[i].gemm->k)))
+                return false;
+        return true;
+    };
+    CHECK(same_kernels(first.forward, second.forward));
+    for (std::size_t i = 2; i <= 6; ++i) {
+        const Layer& l = g.layers[i];
+        CHECK(l.name == "layer" + std::to_string(i - 1));
+        CHECK(l.role == LayerRole::block);
+        CHECK(same_kernels(l.forward, second.forward));
+        CHECK(same_kernels(l.backward, second.backward));
+        CHECK(l.saved_bytes == second.saved_bytes);
+        CHECK(l.local_trainable == second.local_trainable);
+        CHECK(l.params == second.params);
+    }
+    // The adapters' wgrads only: 4 targets x (A, B).
+    std::size_t wgrads = 0;
+    for (const Kernel& k : second.backward) wgrads += k.pass == Pass::wgrad;
+    CHECK(wgrads == 8);
+}
+
 TEST_CASE("malformed decoder descriptions are refused with the key", "[layers]") {
     CHECK_THROWS_AS(build("family: transformer_decoder\narchitecture: {layers: 2, hidden: 64}\n"), InputError);
     CHECK_THROWS_AS(build("family: transformer_decoderz\narchitecture: {}\n"), InputError);

@@ -9,6 +9,7 @@
 #include "models/compute/profile_files.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
+#include "models/workloads/layers/layer_workload.hpp"
 
 namespace {
 
@@ -61,3 +62,27 @@ void search_lora(benchmark::State& state) {
 
 BENCHMARK(search_decoder_7b)->Arg(64)->Arg(1024)->Arg(4096)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_lora)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+namespace {
+
+// One Llama2-70B LoRA layer graph (80 decoder blocks) at TP `range(0)`, sequence parallel, micro batch 1: what a
+// layout search builds once per TP x CP x micro batch it tries (315 layouts at 16,384 GPUs).
+void build_lora_graph(benchmark::State& state) {
+    using namespace ttsim;
+    const ConfigNode description = layers::load_shipped_layer_description("llama2_70b_lora");
+    layers::BuildOptions options;
+    options.tensor_parallel = static_cast<int>(state.range(0));
+    options.sequence_parallel = options.tensor_parallel > 1;
+    std::size_t kernels = 0;
+    for (auto _ : state) {
+        const layers::LayerGraph graph = layers::build_layer_graph(description, "llama2_70b_lora", options);
+        kernels = 0;
+        for (const layers::Layer& layer : graph.layers) kernels += layer.forward.size() + layer.backward.size();
+        benchmark::DoNotOptimize(kernels);
+    }
+    state.counters["kernels"] = static_cast<double>(kernels);
+}
+
+}  // namespace
+
+BENCHMARK(build_lora_graph)->Arg(1)->Arg(8)->Unit(benchmark::kMicrosecond);

@@ -4,7 +4,7 @@ namespace ttsim::layers {
 
 Kernel LayerBuilder::make(const std::string& name, KernelKind kind, Pass pass) const {
     Kernel k;
-    k.name = layer_.name + "." + name + (pass == Pass::forward ? "" : std::string(".") + to_string(pass));
+    k.name = name + (pass == Pass::forward ? "" : std::string(".") + to_string(pass));
     k.kind = kind;
     k.pass = pass;
     // Only tensor-core kernels run at the workload's GEMM precision; attention stays bf16/fp16 (NVIDIA's FP8

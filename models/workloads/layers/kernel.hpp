@@ -44,7 +44,7 @@ struct AttentionShape {
 };
 
 struct Kernel {
-    std::string name;              // e.g. "layer3.fc1.dgrad"
+    std::string name;              // within its layer, e.g. "fc1.dgrad" (layer3's: the trace shows "layer3.fc1.dgrad")
     KernelKind kind = KernelKind::elementwise;
     Pass pass = Pass::forward;
     MathPrecision precision = MathPrecision::bf16;

@@ -82,7 +82,7 @@ KernelTime kernel_time(const Kernel& k, const GpuSpec& gpu, const Efficiency& e)
 std::optional<Kernel> optimizer_kernel(const Layer& layer, int shards) {
     if (layer.local_trainable == 0) return std::nullopt;
     Kernel k;
-    k.name = layer.name + ".optimizer";
+    k.name = "optimizer";
     k.kind = KernelKind::optimizer;
     k.pass = Pass::optimizer;
     k.bytes = optimizer_bytes_per_param * static_cast<double>(layer.local_trainable) / std::max(shards, 1);

@@ -2,6 +2,7 @@
 // head and optional LoRA adapters. Layers: embedding, `layers` blocks, head; a pipeline stage is any
 // contiguous range of them.
 #include <cmath>
+#include <optional>
 
 #include "models/workloads/layers/families.hpp"
 #include "models/workloads/layers/graph_builder.hpp"
@@ -39,13 +40,29 @@ Layer new_layer(const std::string& name, LayerRole role) {
     return l;
 }
 
-// `layers` identical blocks after the embedding, named layer0, layer1, ...; returns the last output.
+// `layers` identical blocks after the embedding, named layer0, layer1, ...; returns the last output. A block is a
+// function of its input's size and whether it requires grad (the first block's may not: a frozen embedding feeds
+// it), so once a block is built for an input like the one before it, the rest are copies of it under their own
+// names: a 70B decoder's 80 blocks cost two builds, where a layout search builds a graph per TP x CP x micro batch.
 Act add_blocks(LayerGraph& g, const BlockConfig& c, std::int64_t layers, Act x) {
+    std::optional<std::size_t> template_block;   // index in g.layers of the block the copies are made from
+    Act template_input, template_output;
     for (std::int64_t i = 0; i < layers; ++i) {
+        if (template_block && x.grad == template_input.grad && x.elements == template_input.elements) {
+            const Layer& from = g.layers[*template_block];
+            Layer l = from;   // kernel names are the layer's own ("fc1.dgrad"): a copy needs only its name
+            l.name = "layer" + std::to_string(i);
+            x = Act{l.name + template_output.id.substr(from.name.size()), template_output.elements, template_output.grad};
+            g.layers.push_back(std::move(l));
+            continue;
+        }
         Layer l = new_layer("layer" + std::to_string(i), LayerRole::block);
         LayerBuilder b(l, g.facts);
+        template_input = x;
         x = transformer_block(b, l, c, x, g.facts.activation_bytes);
+        template_output = x;
         g.layers.push_back(std::move(l));
+        template_block = g.layers.size() - 1;
     }
     return x;
 }
