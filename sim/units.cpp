@@ -123,6 +123,8 @@ double parse_time_seconds(std::string_view text) {
     else if (unit == "s") scale = 1;
     else if (unit == "min") scale = 60;
     else if (unit == "h") scale = 3600;
+    // "m" is minutes to some tools and milli to others: refused, with both spellings.
+    if (unit == "m") throw InputError("time unit 'm' is ambiguous: write 'min' for minutes or 'ms' for milliseconds");
     if (scale == 0) throw InputError("unknown time unit '" + std::string(unit) + "'; expected e.g. " + std::string(examples));
     const double seconds = number * scale;
     if (seconds < 0) throw InputError("time " + quoted(text) + " is negative");

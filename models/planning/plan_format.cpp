@@ -191,7 +191,10 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (!fabric.empty()) systems += " (" + fabric + ")";
     out << "  searched " << systems << ": " << describe_search_counts(q)
         << " (grid of powers of two and 1.5x units, boundaries bisected to whole units): " << answer.evaluated.size()
-        << " configurations, published v4.1 layouts and batches\n";
+        << " configurations, "
+        << (q.layout.searches() ? "at each the fastest layout that fits (--layout)" : "published v4.1 layouts")
+        << (q.batch.rule == BatchRule::published ? (q.layout.searches() ? ", v4.1 batches" : " and batches") : "")
+        << (q.layout.searches() ? "" : " (--layout fastest: the fastest layout at each)") << "\n";
     if (answer.interrupted)
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
             << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")

@@ -134,7 +134,7 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     const ComputeProfile profile = owned ? user_model_profile(profiles, workload, gpu) : profiles.find(workload, gpu);
     if (!profile.operator_efficiency)
         throw InputError("the layout search prices layouts with the operator model, and the " + workload.name + " profile for " +
-                             gpu.name + " is a lumped one; use --layout published or an operator profile set",
+                             gpu.name + " is a lumped one; use --layout published, give TP and CP as --tp/--cp (priced as given, no search), or use an operator profile set",
                          Field::layout);
 
     // One collective session for the published layout and the search (the published layout is one of the

@@ -30,6 +30,14 @@ TEST_CASE("config errors name file, line and key", "[config]") {
     CHECK_THROWS_AS(numbers.required("n").as_int(0, 10), InputError);
     CHECK_THROWS_WITH(numbers.required("m").as_int(0, 10), Catch::Contains("out of range"));
     CHECK_THROWS_AS(numbers.required("f").as_double(0, 1), InputError);
+    // A quoted number is a YAML string: refused, with the key and the fix; the plain spelling is read.
+    auto quoted = ConfigNode::load_string("model:\n  hidden: \"4096\"\n  heads: '32'\n  layers: 32\n  dropout: \"0.1\"\n", "q.yaml");
+    const ConfigNode model = quoted.required("model");
+    CHECK_THROWS_WITH(model.required("hidden").as_int(1, 1 << 20),
+                      Catch::Contains("q.yaml:2") && Catch::Contains("model.hidden") && Catch::Contains("without quotes"));
+    CHECK_THROWS_WITH(model.required("heads").as_int(1, 1 << 20), Catch::Contains("q.yaml:3"));
+    CHECK_THROWS_WITH(model.required("dropout").as_double(0, 1), Catch::Contains("quoted"));
+    CHECK(model.required("layers").as_int(1, 1 << 20) == 32);
 }
 
 TEST_CASE("events run in (time, insertion) order", "[engine]") {

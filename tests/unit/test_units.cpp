@@ -41,6 +41,7 @@ TEST_CASE("bad quantities are rejected with a reason", "[units]") {
     CHECK_THROWS_AS(units::parse_bytes("0.5B"), InputError);        // fraction of a byte
     CHECK_THROWS_AS(units::parse_bytes("1e30GB"), InputError);      // absurd
     CHECK_THROWS_AS(units::parse_bandwidth("400Gbps"), InputError); // ambiguous spelling
+    CHECK_THROWS_WITH(units::parse_time_seconds("1m"), Catch::Contains("'min' for minutes"));   // minutes or milli?
     CHECK_THROWS_AS(units::parse_bandwidth("0GB/s"), InputError);   // zero
     CHECK_THROWS_AS(units::parse_bandwidth("nanGB/s"), InputError);
     CHECK_THROWS_AS(units::parse_bandwidth("infGB/s"), InputError);
