@@ -263,7 +263,8 @@ UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points,
         std::any_of(points.begin(), points.end(), [](const CalibrationPoint& p) { return p.published_minutes > 0; });
     if (any_time_to_train) return {calibrate_points(points, description, shared), {}};
     // A step time holds neither the per-run cost nor the evaluations: leave them out of the fit.
-    shared.run_overhead = shared.workload_run_overhead = shared.eval_fixed = shared.eval_cost = shared.eval_step_cost = false;
+    shared.run_overhead = shared.workload_run_overhead = shared.eval_fixed = shared.eval_cost = shared.eval_step_cost =
+        shared.warmup_logs = false;
     CalibrationReport report = calibrate_points(points, description, shared);
     ProfileSet fixed;
     fixed.stack_speeds = report.profiles.stack_speeds;

@@ -209,8 +209,12 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
         fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
     if (!result.too_big.empty()) {
         const LayoutCandidate& smallest = result.too_big.front();
-        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {}", job_text,
-                                     result.enumerated, describe_layout(smallest.layout), smallest.memory.summary),
+        // What would make it fit: more GPUs shard the optimizer state (distributed optimizer) and, with CP, the
+        // activations; the weights and gradients of a TP shard stay, and only pipeline parallelism would split them.
+        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {} (more GPUs "
+                                     "shard the optimizer state and activations, not a TP shard's weights and "
+                                     "gradients; pipeline parallelism, which would split the layers, is not modelled yet)",
+                                     job_text, result.enumerated, describe_layout(smallest.layout), smallest.memory.summary),
                          field);
     }
     // A few reasons are enough to act on; every split has one, so a long list would bury them.

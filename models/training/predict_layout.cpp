@@ -1,5 +1,7 @@
 // predict() with the layout chosen by search (layout_search.hpp): which requests search, how the pins, the
 // global batch and the layout's switches are settled, and the published layout's prediction beside the result.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "models/training/layout_search.hpp"
@@ -37,24 +39,29 @@ LayoutPins merged_pins(const PredictionRequest& request) {
 }
 
 // A user model has no published layout; beside its fastest one it gets the layout a Megatron-LM recipe would
-// start from: TP over the NVLink domain, no CP, micro batch 1, distributed optimizer (where DP > 1), when that
-// layout is valid and fits.
+// start from: TP within one node of at most 8 GPUs (the recipes' largest TP: on a 72-GPU NVLink domain TP 72 would
+// split no model's heads), the largest such TP that is valid and fits, no CP, micro batch 1, distributed optimizer
+// (where DP > 1).
+constexpr int kConventionalMaxTp = 8;
+
 bool conventional(const ParallelismConfig& l, int domain) {
-    return l.tensor_parallel == domain && l.context_parallel == 1 && l.samples_per_micro_batch == 1 &&
-           l.distributed_optimizer == (l.data_parallel > 1);
+    return l.tensor_parallel <= std::min(domain, kConventionalMaxTp) && l.context_parallel == 1 &&
+           l.samples_per_micro_batch == 1 && l.distributed_optimizer == (l.data_parallel > 1);
 }
 
-// The search prices it always (LayoutSearchJob::always_price), so its time is there when it fits.
+// The search prices every candidate always (LayoutSearchJob::always_price), so its time is there when it fits.
 std::optional<Prediction::Alternative> conventional_alternative(const LayoutSearchResult& result, int domain) {
-    for (const LayoutCandidate& c : result.fitting) {
-        const ParallelismConfig& l = c.layout;
-        if (conventional(l, domain)) {
-            TTSIM_ASSERT(c.priced, "the conventional alternative was not priced");
-            return Prediction::Alternative{"Megatron-style (TP = NVLink domain, micro batch 1, distributed optimizer)", l,
-                                           c.ttt_minutes, c.step_ms, c.memory.total, c.memory.fits};
-        }
-    }
-    return std::nullopt;
+    const LayoutCandidate* chosen = nullptr;
+    for (const LayoutCandidate& c : result.fitting)
+        if (conventional(c.layout, domain) && (!chosen || c.layout.tensor_parallel > chosen->layout.tensor_parallel))
+            chosen = &c;
+    if (!chosen) return std::nullopt;
+    TTSIM_ASSERT(chosen->priced, "the conventional alternative was not priced");
+    return Prediction::Alternative{fmt::format("Megatron-style (TP {}: the largest valid within a node of <= {} GPUs, "
+                                               "micro batch 1, distributed optimizer)",
+                                               chosen->layout.tensor_parallel, kConventionalMaxTp),
+                                   chosen->layout, chosen->ttt_minutes, chosen->step_ms, chosen->memory.total,
+                                   chosen->memory.fits};
 }
 
 // The published layout nearest `gpus` (default_parallelism), or none where no published split divides the count.

@@ -45,5 +45,15 @@ check "plan --layout tp=2 gives the scenario's answer" '[[ $rc -eq 0 && $(json "
 "$ttsim" plan --workload bert --deadline 2min --model lumped --layout fastest >/dev/null 2>"$tmp/err"; rc=$?
 check "plan --model lumped --layout fastest: exit 2 naming --layout" '[[ $rc -eq 2 ]] && grep -qF -- "--layout" "$tmp/err" && grep -qF -- "--model operator" "$tmp/err"'
 
+# A user model: a count where nothing fits is a row with the reason (and the PP hint), the others are predicted.
+"$ttsim" run "$dir/user-model-partial.yaml" >"$tmp/um.txt"; rc=$?
+check "user model, one count too small: exit 0" '[[ $rc -eq 0 ]]'
+check "its 8-GPU row says why, with the PP hint" 'grep -q "^  8 GPUs: no layout of decoder-32b on 8 x H100-SXM .* fits in memory.*pipeline parallelism" "$tmp/um.txt"'
+check "its 64-GPU row has a layout" 'grep -qE "^ +64  TP [0-9]+ CP" "$tmp/um.txt"'
+"$ttsim" run "$dir/user-model-partial.yaml" --format csv >"$tmp/um.csv"
+check "csv: the 8-GPU row's error column, the 64-GPU row's empty" '[[ $(awk -F, "NR == 2 { print \$1 }" "$tmp/um.csv") == 8 ]] && awk -F, "NR == 2" "$tmp/um.csv" | grep -q "fits in memory" && [[ -z $(awk -F, "NR == 3 { print \$NF }" "$tmp/um.csv") ]]'
+"$ttsim" run "$dir/user-model-slower.yaml" >"$tmp/slow.txt"; rc=$?
+check "user model past its batch: slower at 16384, said so" '[[ $rc -eq 0 ]] && grep -q "note: 16384 GPUs train slower than 4096 .*at most 1024 data-parallel replicas" "$tmp/slow.txt"'
+
 echo "scenario layout: $fail failed"
 [[ $fail -eq 0 ]]

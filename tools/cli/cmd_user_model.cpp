@@ -32,17 +32,31 @@ namespace ttsim::cli {
 
 namespace {
 
+// One GPU count: its prediction, or why none exists there (no layout valid or fitting at that count), while
+// other counts of the list have one.
 struct Row {
     int gpus = 0;
     Prediction p;
+    std::string error;
 };
+
+// A CSV field inside double quotes: its quotes doubled (RFC 4180).
+std::string csv_quoted(const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out;
+}
 
 std::string csv(const std::vector<Row>& rows) {
     std::string text =
         "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
         "memory_capacity_gb,layouts_fitting,layouts_valid,alternative_layout,alternative_ttt_minutes,"
-        "alternative_memory_per_gpu_gb\n";
+        "alternative_memory_per_gpu_gb,error\n";
     for (const Row& r : rows) {
+        if (!r.error.empty()) {
+            text += fmt::format("{},,,,,,,,,,,,,,,,\"{}\"\n", r.gpus, csv_quoted(r.error));
+            continue;
+        }
         const ParallelismConfig& c = r.p.layout;
         text += fmt::format("{},{},{},{},{},{},{},{:.3f},{:.3f},{:.2f},{:.2f},{},{},", r.gpus, c.tensor_parallel,
                             c.context_parallel, c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
@@ -50,10 +64,10 @@ std::string csv(const std::vector<Row>& rows) {
                             r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
                             r.p.layouts_enumerated);
         if (r.p.published)
-            text += fmt::format("\"{}\",{:.3f},{:.2f}\n", describe_layout(r.p.published->layout),
+            text += fmt::format("\"{}\",{:.3f},{:.2f},\n", describe_layout(r.p.published->layout),
                                 r.p.published->ttt_minutes, r.p.published->memory_per_gpu_bytes / 1e9);
         else
-            text += ",,\n";
+            text += ",,,\n";
     }
     return text;
 }
@@ -67,6 +81,11 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
     for (const Row& r : rows) {
         nlohmann::ordered_json row;
         row["gpus"] = r.gpus;
+        if (!r.error.empty()) {
+            row["error"] = r.error;
+            j["results"].push_back(std::move(row));
+            continue;
+        }
         row["layout"] = describe_layout(r.p.layout);
         row["layout_choice"] = r.p.layout_choice;
         row["ttt_minutes"] = r.p.ttt_minutes;
@@ -117,6 +136,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     const ProfileSet& profiles = chosen.profiles;
 
     std::vector<Row> rows;
+    std::vector<std::pair<ConfigNode, InputError>> failures;
     for (std::size_t i = 0; i < counts.size(); ++i) {
         PredictionRequest request;
         request.custom_workload = model.workload;
@@ -127,8 +147,19 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         request.layout = layout;
         request.compute_efficiency_vs_8gpu = false;
         const ConfigNode at = root.required("gpus").items()[i];
-        rows.push_back({counts[i], root.feeding_keys(at, [&] { return predict(request, profiles); })});
+        // A count where no layout is valid or fits is a row saying why, where another count has a prediction; where
+        // none has one, the first count's reason is the scenario's error (bad input, at its line).
+        Row row;
+        row.gpus = counts[i];
+        try {
+            row.p = predict(request, profiles);
+        } catch (const InputError& e) {
+            failures.push_back({at, e});
+            row.error = e.message();
+        }
+        rows.push_back(std::move(row));
     }
+    if (failures.size() == counts.size()) root.feeding_keys(failures.front().first, [&]() -> int { throw failures.front().second; });
 
     if (context.out_dir) {
         ensure_directory(*context.out_dir);
@@ -153,21 +184,53 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9}\n", "GPUs", "fastest layout", "TTT (h)", "step (ms)",
                        "memory (GB)", "fit/valid");
     for (const Row& r : rows)
+        if (!r.error.empty())
+            out << fmt::format("{:>6}  {:<72}\n", r.gpus, "no prediction (below)");
+        else
         out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{}\n", r.gpus,
                            describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms, r.p.memory_per_gpu_bytes / 1e9,
                            r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting, r.p.layouts_enumerated);
     out << "\n";
     for (const Row& r : rows) {
+        if (!r.error.empty()) {
+            out << "  " << r.gpus << " GPUs: " << r.error << "\n";
+            continue;
+        }
         out << "  " << r.gpus << " GPUs: memory " << r.p.memory_summary << "\n";
         if (r.p.published)
             out << fmt::format("  {} GPUs: {}: {}: {:.2f} h, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,
                                r.p.published->label, describe_layout(r.p.published->layout), r.p.published->ttt_minutes / 60,
                                r.p.published->step_ms, r.p.published->memory_per_gpu_bytes / 1e9);
         else
-            out << "  " << r.gpus << " GPUs: no conventional (Megatron-style) layout fits\n";
+            out << "  " << r.gpus << " GPUs: no Megatron-style layout (TP <= 8 within a node, no CP, micro batch 1) is "
+                                     "valid and fits here\n";
     }
-    if (!rows.empty())
-        for (const auto& w : rows.front().p.warnings) out << "  warning: " << w << "\n";
+    // More GPUs that train slower: the global batch caps the data-parallel replicas, so past that count the extra
+    // GPUs only split each replica further (TP x CP), adding communication. Said at the first count it happens.
+    const Row* fastest_so_far = nullptr;
+    for (const Row& r : rows) {
+        if (!r.error.empty()) continue;
+        if (fastest_so_far && r.p.ttt_minutes > fastest_so_far->p.ttt_minutes) {
+            const ParallelismConfig& l = r.p.layout;
+            const bool batch_bound = l.data_parallel * l.samples_per_micro_batch == model.global_batch;
+            out << fmt::format("  note: {} GPUs train slower than {} ({:.2f} h against {:.2f} h): {}\n", r.gpus,
+                               fastest_so_far->gpus, r.p.ttt_minutes / 60, fastest_so_far->p.ttt_minutes / 60,
+                               batch_bound ? fmt::format("a global batch of {} sequences allows at most {} data-parallel "
+                                                         "replicas of one sequence, so more GPUs split each replica "
+                                                         "further (here TP {} x CP {}), which adds communication",
+                                                         model.global_batch, model.global_batch, l.tensor_parallel,
+                                                         l.context_parallel)
+                                           : std::string("its communication grows faster than its compute shrinks"));
+            break;
+        }
+        if (!fastest_so_far || r.p.ttt_minutes < fastest_so_far->p.ttt_minutes) fastest_so_far = &r;
+    }
+    // Every count's warnings, each once (the user-model note is on every count; a big-replica one on some).
+    std::vector<std::string> warnings;
+    for (const Row& r : rows)
+        for (const std::string& w : r.p.warnings)
+            if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+    for (const std::string& w : warnings) out << "  warning: " << w << "\n";
     return 0;
 }
 
