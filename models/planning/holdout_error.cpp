@@ -1,6 +1,7 @@
 #include "models/planning/holdout_error.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -90,6 +91,18 @@ std::string describe_holdout_error(const HoldoutErrors& errors, const std::strin
                 std::to_string(errors.fit_max_gpus);
     }
     return text + " (" + errors.command + ")";
+}
+
+std::optional<ModelErrorBand> band_with_model_error(const HoldoutErrors& errors, const std::string& workload,
+                                                    double p10_minutes, double p50_minutes, double p90_minutes) {
+    const WorkloadHoldoutError* w = errors.find(workload);
+    if (!w || w->results == 0 || !(p10_minutes > 0 && p50_minutes > 0 && p90_minutes >= p10_minutes)) return std::nullopt;
+    constexpr double z90 = 1.2815515655446004;   // the standard normal's 90th percentile
+    const double convergence_sigma = std::log(p90_minutes / p10_minutes) / (2 * z90);
+    const double model_sigma = w->mape_percent / 100.0 * std::sqrt(std::numbers::pi / 2);
+    const double sigma = std::hypot(convergence_sigma, model_sigma);
+    return ModelErrorBand{p50_minutes * std::exp(-z90 * sigma), p50_minutes * std::exp(z90 * sigma), model_sigma,
+                          w->mape_percent};
 }
 
 }  // namespace ttsim::planning

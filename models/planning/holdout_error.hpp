@@ -40,6 +40,18 @@ HoldoutErrors load_holdout_errors(const std::filesystem::path& path);
 // The shipped file (data_dir()/validation/holdout.yaml), read once.
 const HoldoutErrors& shipped_holdout_errors();
 
+// The time-to-train range with the model's own error besides the run-to-run spread of convergence: both as
+// log-normal, the convergence one from its p10 and p90 (+-1.2816 sigma), the model's with the mean absolute size the
+// hold-out MAPE measured (E|X| = sigma sqrt(2/pi) for a normal X, so sigma = MAPE sqrt(pi/2)), independent, so their
+// sigmas add in quadrature around p50. None where the workload has no held-out result.
+struct ModelErrorBand {
+    double p10_minutes = 0, p90_minutes = 0;
+    double model_sigma = 0;       // log units
+    double mape_percent = 0;
+};
+std::optional<ModelErrorBand> band_with_model_error(const HoldoutErrors& errors, const std::string& workload,
+                                                    double p10_minutes, double p50_minutes, double p90_minutes);
+
 // One line for a plan: "model hold-out error for bert: 4.1% MAPE over 3 results at >= 128 GPUs (ttsim validate
 // --holdout-yaml)", or that there were none.
 std::string describe_holdout_error(const HoldoutErrors& errors, const std::string& workload);

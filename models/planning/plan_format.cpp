@@ -218,6 +218,13 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         }
     } else {
         out << "  answer: " << describe(*answer.best, *ctx.cost, q.constraints.confidence) << "\n";
+        const PlanEvaluation& e = answer.best->evaluation;
+        if (const auto band = band_with_model_error(holdout_of(ctx), ctx.workload, e.ttt_p10_minutes, e.ttt_minutes,
+                                                    e.ttt_p90_minutes))
+            out << "    with the model's own error: p10 " << format_duration(band->p10_minutes) << ", p90 "
+                << format_duration(band->p90_minutes) << " (the convergence spread and a log-normal model error of "
+                << fmt::format("{:.1f}", band->mape_percent)
+                << " % mean size, the hold-out MAPE below; the constraints are judged on the spread alone)\n";
         if (at_search_limit(q, *answer.best))
             out << "    note: " << answer.best->candidate.gpus << " GPUs" << limit_note << "\n";
         for (const auto& w : answer.best->evaluation.warnings) out << "    warning: " << w << "\n";
@@ -329,6 +336,13 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     }
     if (answer.best) {
         j["answer"] = candidate_json(*answer.best);
+        const PlanEvaluation& e = answer.best->evaluation;
+        const auto band =
+            band_with_model_error(holdout_of(ctx), ctx.workload, e.ttt_p10_minutes, e.ttt_minutes, e.ttt_p90_minutes);
+        j["answer"]["with_model_error"] =
+            band ? json{{"ttt_p10_minutes", band->p10_minutes}, {"ttt_p90_minutes", band->p90_minutes},
+                        {"model_sigma", band->model_sigma}, {"holdout_mape_percent", band->mape_percent}}
+                 : json(nullptr);
         j["answer"]["limited_by_search_range"] = at_search_limit(q, *answer.best);
     } else {
         j["answer"] = nullptr;

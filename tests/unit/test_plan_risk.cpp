@@ -3,6 +3,7 @@
 // numbers in CSV/JSON.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -120,6 +121,31 @@ TEST_CASE("plan report states p10/p50/p90, the percentile judged and the hold-ou
     const PlanReportContext other{"x", &q, &cost, &energy, &holdout};
     CHECK(format_plan_table(other, a).find("model hold-out error for x: not measured") != std::string::npos);
     CHECK(nlohmann::json::parse(format_plan_json("p", other, a))["holdout_error"]["mape_percent"].is_null());
+    // The band with the model's error: wider than the spread, centred on p50 in log space, null without a hold-out.
+    const auto& band = j["answer"]["with_model_error"];
+    CHECK(band["ttt_p10_minutes"].get<double>() < 5.8);
+    CHECK(band["ttt_p90_minutes"].get<double>() > 8.7);
+    CHECK(band["ttt_p10_minutes"].get<double>() * band["ttt_p90_minutes"].get<double>() == Approx(7.25 * 7.25));
+    CHECK(table.find("with the model's own error: p10 ") != std::string::npos);
+    CHECK(nlohmann::json::parse(format_plan_json("p", other, a))["answer"]["with_model_error"].is_null());
+}
+
+TEST_CASE("plan: the model error band adds the hold-out error to the convergence spread in quadrature", "[planning]") {
+    HoldoutErrors holdout;
+    holdout.workloads = {{"w", 3, 10.0}, {"none", 0, 0.0}};
+    // No convergence spread: the band is the model's alone, sigma = 0.10 sqrt(pi / 2) = 0.1253.
+    const auto only_model = band_with_model_error(holdout, "w", 10, 10, 10);
+    REQUIRE(only_model);
+    CHECK(only_model->model_sigma == Approx(0.125331).epsilon(1e-5));
+    CHECK(only_model->p90_minutes == Approx(10 * std::exp(1.2815516 * 0.125331)).epsilon(1e-6));
+    CHECK(only_model->p10_minutes == Approx(10 * std::exp(-1.2815516 * 0.125331)).epsilon(1e-6));
+    // A spread whose sigma equals the model's: sqrt(2) x each.
+    const double spread = std::exp(1.2815516 * 0.125331);
+    const auto both = band_with_model_error(holdout, "w", 10 / spread, 10, 10 * spread);
+    REQUIRE(both);
+    CHECK(std::log(both->p90_minutes / 10) == Approx(std::sqrt(2.0) * 1.2815516 * 0.125331).epsilon(1e-5));
+    CHECK_FALSE(band_with_model_error(holdout, "none", 9, 10, 11));
+    CHECK_FALSE(band_with_model_error(holdout, "unknown", 9, 10, 11));
 }
 
 TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never 0", "[planning]") {
