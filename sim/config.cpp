@@ -269,14 +269,25 @@ bool ConfigNode::as_bool() const {
 }
 
 // A quoted scalar ("4096") is a string in YAML, whatever it spells: a number is written plain, so a quoted one is
-// refused rather than read as if it were not quoted (yaml-cpp tags quoted scalars "!", plain ones "?").
-void ConfigNode::require_plain_number(const std::string& text, std::string_view what) const {
-    if (node_.Tag() == "!") fail("expected " + std::string(what) + ", got the quoted string \"" + text + "\" (write it without quotes)");
+// refused rather than read as if it were not quoted (yaml-cpp tags quoted scalars "!", plain ones "?"). The advice
+// to drop the quotes only where the text is a number.
+void ConfigNode::require_plain_number(const std::string& text, std::string_view what, bool parses) const {
+    if (node_.Tag() == "!")
+        fail("expected " + std::string(what) + ", got the quoted string \"" + text + "\"" +
+             (parses ? " (write it without quotes)" : ""));
 }
 
 std::int64_t ConfigNode::as_int(std::int64_t min, std::int64_t max) const {
     const std::string text = scalar_text();
-    require_plain_number(text, "a whole number");
+    require_plain_number(text, "a whole number", [&] {
+        try {
+            std::size_t used = 0;
+            (void)std::stoll(text, &used, 10);
+            return used == text.size();
+        } catch (const std::exception&) {
+            return false;
+        }
+    }());
     std::int64_t value = 0;
     std::size_t used = 0;
     try {
@@ -292,7 +303,14 @@ std::int64_t ConfigNode::as_int(std::int64_t min, std::int64_t max) const {
 
 double ConfigNode::as_double(double min, double max) const {
     const std::string text = scalar_text();
-    require_plain_number(text, "a number");
+    require_plain_number(text, "a number", [&] {
+        try {
+            (void)units::parse_number(text);
+            return true;
+        } catch (const InputError&) {
+            return false;
+        }
+    }());
     const double value = feeding([&] { return units::parse_number(text); });
     if (value < min || value > max) {
         // {:g}: the default stream format of a double (6 significant digits), as the message always had.

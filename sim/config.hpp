@@ -92,7 +92,7 @@ private:
     ConfigNode(YAML::Node node, std::string file, std::string path) : node_(std::move(node)),
         file_(std::move(file)), path_(std::move(path)) {}
     std::string scalar_text() const;
-    void require_plain_number(const std::string& text, std::string_view what) const;
+    void require_plain_number(const std::string& text, std::string_view what, bool parses) const;
     [[noreturn]] void rethrow_at_key(const InputError& error, const ConfigNode& fallback) const;
     YAML::Node node_;
     std::string file_;

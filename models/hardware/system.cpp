@@ -69,15 +69,20 @@ System generic_system(const GpuSpec& gpu) {
 struct FileShape {
     int gpus = 0;
     int largest_domain = 1;
+    int largest_node = 1;   // GPUs of its largest node: the server a user of that cluster rents
 };
 FileShape file_shape(const std::string& path) {
     const Topology topology = load_topology_file(path);
     FileShape shape;
     shape.gpus = topology.gpu_count();
     std::vector<int> per_domain(topology.gpus().size() + 1, 0);
-    for (const GpuInfo& g : topology.gpus())
+    std::vector<int> per_node(topology.gpus().size() + 1, 0);
+    for (const GpuInfo& g : topology.gpus()) {
         if (g.nvlink_domain_index >= 0)
             shape.largest_domain = std::max(shape.largest_domain, ++per_domain[g.nvlink_domain_index]);
+        if (g.node >= 0 && static_cast<std::size_t>(g.node) < per_node.size())
+            shape.largest_node = std::max(shape.largest_node, ++per_node[static_cast<std::size_t>(g.node)]);
+    }
     return shape;
 }
 
@@ -185,6 +190,10 @@ System with_fabric(System system, const FabricChoice& choice) {
         system.topology_file_gpus = shape.gpus;
         system.gpus_per_nvlink_domain = shape.largest_domain;
         system.gpus_per_node = std::min(system.gpus_per_node, shape.largest_domain);
+        // What is rented is the file's servers, not the preset's DGX nodes or racks: cost and energy per its node.
+        system.allocation = AllocationUnit::node;
+        system.allocation_unit_gpus = shape.largest_node;
+        system.rack_scale = false;
         return system;
     }
     if (choice.nic) system.fabric.nic = *choice.nic;

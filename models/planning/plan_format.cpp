@@ -194,7 +194,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         << " configurations, "
         << (q.layout.searches() ? "at each the fastest layout that fits (--layout)" : "published v4.1 layouts")
         << (q.batch.rule == BatchRule::published ? (q.layout.searches() ? ", v4.1 batches" : " and batches") : "")
-        << (q.layout.searches() ? "" : " (--layout fastest: the fastest layout at each)") << "\n";
+        << (q.layout.searches() || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") << "\n";
     if (answer.interrupted)
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
             << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")

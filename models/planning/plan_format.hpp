@@ -17,6 +17,7 @@ struct PlanReportContext {
     const CostParameters* cost = nullptr;
     const EnergyParameters* energy = nullptr;
     const HoldoutErrors* holdout = nullptr;   // the model's measured error; nullptr: the shipped file's
+    bool layout_search = true;                // the compute model can search layouts (operator): the report says so
 };
 
 std::string format_plan_table(const PlanReportContext& context, const PlanAnswer& answer);

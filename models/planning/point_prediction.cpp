@@ -9,7 +9,10 @@
 namespace ttsim::planning {
 
 System point_system(const SweepPoint& point) {
-    return with_allocation(resolve_system(point.base_system), point.allocation);
+    System system = with_allocation(resolve_system(point.base_system), point.allocation);
+    // On a topology file the rented unit is the file's server (with_fabric), not the preset's DGX node or rack.
+    if (point.topology_file) system = with_fabric(std::move(system), FabricChoice{.topology_file = point.topology_file});
+    return system;
 }
 
 PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch) {

@@ -145,12 +145,15 @@ std::vector<HardwareVariant> read_variants(const ConfigNode& list) {
 // A gpu_variants entry that `systems` does not name would be read, checked and never priced: refused, as a
 // typo or a leftover (the variant's own line).
 void require_variants_used(const ConfigNode& variants, const std::vector<HardwareVariant>& read,
-                           const std::vector<std::string>& systems) {
+                           const std::vector<std::string>& systems, bool systems_given) {
     const std::vector<ConfigNode> items = variants.items();
+    std::string listed;
+    for (const std::string& s : systems) listed += (listed.empty() ? "" : ", ") + s;
     for (std::size_t i = 0; i < read.size() && i < items.size(); ++i)
         if (std::find(systems.begin(), systems.end(), read[i].name) == systems.end())
-            items[i].required("name").fail("gpu variant '" + read[i].name +
-                                           "' is not in `systems`, so nothing would price it: add it there or remove it");
+            items[i].required("name").fail("gpu variant '" + read[i].name + "' is not in `systems`" +
+                                           (systems_given ? std::string() : " (not given, so the default: " + listed + ")") +
+                                           ", so nothing would price it: add it there or remove it");
 }
 
 std::string read_format(const ConfigNode& root) {
@@ -330,7 +333,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     for (const ConfigNode& item : system_nodes)
         push_unique(s.spec.systems, canonical_system(item, item.as_string(), s.spec.variants), item);
     if (s.spec.systems.empty()) systems.fail("must list at least one system");
-    if (auto variants = root.optional("gpu_variants")) require_variants_used(*variants, s.spec.variants, s.spec.systems);
+    if (auto variants = root.optional("gpu_variants")) require_variants_used(*variants, s.spec.variants, s.spec.systems, true);
 
     if (root.has("gpus") || !root.has("cluster")) s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
     // Every count must fit every system's nodes (one partial node is fine), here, before anything runs (a
@@ -448,7 +451,8 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     } else {
         s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
     }
-    if (auto variants = root.optional("gpu_variants")) require_variants_used(*variants, s.query.variants, s.query.systems);
+    if (auto variants = root.optional("gpu_variants"))
+        require_variants_used(*variants, s.query.variants, s.query.systems, root.has("systems"));
     std::vector<std::string> bases;
     for (const std::string& label : s.query.systems) bases.push_back(base_system_of(label, s.query.variants));
     // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.

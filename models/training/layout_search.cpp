@@ -209,12 +209,16 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
         fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
     if (!result.too_big.empty()) {
         const LayoutCandidate& smallest = result.too_big.front();
-        // What would make it fit: more GPUs shard the optimizer state (distributed optimizer) and, with CP, the
-        // activations; the weights and gradients of a TP shard stay, and only pipeline parallelism would split them.
-        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {} (more GPUs "
-                                     "shard the optimizer state and activations, not a TP shard's weights and "
-                                     "gradients; pipeline parallelism, which would split the layers, is not modelled yet)",
-                                     job_text, result.enumerated, describe_layout(smallest.layout), smallest.memory.summary),
+        // What could make it fit: pins relaxed; more GPUs (a larger TP or CP where the model splits so, the
+        // optimizer state over more ranks); pipeline parallelism, which would split the layers, is not modelled.
+        const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
+                            job.pins.gradient_accumulation || job.pins.distributed_optimizer;
+        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {} ({}more GPUs "
+                                     "allow a larger TP or CP where the model splits so and shard the optimizer state "
+                                     "over more ranks; pipeline parallelism, which would split the layers, is not "
+                                     "modelled yet)",
+                                     job_text, result.enumerated, describe_layout(smallest.layout), smallest.memory.summary,
+                                     pinned ? "relax the pins; " : ""),
                          field);
     }
     // A few reasons are enough to act on; every split has one, so a long list would bury them.

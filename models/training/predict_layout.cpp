@@ -39,9 +39,9 @@ LayoutPins merged_pins(const PredictionRequest& request) {
 }
 
 // A user model has no published layout; beside its fastest one it gets the layout a Megatron-LM recipe would
-// start from: TP within one node of at most 8 GPUs (the recipes' largest TP: on a 72-GPU NVLink domain TP 72 would
-// split no model's heads), the largest such TP that is valid and fits, no CP, micro batch 1, distributed optimizer
-// (where DP > 1).
+// start from: TP within the NVLink domain and at most 8 (the recipes' largest TP: on a 72-GPU NVLink domain TP 72
+// would split no model's heads), the largest such TP that is valid and fits, no CP, micro batch 1, distributed
+// optimizer (where DP > 1).
 constexpr int kConventionalMaxTp = 8;
 
 bool conventional(const ParallelismConfig& l, int domain) {
@@ -49,7 +49,7 @@ bool conventional(const ParallelismConfig& l, int domain) {
            l.samples_per_micro_batch == 1 && l.distributed_optimizer == (l.data_parallel > 1);
 }
 
-// The search prices every candidate always (LayoutSearchJob::always_price), so its time is there when it fits.
+// The search prices every such candidate always (LayoutSearchJob::always_price), so its time is there when it fits.
 std::optional<Prediction::Alternative> conventional_alternative(const LayoutSearchResult& result, int domain) {
     const LayoutCandidate* chosen = nullptr;
     for (const LayoutCandidate& c : result.fitting)
@@ -57,8 +57,8 @@ std::optional<Prediction::Alternative> conventional_alternative(const LayoutSear
             chosen = &c;
     if (!chosen) return std::nullopt;
     TTSIM_ASSERT(chosen->priced, "the conventional alternative was not priced");
-    return Prediction::Alternative{fmt::format("Megatron-style (TP {}: the largest valid within a node of <= {} GPUs, "
-                                               "micro batch 1, distributed optimizer)",
+    return Prediction::Alternative{fmt::format("Megatron-style (TP {}: the largest valid within the NVLink domain and "
+                                               "<= {}, micro batch 1, distributed optimizer)",
                                                chosen->layout.tensor_parallel, kConventionalMaxTp),
                                    chosen->layout, chosen->ttt_minutes, chosen->step_ms, chosen->memory.total,
                                    chosen->memory.fits};
@@ -141,7 +141,7 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     const ComputeProfile profile = owned ? user_model_profile(profiles, workload, gpu) : profiles.find(workload, gpu);
     if (!profile.operator_efficiency)
         throw InputError("the layout search prices layouts with the operator model, and the " + workload.name + " profile for " +
-                             gpu.name + " is a lumped one; use --layout published, give TP and CP as --tp/--cp (priced as given, no search), or use an operator profile set",
+                             gpu.name + " is a lumped one; use --layout published, --tp/--cp instead of --layout pins (priced as given, no search), or an operator profile set",
                          Field::layout);
 
     // One collective session for the published layout and the search (the published layout is one of the

@@ -74,4 +74,7 @@ check "predict on 8 GPUs of a rack: GPU hours show the rented ones the cost bill
     'grep -Eq "GPU hours +[0-9.]+ \([0-9.]+ rented: the whole allocation units, which the cost bills\)" "$tmp/part.txt" && grep -q "cost = rented GPU-hours x price" "$tmp/part.txt"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 >"$tmp/whole.txt" 2>&1
 check "predict on a whole node: one GPU-hours figure" 'grep -Eq "GPU hours +[0-9.]+$" "$tmp/whole.txt"'
+# On a topology file the rented unit is the file's server (4 PCIe servers of 4 GPUs), not the preset's DGX node.
+"$ttsim" plan --workload bert --system dgx-h100 --topology topologies/examples/pcie_servers_ethernet.yaml --deadline 600min >"$tmp/topo.txt" 2>&1
+check "plan on a topology file rents its 4-GPU servers" 'grep -q "answer: 4 nodes (16 GPUs) of dgx-h100" "$tmp/topo.txt"'
 exit $((fail > 0))

@@ -55,5 +55,20 @@ check "csv: the 8-GPU row's error column, the 64-GPU row's empty" '[[ $(awk -F, 
 "$ttsim" run "$dir/user-model-slower.yaml" >"$tmp/slow.txt"; rc=$?
 check "user model past its batch: slower at 16384, said so" '[[ $rc -eq 0 ]] && grep -q "note: 16384 GPUs train slower than 4096 .*at most 1024 data-parallel replicas" "$tmp/slow.txt"'
 
+"$ttsim" run "$dir/user-model-partial.yaml" --format json >"$tmp/um.json"
+check "json: the 8-GPU result is an error, the 64-GPU one a layout" '[[ $(json "$tmp/um.json" "\"error\" in d[\"results\"][0] and \"layout\" in d[\"results\"][1]") == True ]]'
+# A count that is not whole nodes is bad input at its key, even beside counts that run.
+sed 's/^gpus: \[8, 64\]/gpus: [12, 64]/' "$dir/user-model-partial.yaml" >"$tmp/um-12.yaml"
+"$ttsim" run "$tmp/um-12.yaml" >/dev/null 2>"$tmp/err"; rc=$?
+check "user model, 12 GPUs on dgx-h100: exit 2 naming the count" '[[ $rc -eq 2 ]] && grep -qF "12 GPUs is not a whole number" "$tmp/err"'
+# The slower note compares counts in ascending order, whatever the list's order.
+sed 's/^gpus: \[4096, 16384\]/gpus: [16384, 4096]/' "$dir/user-model-slower.yaml" >"$tmp/slow-rev.yaml"
+"$ttsim" run "$tmp/slow-rev.yaml" >"$tmp/slow-rev.txt"
+check "slower note in count order for a descending list" 'grep -q "note: 16384 GPUs train slower than 4096" "$tmp/slow-rev.txt" && ! grep -q "note: 4096 GPUs train slower" "$tmp/slow-rev.txt"'
+# On GB200 (72-GPU NVLink domain) the Megatron-style alternative has TP <= 8.
+sed -e 's/^system: dgx-h100/system: gb200-nvl72/' -e 's/^gpus: \[4096, 16384\]/gpus: [512]/' "$dir/user-model-slower.yaml" >"$tmp/gb.yaml"
+"$ttsim" run "$tmp/gb.yaml" >"$tmp/gb.txt"; rc=$?
+check "GB200 user model: a Megatron-style alternative with TP 8" '[[ $rc -eq 0 ]] && grep -q "512 GPUs: Megatron-style (TP 8:" "$tmp/gb.txt"'
+
 echo "scenario layout: $fail failed"
 [[ $fail -eq 0 ]]

@@ -38,6 +38,8 @@ TEST_CASE("config errors name file, line and key", "[config]") {
     CHECK_THROWS_WITH(model.required("heads").as_int(1, 1 << 20), Catch::Contains("q.yaml:3"));
     CHECK_THROWS_WITH(model.required("dropout").as_double(0, 1), Catch::Contains("quoted"));
     CHECK(model.required("layers").as_int(1, 1 << 20) == 32);
+    auto word = ConfigNode::load_string("n: \"abc\"\n", "w.yaml");
+    CHECK_THROWS_WITH(word.required("n").as_int(0, 10), Catch::Contains("quoted") && !Catch::Contains("without quotes"));
 }
 
 TEST_CASE("events run in (time, insertion) order", "[engine]") {

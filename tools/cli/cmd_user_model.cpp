@@ -154,6 +154,11 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         try {
             row.p = predict(request, profiles);
         } catch (const InputError& e) {
+            // Only a layout refusal (refuse_layouts: no split valid or fitting) is a row; anything else, such as a
+            // count that is not whole nodes, is bad input at its key.
+            const bool layout_refusal = e.field() && (*e.field() == Field::layout || *e.field() == Field::global_batch ||
+                                                      *e.field() == Field::tensor_parallel);
+            if (!layout_refusal) root.feeding_keys(at, [&]() -> int { throw; });
             failures.push_back({at, e});
             row.error = e.message();
         }
@@ -185,9 +190,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
                        "memory (GB)", "fit/valid");
     for (const Row& r : rows)
         if (!r.error.empty())
-            out << fmt::format("{:>6}  {:<72}\n", r.gpus, "no prediction (below)");
+            out << fmt::format("{:>6}  no prediction (below)\n", r.gpus);
         else
-        out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{}\n", r.gpus,
+            out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{}\n", r.gpus,
                            describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms, r.p.memory_per_gpu_bytes / 1e9,
                            r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting, r.p.layouts_enumerated);
     out << "\n";
@@ -202,17 +207,21 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
                                r.p.published->label, describe_layout(r.p.published->layout), r.p.published->ttt_minutes / 60,
                                r.p.published->step_ms, r.p.published->memory_per_gpu_bytes / 1e9);
         else
-            out << "  " << r.gpus << " GPUs: no Megatron-style layout (TP <= 8 within a node, no CP, micro batch 1) is "
-                                     "valid and fits here\n";
+            out << "  " << r.gpus << " GPUs: no Megatron-style layout (TP <= 8 within the NVLink domain, no CP, micro "
+                                     "batch 1) is valid and fits here\n";
     }
     // More GPUs that train slower: the global batch caps the data-parallel replicas, so past that count the extra
     // GPUs only split each replica further (TP x CP), adding communication. Said at the first count it happens.
+    std::vector<const Row*> by_count;
+    for (const Row& r : rows)
+        if (r.error.empty()) by_count.push_back(&r);
+    std::sort(by_count.begin(), by_count.end(), [](const Row* a, const Row* b) { return a->gpus < b->gpus; });
     const Row* fastest_so_far = nullptr;
-    for (const Row& r : rows) {
-        if (!r.error.empty()) continue;
+    for (const Row* row : by_count) {
+        const Row& r = *row;
         if (fastest_so_far && r.p.ttt_minutes > fastest_so_far->p.ttt_minutes) {
             const ParallelismConfig& l = r.p.layout;
-            const bool batch_bound = l.data_parallel * l.samples_per_micro_batch == model.global_batch;
+            const bool batch_bound = l.data_parallel == model.global_batch;
             out << fmt::format("  note: {} GPUs train slower than {} ({:.2f} h against {:.2f} h): {}\n", r.gpus,
                                fastest_so_far->gpus, r.p.ttt_minutes / 60, fastest_so_far->p.ttt_minutes / 60,
                                batch_bound ? fmt::format("a global batch of {} sequences allows at most {} data-parallel "

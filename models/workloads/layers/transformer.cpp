@@ -7,6 +7,7 @@
 #include "models/workloads/layers/families.hpp"
 #include "models/workloads/layers/graph_builder.hpp"
 #include "models/workloads/layers/transformer_block.hpp"
+#include "sim/errors.hpp"
 
 namespace ttsim::layers {
 namespace {
@@ -52,6 +53,7 @@ Act add_blocks(LayerGraph& g, const BlockConfig& c, std::int64_t layers, Act x) 
             const Layer& from = g.layers[*template_block];
             Layer l = from;   // kernel names are the layer's own ("fc1.dgrad"): a copy needs only its name
             l.name = "layer" + std::to_string(i);
+            TTSIM_ASSERT(template_output.id.rfind(from.name + ".", 0) == 0, "a block's output id names its layer");
             x = Act{l.name + template_output.id.substr(from.name.size()), template_output.elements, template_output.grad};
             g.layers.push_back(std::move(l));
             continue;
