@@ -103,7 +103,7 @@ TEST_CASE("full recomputation re-runs each block's forward and keeps only its in
     CHECK(block_inputs == Approx(32.0 * 4096 * 4096 * 2));   // one [s, h] bf16 tensor per block
 }
 
-TEST_CASE("a frozen decoder's first block has no input gradient; the blocks after it are alike", "[layers]") {
+TEST_CASE("a frozen decoder's first block has no input gradient, the blocks after it are alike", "[layers]") {
     // LoRA on a frozen base: nothing upstream of block 0 is trainable, so its first kernels get no dgrad; from
     // block 1 on every block's input requires grad (the adapters), and add_blocks copies the block built for it.
     const char* const lora_7b =
