@@ -3,10 +3,37 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "models/convergence/convergence.hpp"
 #include "sim/errors.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim::planning {
+
+std::vector<std::string> variant_unit_notes(const GpuSpec& base, const GpuSpec& variant) {
+    std::vector<std::string> notes;
+    // A figure 8x off one of the base's is most likely bits where bytes were meant (or the reverse); NVLink is per
+    // direction, so the base's bidirectional figure (900 GB/s on H100) is checked too.
+    auto check = [&](const char* key, double value, std::vector<std::pair<double, const char*>> base_figures) {
+        auto near = [](double a, double b) { return std::abs(a / b - 1) < 0.005; };
+        for (const auto& [figure, what] : base_figures) {
+            if (near(value, figure) || !(value > 0 && figure > 0)) continue;
+            if (near(value * 8, figure) || near(value, figure * 8))
+                notes.push_back(fmt::format("{} {} GB/s is 8x off {}'s {} of {} GB/s: check b (bits) against B (bytes)",
+                                            key, units::format_number(value / 1e9), base.name, what,
+                                            units::format_number(figure / 1e9)));
+        }
+    };
+    if (variant.scaleup_bandwidth_per_direction != base.scaleup_bandwidth_per_direction)
+        check("nvlink_bandwidth", variant.scaleup_bandwidth_per_direction,
+              {{base.scaleup_bandwidth_per_direction, "NVLink per direction"},
+               {base.scaleup_bandwidth_bidirectional, "NVLink both directions"}});
+    if (variant.nic_bandwidth_per_direction != base.nic_bandwidth_per_direction)
+        check("nic_bandwidth", variant.nic_bandwidth_per_direction, {{base.nic_bandwidth_per_direction, "NIC"}});
+    if (variant.hbm_bandwidth != base.hbm_bandwidth) check("hbm_bandwidth", variant.hbm_bandwidth, {{base.hbm_bandwidth, "HBM"}});
+    return notes;
+}
 
 System point_system(const SweepPoint& point) {
     System system = with_allocation(resolve_system(point.base_system), point.allocation);
@@ -75,7 +102,10 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
         outcome.rented_gpus = system.allocation_units(point.gpus) * system.allocation_unit_gpus;
         outcome.allocation = system.describe_allocation(point.gpus);
         outcome.catalog_gpu = system.catalog_gpu->name;
-        if (point.variant_gpu) outcome.notes.push_back("hypothetical GPU " + gpu.name);
+        if (point.variant_gpu) {
+            outcome.notes.push_back("hypothetical GPU " + gpu.name);
+            for (std::string& note : variant_unit_notes(*system.catalog_gpu, gpu)) outcome.notes.push_back(std::move(note));
+        }
 
         auto run_at = [&](std::optional<int> batch) {
             // A searched layout is predict()'s (the fastest that fits, the published one beside it).

@@ -35,6 +35,8 @@ struct PointOutcome {
 // The point's catalog system rented by the point's allocation unit (InputError keyed "allocation" where the
 // system has no such unit).
 System point_system(const SweepPoint& point);
+// Notes on a what-if GPU's bandwidths that are 8x off the base GPU's (bits written for bytes, or the reverse).
+std::vector<std::string> variant_unit_notes(const GpuSpec& base, const GpuSpec& variant);
 
 // The prediction request of a point at one global batch (nullopt = the layout's default).
 PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch);

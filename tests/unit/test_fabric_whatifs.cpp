@@ -185,6 +185,26 @@ TEST_CASE("a hypothetical GPU's NVLink and NIC rates reach the simulated fabric"
     CHECK(d.bucket_comm_seconds.front() > c.bucket_comm_seconds.front());
 }
 
+TEST_CASE("a what-if bandwidth 8x off the base GPU's is noted as a bits/bytes slip", "[fabric][planning]") {
+    const GpuSpec& h100 = find_gpu("H100-SXM");
+    GpuSpec typo = make_variant(h100, "typo");   // nvlink_bandwidth: 900Gb/s where 900GB/s both ways was meant
+    typo.scaleup_bandwidth_per_direction = 900e9 / 8;
+    typo.scaleup_bandwidth_bidirectional = 2 * typo.scaleup_bandwidth_per_direction;
+    const std::vector<std::string> notes = planning::variant_unit_notes(h100, typo);
+    REQUIRE(notes.size() == 1);
+    CHECK(notes[0].find("nvlink_bandwidth 112.5 GB/s is 8x off H100-SXM's NVLink both directions") != std::string::npos);
+    GpuSpec slow_nic = make_variant(h100, "nic");   // 50 GB/s written as 50Gb/s
+    slow_nic.nic_bandwidth_per_direction = h100.nic_bandwidth_per_direction / 8;
+    CHECK(planning::variant_unit_notes(h100, slow_nic).size() == 1);
+    // A deliberate 2x what-if and the base's own figures are no slip.
+    GpuSpec doubled = make_variant(h100, "2x");
+    doubled.scaleup_bandwidth_per_direction *= 2;
+    doubled.scaleup_bandwidth_bidirectional *= 2;
+    doubled.hbm_bandwidth *= 2;
+    CHECK(planning::variant_unit_notes(h100, doubled).empty());
+    CHECK(planning::variant_unit_notes(h100, make_variant(h100, "same")).empty());
+}
+
 TEST_CASE("plans take the sweep's network, batch and gpu_variants keys, and refuse prices of unsearched systems",
           "[fabric][planning]") {
     const auto root = ConfigNode::load_string(
