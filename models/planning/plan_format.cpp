@@ -1,9 +1,8 @@
 #include "models/planning/plan_format.hpp"
 
-#include <functional>
-
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>

@@ -211,8 +211,7 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
         const LayoutCandidate& smallest = result.too_big.front();
         // What could make it fit: pins relaxed; more GPUs (a larger TP or CP where the model splits so, the
         // optimizer state over more ranks); pipeline parallelism, which would split the layers, is not modelled.
-        const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
-                            job.pins.gradient_accumulation || job.pins.distributed_optimizer;
+        const bool pinned = job.pins.any();
         throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {} ({}more GPUs "
                                      "allow a larger TP or CP where the model splits so and shard the optimizer state "
                                      "over more ranks; pipeline parallelism, which would split the layers, is not "

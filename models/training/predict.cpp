@@ -95,6 +95,10 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
                              std::to_string(system.gpus_per_nvlink_domain) + " GPUs per NVLink domain at " +
                              units::format_number(system.gpu->scaleup_bandwidth_per_direction / 1e9) +
                              " GB/s, one NIC per GPU) on the DGX SuperPOD fabric");
+    // Hashed ECMP routes flows; SHARP's reductions run on the switches' aggregation trees, which it does not touch.
+    if (system.fabric.routing == FabricRouting::StaticEcmp && !system.topology_file && layout.sharp)
+        s.warnings.push_back("static routing changes only the collectives that cross the fabric as flows: the gradient "
+                             "reduction runs on SHARP's in-network trees (compare with SHARP off)");
 
     // Evaluation.
     s.eval_schedule = eval_schedule(workload, layout.global_batch);
@@ -446,10 +450,6 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;
     p.defaults = s.defaults;
     p.warnings = s.warnings;
-    // Hashed ECMP routes flows; SHARP's reductions run on the switches' aggregation trees, which it does not touch.
-    if (p.routing == FabricRouting::StaticEcmp && !s.system.topology_file && c.sharp)
-        p.warnings.push_back("static routing changes only the collectives that cross the fabric as flows: the gradient "
-                             "reduction runs on SHARP's in-network trees (compare with SHARP off)");
     p.compute_model = terms.operator_model ? "operator" : "lumped";
     p.launch_bound = terms.launch_bound;
     if (s.operator_table) {

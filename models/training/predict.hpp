@@ -36,6 +36,9 @@ enum class LayoutMode { automatic, fastest, published, pinned };
 struct LayoutPins {
     std::optional<int> tensor_parallel, context_parallel, micro_batch, gradient_accumulation;
     std::optional<bool> distributed_optimizer;
+    bool any() const {
+        return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || distributed_optimizer;
+    }
 };
 struct LayoutRequest {
     LayoutMode mode = LayoutMode::automatic;

@@ -218,8 +218,7 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         job.always_price = [domain](const ParallelismConfig& l) { return conventional(l, domain); };
     }
     LayoutSearchResult result = search_layouts(job, profile);
-    const bool pinned = job.pins.tensor_parallel || job.pins.context_parallel || job.pins.micro_batch ||
-                        job.pins.gradient_accumulation || job.pins.distributed_optimizer;
+    const bool pinned = job.pins.any();
     if (result.fitting.empty()) {
         // Name what the user set: --tp, else a --global-batch no split divides (nothing valid was left to try).
         const Field field = request.tensor_parallel && request.layout.mode != LayoutMode::pinned ? Field::tensor_parallel
@@ -256,11 +255,11 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     // a replica far larger than the model is split over at this scale (the published layout nearest this GPU count;
     // a user model's NVLink domain) mostly adds TP/CP communication, so fewer GPUs may train as fast.
     const ParallelismConfig& chosen = result.best_scenario->layout;
-    const int usual_split =
-        owned ? system.gpus_per_nvlink_domain
-              : published_split_near(workload, gpu.name, n)
-                    .value_or(default_parallelism(workload, gpu.name, 8).config)
-                    .model_split();
+    int usual_split = system.gpus_per_nvlink_domain;
+    if (!owned) {
+        const std::optional<ParallelismConfig> near = published_split_near(workload, gpu.name, n);
+        usual_split = (near ? *near : default_parallelism(workload, gpu.name, 8).config).model_split();
+    }
     if (chosen.data_parallel == chosen.global_batch && chosen.model_split() > 2 * usual_split)
         p.warnings.push_back(fmt::format(
             "global batch {} on {} GPUs leaves one sample per data-parallel rank, so each replica spans {} GPUs (TP {} x "

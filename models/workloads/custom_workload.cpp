@@ -1,9 +1,8 @@
 #include "models/workloads/custom_workload.hpp"
 
-#include <set>
-
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/compute/profile_files.hpp"
+#include "models/planning/results_format.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "sim/resource_guard.hpp"
@@ -40,13 +41,6 @@ struct Row {
     std::string error;
 };
 
-// A CSV field inside double quotes: its quotes doubled (RFC 4180).
-std::string csv_quoted(const std::string& text) {
-    std::string out;
-    for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out;
-}
-
 std::string csv(const std::vector<Row>& rows) {
     std::string text =
         "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
@@ -54,7 +48,7 @@ std::string csv(const std::vector<Row>& rows) {
         "alternative_memory_per_gpu_gb,error\n";
     for (const Row& r : rows) {
         if (!r.error.empty()) {
-            text += fmt::format("{},,,,,,,,,,,,,,,,\"{}\"\n", r.gpus, csv_quoted(r.error));
+            text += fmt::format("{},,,,,,,,,,,,,,,,{}\n", r.gpus, planning::csv_field(r.error));
             continue;
         }
         const ParallelismConfig& c = r.p.layout;
