@@ -7,10 +7,12 @@
 #include <string>
 
 #include "models/compute/profile_files.hpp"
+#include "models/planning/cost_config.hpp"
 #include "models/planning/cost_energy.hpp"
 #include "models/planning/plan_query.hpp"
 #include "models/planning/sweep_runner.hpp"
 #include "models/planning/sweep_spec.hpp"
+#include "models/planning/variant_config.hpp"
 #include "sim/config.hpp"
 
 namespace ttsim::planning {
@@ -48,18 +50,6 @@ struct PlanScenario {
 
 PlanScenario read_plan_scenario(const ConfigNode& root);
 
-// Pieces shared with `ttsim plan`'s flags.
-struct Money {
-    double amount = 0;
-    std::string currency;              // empty when the text had none
-};
-Money parse_money(const std::string& text);   // "5000USD", "5000 EUR", "5000"; InputError otherwise
-void read_cost_section(const ConfigNode& node, CostParameters& cost);
-void read_energy_section(const ConfigNode& node, EnergyParameters& energy);
-// The catalog system a sweep's or plan's system label runs on: a variant's base, or the label itself.
-std::string base_system_of(const std::string& label, const std::vector<HardwareVariant>& variants);
-// The catalog GPU each of `systems` runs (through base_system_of), once each, in name order.
-std::vector<std::string> catalog_gpus(const std::vector<std::string>& systems, const std::vector<HardwareVariant>& variants);
 // `model: lumped|operator` of a sweep or plan (default kDefaultComputeModel).
 ComputeModel read_compute_model(const ConfigNode& root);
 // `layout:` of a sweep or plan: a string as `predict --layout` takes (fastest, published, tp=4,cp=2,...) or a

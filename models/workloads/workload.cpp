@@ -27,6 +27,13 @@ std::uint64_t bert_eval_interval_samples(std::int64_t global_batch) {
     return eval_schedule(find_workload("bert"), global_batch).interval_samples;
 }
 
+long long evaluations_until(const EvalSchedule& schedule, double samples) {
+    if (!schedule.on_the_clock || schedule.interval_samples == 0) return 0;
+    const double first = static_cast<double>(schedule.first_eval_samples);
+    if (samples <= first) return 1;
+    return 1 + static_cast<long long>(std::ceil((samples - first) / static_cast<double>(schedule.interval_samples) - 1e-9));
+}
+
 EvalSchedule eval_schedule(const Workload& workload, std::int64_t global_batch) {
     const std::uint64_t gbs = checked_global_batch(global_batch);
     const EvalRule& rule = workload.eval_rule;

@@ -197,6 +197,10 @@ const Workload& find_workload(std::string_view name);
 // global_batch must be >= 1 (InputError otherwise).
 EvalSchedule eval_schedule(const Workload& workload, std::int64_t global_batch);
 
+// On-the-clock evaluations for a run that converges at `samples`: the run stops at the first evaluation at or
+// after convergence, so every evaluation point up to and including that one is counted (0 off the clock).
+long long evaluations_until(const EvalSchedule& schedule, double samples);
+
 // BERT's interval formula on its own (samples), for tests and reports.
 std::uint64_t bert_eval_interval_samples(std::int64_t global_batch);
 

@@ -1,0 +1,63 @@
+// Model-selection evidence: forward-chaining and leave-one-count-out cross-validation on the small results, and
+// the hold-out (fit on <= N GPUs, predict the larger results).
+#include "models/calibration/calibration.hpp"
+
+#include <map>
+
+namespace ttsim {
+
+std::string describe(CrossValidationScheme scheme) {
+    return scheme == CrossValidationScheme::ForwardChaining ? "forward chaining (fit on fewer GPUs, predict the next count)"
+                                                            : "leave-one-GPU-count-out";
+}
+
+CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points, CrossValidationScheme scheme,
+                                     int max_gpus, const SharedFit& shared) {
+    std::map<int, int> counts;
+    for (const CalibrationPoint& p : points)
+        if (p.scenario.gpus <= max_gpus) ++counts[p.scenario.gpus];
+    const bool forward = scheme == CrossValidationScheme::ForwardChaining;
+    CrossValidationReport report;
+    for (const auto& [left_out, n] : counts) {
+        if (forward && left_out == counts.begin()->first) continue;   // nothing below the smallest count to fit on
+        std::vector<CalibrationPoint> fit_set;
+        std::vector<const CalibrationPoint*> test;
+        std::map<std::pair<std::string, std::string>, int> kept;
+        for (const CalibrationPoint& p : points) {
+            const int gpus = p.scenario.gpus;
+            if (gpus > max_gpus) continue;
+            if (gpus == left_out) {
+                test.push_back(&p);
+            } else if (!forward || gpus < left_out) {
+                fit_set.push_back(p);
+                ++kept[{p.scenario.workload->name, p.scenario.gpu->name}];
+            }
+        }
+        const CalibrationReport fit = calibrate_points(fit_set, "cross-validation fold", shared);
+        for (const CalibrationPoint* p : test)
+            if (kept.count({p->scenario.workload->name, p->scenario.gpu->name}) &&
+                kept.count({p->scenario.workload->name, reference_gpu().name}))
+                report.predicted.push_back(evaluate_point(*p, fit.profiles));
+    }
+    report.mape_percent = mean_absolute_percentage_error(report.predicted);
+    return report;
+}
+
+HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus, int predict_min_gpus,
+                                 const SharedFit& shared) {
+    std::vector<CalibrationPoint> fit_set;
+    std::vector<const CalibrationPoint*> held_out;
+    for (const CalibrationPoint& p : points) {
+        if (p.scenario.gpus <= fit_max_gpus) fit_set.push_back(p);
+        // Every GPU's results at that scale (v4.1 has H100 and H200 ones; B200 results are single nodes).
+        if (p.scenario.gpus >= predict_min_gpus) held_out.push_back(&p);
+    }
+    HoldoutReport report;
+    report.fit = calibrate_points(fit_set, "hold-out fit: results with <= " + std::to_string(fit_max_gpus) + " GPUs", shared);
+    report.held_out = held_out;
+    for (const CalibrationPoint* p : held_out) report.predicted.push_back(evaluate_point(*p, report.fit.profiles));
+    report.mape_percent = mean_absolute_percentage_error(report.predicted);
+    return report;
+}
+
+}  // namespace ttsim

@@ -1,0 +1,108 @@
+// The shared-parameter list of a fit (`--shared`): parsed strictly, described back, and the model's defaults.
+#include "models/calibration/calibration.hpp"
+
+#include <fmt/ranges.h>
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+SharedFit SharedFit::parse(const std::string& list) {
+    SharedFit f;
+    const std::pair<const char*, bool SharedFit::*> names[] = {
+        {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
+        {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
+        {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
+        {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
+        {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
+        {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
+        {"system-speed", &SharedFit::system_speed}, {"release-speed", &SharedFit::release_speed},
+        {"kernel-overhead", &SharedFit::kernel_overhead},
+        {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
+        {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
+        {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
+        {"warmup-logs", &SharedFit::warmup_logs},
+        {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes}};
+    for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
+    if (list == "none") return f;
+    std::size_t start = 0;
+    while (true) {   // every comma-separated token, empty ones included (they are errors)
+        const std::size_t comma = list.find(',', start);
+        const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        bool known = false;
+        for (const auto& [text, member] : names)
+            if (name == text) known = f.*member = true;
+        if (!known)
+            throw InputError("unknown shared parameter '" + name +
+                                 "' (expected a comma-separated list of " + kSharedParameterNames + ", or none)",
+                             Field::shared_parameters);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    if (f.eval_cost && !f.operator_model)
+        throw InputError("eval-cost is a term of the operator model: add operator to the list", Field::shared_parameters);
+    if (f.eval_step_cost && !f.operator_model)
+        throw InputError("eval-step-cost is a term of the operator model: add operator to the list",
+                         Field::shared_parameters);
+    if (f.warmup_logs && !f.run_overhead && !f.workload_run_overhead)
+        throw InputError("warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead",
+                         Field::shared_parameters);
+    if (f.run_overhead && f.workload_run_overhead)
+        throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
+                         Field::shared_parameters);
+    return f;
+}
+
+std::string SharedFit::operator_only_term() const {
+    for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
+                                   std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"}, std::pair{release_speed, "release-speed"},
+                                   std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
+                                   std::pair{efficiency_prior, "efficiency-prior"},
+                                   std::pair{eval_passes, "eval-passes"}})
+        if (on) return name;
+    return "";
+}
+
+LossTerms SharedFit::loss_terms() const {
+    return LossTerms{run_logs, robust, step_logs, eval_logs, warmup_logs};
+}
+
+SharedFit SharedFit::operator_defaults() {
+    SharedFit f;
+    f.operator_model = f.kernel_overhead = f.tp_exposed = f.step_logs = f.eval_logs = true;
+    return f;
+}
+
+std::string SharedFit::describe() const {
+    std::vector<std::string_view> on_names;
+    auto add = [&](bool on, std::string_view name) {
+        if (on) on_names.push_back(name);
+    };
+    add(multi_node, "multi-node");
+    add(run_overhead, "run-overhead");
+    add(step_jitter, "step-jitter");
+    add(half_work, "half-work");
+    add(jitter_cv, "jitter-cv");
+    add(workload_run_overhead, "workload-run-overhead");
+    add(configuration_weights, "config-weights");
+    add(eval_fixed, "eval-fixed");
+    add(run_logs, "run-logs");
+    add(jitter_nodes, "jitter-nodes");
+    add(robust, "robust");
+    add(operator_model, "operator");
+    add(system_speed, "system-speed");
+    add(release_speed, "release-speed");
+    add(kernel_overhead, "kernel-overhead");
+    add(tp_exposed, "tp-exposed");
+    add(host_overlap, "host-overlap");
+    add(step_logs, "step-logs");
+    add(eval_logs, "eval-logs");
+    add(eval_cost, "eval-cost");
+    add(eval_step_cost, "eval-step-cost");
+    add(warmup_logs, "warmup-logs");
+    add(efficiency_prior, "efficiency-prior");
+    add(eval_passes, "eval-passes");
+    return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
+}
+
+}  // namespace ttsim
