@@ -90,7 +90,7 @@ std::string describe_series_break_even(const SeriesSummary& series, const SweepO
         return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.off_front) +
                " GPUs leaves the Pareto front" +
                (b.off_front_beaten_by ? " (" + std::to_string(*b.off_front_beaten_by) +
-                                         " GPUs are as fast for fewer GPU-hours)" : "");
+                                         " GPUs are at least as fast, for fewer GPU-hours)" : "");
     if (b.first_below)
         return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.first_below) +
                " gives T(N/2)/(2 T(N)) = " + decision_value(*b.first_below_efficiency, options.break_even_threshold);

@@ -62,16 +62,18 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
             result.first_below_efficiency = marginal;
             break;
         }
-        // A good ratio is not enough: a count some other count beats in time for fewer GPU-hours is no break-even.
+        // A good ratio is not enough: a count that a smaller count matches in time (so for fewer GPU-hours) is no
+        // break-even. One off the front only because a larger count beats it (a superlinear point further on)
+        // is no reason to stop: the walk goes on to that count.
         if (!pareto_by_gpus.at(it->first)) {
-            result.off_front = it->first;
-            // The fastest count that dominates it: at least as fast for no more GPU-hours (N x T within a series).
-            const double hours = static_cast<double>(it->first) * it->second;
             for (const auto& [gpus, ttt] : time_by_gpus)
-                if (gpus != it->first && ttt <= it->second && gpus * ttt <= hours &&
+                if (gpus < it->first && ttt <= it->second &&
                     (!result.off_front_beaten_by || ttt < time_by_gpus.at(*result.off_front_beaten_by)))
                     result.off_front_beaten_by = gpus;
-            break;
+            if (result.off_front_beaten_by) {
+                result.off_front = it->first;
+                break;
+            }
         }
         result.gpus = static_cast<int>(n);
     }

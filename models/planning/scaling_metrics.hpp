@@ -41,8 +41,8 @@ struct BreakEven {
     bool limited_by_sweep = false;       // every doubling judged stayed at or above the threshold
     std::optional<int> first_below;      // the doubling target whose marginal efficiency fell below it
     std::optional<double> first_below_efficiency;
-    std::optional<int> off_front;        // the doubling target that is not on the Pareto front (ends the walk)
-    std::optional<int> off_front_beaten_by;   // the fastest count dominating it (as fast, no more GPU-hours)
+    std::optional<int> off_front;        // the doubling target a smaller count matches in time (ends the walk)
+    std::optional<int> off_front_beaten_by;   // the fastest smaller count at least as fast as it
     std::string definition;              // one line, for reports
 };
 

@@ -332,6 +332,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     if (auto systems = root.optional("systems")) {
         for (const ConfigNode& item : systems->is_scalar() ? std::vector<ConfigNode>{*systems} : systems->items())
             push_unique(s.query.systems, canonical_system(item, item.as_string(), s.query.variants), item);
+        if (s.query.systems.empty()) systems->fail("must list at least one system (or leave it out: the default systems)");
     } else {
         s.query.systems = {"dgx-h100", "dgx-h200", "dgx-b200"};
     }

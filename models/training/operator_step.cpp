@@ -37,12 +37,35 @@ const layers::Efficiency& unit_efficiency() {
     return unit;
 }
 
+// The reference GPU where `gpu` is another part of its vendor (the same kernel libraries) at least as fast on
+// every roof the kernels are priced on (BF16 and FP8 peaks, HBM bandwidth, SMs); else null. On such a part no
+// kernel may take longer than on the reference, whatever the family's fitted speed says: an H200 is an H100 die
+// with more, faster HBM, and its fitted speed (0.82 in the shipped fit), which makes up for the HBM gain the
+// roofline expects at the fitted memory efficiency, would otherwise slow its compute-bound GEMMs below an H100's
+// (Llama2-70B LoRA at 64 GPUs came out 4 % slower on H200).
+const GpuSpec* reference_floor(const GpuSpec& gpu) {
+    const GpuSpec& ref = reference_gpu();
+    if (gpu.name == ref.name || gpu.vendor != ref.vendor) return nullptr;
+    const bool fp8_ok = !ref.fp8_dense_flops || (gpu.fp8_dense_flops && *gpu.fp8_dense_flops >= *ref.fp8_dense_flops);
+    const bool sms_ok = !ref.sms || (gpu.sms && *gpu.sms >= *ref.sms);
+    return gpu.bf16_dense_flops >= ref.bf16_dense_flops && fp8_ok && gpu.hbm_bandwidth >= ref.hbm_bandwidth && sms_ok
+               ? &ref
+               : nullptr;
+}
+
 std::vector<KernelPrice> price_list(const std::vector<layers::Kernel>& kernels, const GpuSpec& gpu) {
     std::vector<KernelPrice> out;
     out.reserve(kernels.size());
+    const GpuSpec* floor = reference_floor(gpu);
     for (const layers::Kernel& k : kernels) {
         const layers::KernelTime t = layers::kernel_time(k, gpu, unit_efficiency());
-        out.push_back({kind_class(k.kind), t.compute_seconds, t.memory_seconds});
+        KernelPrice price{kind_class(k.kind), t.compute_seconds, t.memory_seconds};
+        if (floor) {
+            const layers::KernelTime r = layers::kernel_time(k, *floor, unit_efficiency());
+            price.reference_compute_seconds = r.compute_seconds;
+            price.reference_memory_seconds = r.memory_seconds;
+        }
+        out.push_back(price);
     }
     return out;
 }
@@ -82,6 +105,17 @@ double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
     return std::max(compute_roof(k, e), memory_roof(k, e));
 }
 
+// The roof over the GPU family's `speed`, never above the reference GPU's roof where the part is at least the
+// reference on every roof (KernelPrice::reference_*; reference_floor).
+double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double speed) {
+    const double own = roof_seconds(k, e) / speed;
+    if (k.reference_compute_seconds < 0) return own;
+    KernelPrice reference = k;
+    reference.compute_seconds = k.reference_compute_seconds;
+    reference.memory_seconds = k.reference_memory_seconds;
+    return std::min(own, roof_seconds(reference, e));
+}
+
 // The kernels' roofs in kernel order over `speed` (a GPU family's or a stack's offset against its roofline), plus
 // their per-kernel overheads, which the offset does not scale: the overhead is a fixed GPU cost per kernel (launch
 // latency, ramp-up, tail), the same on GPUs of one die (H100 and H200), while an offset fitted where the roofs
@@ -94,7 +128,7 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
     // The overheads first, then each roof (the order every fit so far was computed in: at speed 1 the sum is the
     // same to the bit, and the operator fits are sensitive to the last bits).
     double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
-    for (const KernelPrice& k : kernels) sum += roof_seconds(k, e) / speed;
+    for (const KernelPrice& k : kernels) sum += roof_over_speed(k, e, speed);
     return sum / stack_speed;
 }
 
@@ -178,6 +212,8 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
         table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
         if (auto k = layers::optimizer_kernel(layer, optimizer_shards)) {
             table->optimizer_memory_seconds += layers::kernel_time(*k, gpu, unit_efficiency()).memory_seconds;
+            if (const GpuSpec* floor = reference_floor(gpu))
+                table->optimizer_reference_memory_seconds += layers::kernel_time(*k, *floor, unit_efficiency()).memory_seconds;
             ++table->optimizer_kernels;
         }
         table->layers.push_back(std::move(prices));
@@ -226,9 +262,12 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.backward_seconds = std::max(t.backward_gpu_seconds, host_backward);
     t.launch_bound = host_forward > t.forward_gpu_seconds || host_backward > t.backward_gpu_seconds;
 
-    const double optimizer_gpu =
-        (table.optimizer_memory_seconds / e.memory / speed + table.optimizer_kernels * e.kernel_overhead_seconds) /
-        stack_speed;   // at speed 1 the same to the bit as the earlier (memory + overheads) / speed
+    // Never above the reference GPU's time where the part is at least it (reference_floor).
+    double optimizer_memory = table.optimizer_memory_seconds / e.memory / speed;
+    if (table.optimizer_reference_memory_seconds > 0)
+        optimizer_memory = std::min(optimizer_memory, table.optimizer_reference_memory_seconds / e.memory);
+    const double optimizer_gpu = (optimizer_memory + table.optimizer_kernels * e.kernel_overhead_seconds) /
+                                 stack_speed;   // at speed 1 the same to the bit as the earlier (memory + overheads) / speed
     const bool whole_step_graph = table.cuda_graphs == layers::CudaGraphs::full_iteration;
     const double optimizer_host = whole_step_graph ? 0.0 : table.optimizer_kernels * e.launch_seconds;
     t.optimizer_seconds = std::max(optimizer_gpu, optimizer_host);

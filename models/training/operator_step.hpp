@@ -32,6 +32,10 @@ struct KernelPrice {
     std::uint8_t kind_class = 3;
     double compute_seconds = 0;
     double memory_seconds = 0;
+    // The same kernel's roofs on the reference GPU, where this GPU is at least it on every roof (reference_floor):
+    // a kernel never takes longer than there. Negative: no such bound.
+    double reference_compute_seconds = -1;
+    double reference_memory_seconds = -1;
 };
 
 struct LayerPrices {
@@ -47,6 +51,7 @@ struct OperatorTable {
     double samples_per_graph_sample = 1;   // workload samples one graph sample stands for
     std::vector<LayerPrices> layers;       // execution order (forward)
     double optimizer_memory_seconds = 0;   // every layer's update on this GPU's optimizer shard, efficiency 1
+    double optimizer_reference_memory_seconds = 0;   // the same on the reference GPU where it bounds this one (reference_floor)
     std::size_t optimizer_kernels = 0;
     layers::CudaGraphs cuda_graphs = layers::CudaGraphs::none;
     layers::MemoryEstimate memory;         // per GPU for this layout (weights, gradients, optimizer, activations)

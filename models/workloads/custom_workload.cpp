@@ -73,15 +73,17 @@ UserModel load_user_model(const ConfigNode& model) {
     w->train_flops_per_sample = per_sample.train_flops;
     w->forward_flops_per_sample = per_sample.forward_flops;
     w->flops_note = fmt::format("layer graph of the user model, one {:.0f}-token sequence", sequence);
-    w->description = fmt::format("user-defined decoder {} ({:.2f} B parameters, {} optimizer)", name,
-                                 static_cast<double>(totals.params) / 1e9, optimizer);
+    const double params = static_cast<double>(totals.params);
+    w->description = fmt::format("user-defined decoder {} ({} parameters, {} optimizer)", name,
+                                 params >= 1e9 ? fmt::format("{:.2f} B", params / 1e9) : fmt::format("{:.2f} M", params / 1e6),
+                                 optimizer);
     w->eval_on_the_clock = false;   // nothing evaluated: EvalRule fixed at 0 samples gives no evaluations
     w->quality_target = "a fixed amount of training (no quality target)";
     w->user_defined = true;
     // Megatron-style TP with sequence parallelism (all-gather + reduce-scatter per linear pair) and ring
     // attention's K/V all-gathers for CP, the shipped Llama2 workload's styles.
     ModelParallelComm comm;
-    comm.layers = static_cast<int>(layers::count_param(arch, "layers"));
+    comm.layers = static_cast<int>(layers::count_param(arch, "layers", 1, layers::kMaxTransformerLayers));
     comm.hidden = static_cast<double>(hidden);
     comm.tokens_per_sample = sequence;
     comm.tensor_style = ModelParallelComm::TensorStyle::sequence_parallel;

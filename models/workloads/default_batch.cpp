@@ -30,8 +30,9 @@ std::vector<CountBatch> default_batches_below(const DefaultBatchRequest& r) {
             continue;   // a count the default layout cannot hold has no default batch
         }
         const long long dp = choice.config.data_parallel;
+        const long long below = envelope;   // the largest target at fewer GPUs
         envelope = std::max(clamp_to_rcps(choice.batch_target, r.smallest_rcp, r.largest_rcp), envelope);
-        const long long batch = std::max(dp, (envelope + dp - 1) / dp * dp);
+        const long long batch = round_to_data_parallel(envelope, dp, std::max<long long>(below, r.smallest_rcp));
         walk.push_back({m, static_cast<int>(dp), static_cast<int>(envelope), static_cast<int>(batch)});
     }
     return walk;

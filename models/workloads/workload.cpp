@@ -158,6 +158,13 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
     return choice;
 }
 
+long long round_to_data_parallel(long long target, long long data_parallel, long long lower_bound) {
+    TTSIM_ASSERT(target > 0 && data_parallel > 0, "batch rounding needs positive sizes");
+    const long long up = std::max(data_parallel, (target + data_parallel - 1) / data_parallel * data_parallel);
+    const long long down = target / data_parallel * data_parallel;
+    return down >= data_parallel && down >= lower_bound && target - down < up - target ? down : up;
+}
+
 BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel,
                                  const BatchBounds& bounds, const std::string& source) {
     TTSIM_ASSERT(published_batch > 0 && published_micro > 0 && data_parallel > 0, "batch rule needs positive sizes");
@@ -177,9 +184,11 @@ BatchChoice default_global_batch(int published_batch, int published_micro, int d
         target = bounds.at_fewer_gpus;
         why.push_back("raised to " + std::to_string(target) + ", v4.1's batch at fewer GPUs (a default never falls below it)");
     }
-    const long long batch = std::max(dp, (target + dp - 1) / dp * dp);
+    const long long batch =
+        round_to_data_parallel(target, dp, std::max<long long>(bounds.smallest_rcp, bounds.at_fewer_gpus));
     if (batch != target)
-        why.push_back("rounded up to a multiple of " + std::to_string(data_parallel) + " data-parallel ranks");
+        why.push_back(std::string("rounded ") + (batch < target ? "down" : "up") + " to a multiple of " +
+                      std::to_string(data_parallel) + " data-parallel ranks");
     if (bounds.largest_rcp > 0 && batch > bounds.largest_rcp)
         why.push_back("beyond the largest RCP batch " + std::to_string(bounds.largest_rcp) + ": convergence extrapolated");
     b.note = "global batch " + std::to_string(batch) + " (" +

@@ -52,8 +52,12 @@ check "its 8-GPU row says why, with the PP hint" 'grep -q "^  8 GPUs: no layout 
 check "its 64-GPU row has a layout" 'grep -qE "^ +64  TP [0-9]+ CP" "$tmp/um.txt"'
 "$ttsim" run "$dir/user-model-partial.yaml" --format csv >"$tmp/um.csv"
 check "csv: the 8-GPU row's error column, the 64-GPU row's empty" '[[ $(awk -F, "NR == 2 { print \$1 }" "$tmp/um.csv") == 8 ]] && awk -F, "NR == 2" "$tmp/um.csv" | grep -q "fits in memory" && [[ -z $(awk -F, "NR == 3 { print \$NF }" "$tmp/um.csv") ]]'
+"$ttsim" run "$dir/user-model-none-fits.yaml" >"$tmp/none.txt"; rc=$?
+check "user model, no count with a layout: exit 1 (nothing feasible), the report with the reason" '[[ $rc -eq 1 ]] && grep -q "^  24 GPUs: no valid layout for d on 24 x H100-SXM" "$tmp/none.txt" && grep -q "^    24  no prediction (below)" "$tmp/none.txt"'
+"$ttsim" run "$dir/user-model-none-fits.yaml" --format csv >"$tmp/none.csv"; rc=$?
+check "csv too: exit 1, the row's error" '[[ $rc -eq 1 ]] && grep -q "no valid layout" "$tmp/none.csv"'
 "$ttsim" run "$dir/user-model-slower.yaml" >"$tmp/slow.txt"; rc=$?
-check "user model past its batch: slower at 16384, said so" '[[ $rc -eq 0 ]] && grep -q "note: 16384 GPUs train slower than 4096 .*at most 1024 data-parallel replicas" "$tmp/slow.txt"'
+check "user model past its batch: slower at 16384, said so" '[[ $rc -eq 0 ]] && grep -q "note: 16384 GPUs train slower than 4096 .*at most 256 data-parallel replicas" "$tmp/slow.txt"'
 
 "$ttsim" run "$dir/user-model-partial.yaml" --format json >"$tmp/um.json"
 check "json: the 8-GPU result is an error, the 64-GPU one a layout" '[[ $(json "$tmp/um.json" "\"error\" in d[\"results\"][0] and \"layout\" in d[\"results\"][1]") == True ]]'

@@ -56,9 +56,15 @@ TEST_CASE("default batches behave over every whole-node GPU count", "[workload][
                 CHECK(c.gpus % info.gpus_per_node == 0);
                 CHECK(c.global_batch >= limits.smallest);
                 CHECK(c.global_batch % c.data_parallel == 0);
-                // Rounded up, and by the least amount: below the next multiple (one sample per rank at least).
-                CHECK(c.global_batch >= c.target);
-                CHECK((c.global_batch - c.target < c.data_parallel || c.global_batch == c.data_parallel));
+                // The nearest multiple of the ranks (ties up; one sample per rank at least), rounded up where
+                // rounding down would fall below a smaller count's target or the smallest RCP batch.
+                const long long down = c.target / c.data_parallel * c.data_parallel;
+                const long long up = std::max<long long>(c.data_parallel, (c.target + c.data_parallel - 1) / c.data_parallel * c.data_parallel);
+                CHECK((c.global_batch == down || c.global_batch == up));
+                if (c.global_batch == down && down != up) CHECK(c.target - down < up - c.target);
+                if (c.global_batch == up && down != up && down >= c.data_parallel && down >= largest_target_so_far &&
+                    down >= limits.smallest)
+                    CHECK(up - c.target <= c.target - down);
                 // Non-decreasing target, and never below what any smaller count targets.
                 CHECK(c.target >= largest_target_so_far);
                 CHECK(c.global_batch >= largest_target_so_far);

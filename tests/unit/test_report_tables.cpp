@@ -80,16 +80,24 @@ TEST_CASE("break-even is judged among Pareto points, and beyond the sweep is not
     CHECK(*b.off_front == 64);
     CHECK(b.off_front_beaten_by == std::optional<int>(48));
     CHECK(describe_series_break_even(result.series[0], options) ==
-          "break-even 32 GPUs: doubling to 64 GPUs leaves the Pareto front (48 GPUs are as fast for fewer GPU-hours)");
+          "break-even 32 GPUs: doubling to 64 GPUs leaves the Pareto front (48 GPUs are at least as fast, for fewer GPU-hours)");
     CHECK_FALSE(result.points[4].pareto);
     // Every doubling good and the sweep ends: a lower bound, said as such.
     const SweepResult open = derive_sweep_metrics({ok_point(0, 8, 100), ok_point(1, 16, 50)}, options, nullptr);
     REQUIRE(open.series[0].break_even);
     CHECK(open.series[0].break_even->limited_by_sweep);
     CHECK(contains(describe_series_break_even(open.series[0], options), "break-even beyond the sweep (at least 16 GPUs)"));
-    // Direct: a sample flagged off the front ends the walk even with a good ratio.
-    const auto direct = break_even({{8, 10.0, true}, {16, 5.0, false}}, 8, 0.5);
+    // Direct: a count off the front because a smaller one is as fast ends the walk, even with a good ratio
+    // (8 -> 16 at 0.5, and 12 GPUs are faster than 16).
+    const auto direct = break_even({{8, 10.0, true}, {12, 9.0, true}, {16, 10.0, false}}, 8, 0.5);
     REQUIRE(direct);
     CHECK(direct->gpus == 8);
     CHECK(direct->off_front == std::optional<int>(16));
+    CHECK(direct->off_front_beaten_by == std::optional<int>(12));
+    // One off the front only because a larger count beats it (a superlinear 32) does not stop the walk there.
+    const auto beyond = break_even({{8, 10.0, true}, {16, 5.2, false}, {32, 2.5, true}}, 8, 0.5);
+    REQUIRE(beyond);
+    CHECK(beyond->gpus == 32);
+    CHECK_FALSE(beyond->off_front);
+    CHECK(beyond->limited_by_sweep);
 }

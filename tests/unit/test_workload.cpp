@@ -167,13 +167,14 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK(default_parallelism(bert, "H200-SXM", 8).config.global_batch == 768);
 
     // 16 GPUs: the layout comes from the nearest published scale (8); the batch is interpolated log-linearly
-    // between v4.1's 768 at 8 and 4608 at 64 GPUs (768 x 6^(1/3) = 1396), rounded up to a multiple of 16 ranks.
+    // between v4.1's 768 at 8 and 4608 at 64 GPUs (768 x 6^(1/3) = 1396), rounded to the nearest multiple of 16
+    // ranks (1392, not 1408).
     const ParallelismChoice bert16 = default_parallelism(bert, "H100-SXM", 16);
     CHECK_FALSE(bert16.exact_match);
     CHECK(bert16.basis.gpus == 8);
     CHECK(bert16.batch_target == 1396);
-    CHECK(bert16.config.global_batch == 1408);
-    CHECK(bert16.config.samples_per_micro_batch == 88);   // below the largest published micro batch, no accumulation
+    CHECK(bert16.config.global_batch == 1392);
+    CHECK(bert16.config.samples_per_micro_batch == 87);   // below the largest published micro batch, no accumulation
     CHECK(bert16.config.gradient_accumulation == 1);
     CHECK(bert16.config.sharp);   // two nodes
 
@@ -213,7 +214,7 @@ TEST_CASE("default parallelism reproduces NVIDIA's v4.1 layouts and scales from 
     CHECK_THROWS_AS(default_parallelism(find_workload("sd"), "TPU v5p", 8), InputError);
 }
 
-TEST_CASE("default global batch: hold, cap at the RCPs, raise, round up to the data-parallel size", "[workload]") {
+TEST_CASE("default global batch: hold, cap at the RCPs, raise, round to the data-parallel size", "[workload]") {
     // Splits evenly: held, split into the fewest micro steps no larger than the micro limit.
     BatchChoice b = default_global_batch(4608, 72, 64, {}, "test");
     CHECK(b.global_batch == 4608);
@@ -223,10 +224,15 @@ TEST_CASE("default global batch: hold, cap at the RCPs, raise, round up to the d
     CHECK(b.global_batch == 4608);
     CHECK(b.samples_per_micro_batch * b.gradient_accumulation == 144);
     CHECK(b.samples_per_micro_batch <= 72);
-    // Does not split: the next multiple of the ranks up (never below the target), at least one sample each.
+    // Does not split: the nearest multiple of the ranks (4488 is 120 below 4608, 4752 144 above), at least one
+    // sample each; up where down is farther (2064 for 2048 on 688), or below a lower bound (the next checks).
     b = default_global_batch(4608, 72, 264, {}, "test");
-    CHECK(b.global_batch == 4752);
+    CHECK(b.global_batch == 4488);
+    CHECK(b.note.find("rounded down to a multiple of 264") != std::string::npos);
+    b = default_global_batch(4608, 72, 264, {4600, 0, 0}, "test");
+    CHECK(b.global_batch == 4752);   // 4488 would fall below the smallest RCP batch
     CHECK(b.note.find("rounded up to a multiple of 264") != std::string::npos);
+    CHECK(default_global_batch(4608, 72, 264, {0, 0, 4500}, "test").global_batch == 4752);   // below fewer GPUs' target
     CHECK(default_global_batch(2528, 32, 4096, {}, "test").global_batch == 4096);
     // Cap: the target is held at the largest RCP batch, then rounded up.
     b = default_global_batch(13888, 96, 512, {0, 8192, 0}, "test");

@@ -92,6 +92,14 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     // Default ./profiles: a plain `ttsim calibrate` must not overwrite the shipped, tested profiles.
     const std::filesystem::path dir = parser.get("out");
     OutputDir output(dir.string());   // an unusable --out fails before the fit; the folder is made after it
+    // The shipped profiles are what predictions, `validate` and the tests read: only a fit of the shipped v4.1
+    // results on every GPU count may replace them (how they are regenerated), never one of other data.
+    std::error_code ignored;
+    if (std::filesystem::equivalent(dir, ProfileSet::default_dir(), ignored))
+        for (const char* flag : {"data", "max-gpus"})
+            if (parser.has(flag))
+                parser.fail("out", dir.string() + " holds the shipped profiles, which a fit with --" + flag +
+                                       " would replace: write it to another folder and pass that to --profiles");
 
     const bool user_runs = parser.has("data") && is_user_runs_csv(parser.get("data"));
     if (user_runs && parser.has("runs"))

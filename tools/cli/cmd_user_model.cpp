@@ -130,7 +130,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     const ProfileSet& profiles = chosen.profiles;
 
     std::vector<Row> rows;
-    std::vector<std::pair<ConfigNode, InputError>> failures;
+    std::size_t refused = 0;   // counts without a layout
     for (std::size_t i = 0; i < counts.size(); ++i) {
         PredictionRequest request;
         request.custom_workload = model.workload;
@@ -141,8 +141,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         request.layout = layout;
         request.compute_efficiency_vs_8gpu = false;
         const ConfigNode at = root.required("gpus").items()[i];
-        // A count where no layout is valid or fits is a row saying why, where another count has a prediction; where
-        // none has one, the first count's reason is the scenario's error (bad input, at its line).
+        // A count where no layout is valid or fits is a row saying why.
         Row row;
         row.gpus = counts[i];
         try {
@@ -153,12 +152,14 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
             const bool layout_refusal = e.field() && (*e.field() == Field::layout || *e.field() == Field::global_batch ||
                                                       *e.field() == Field::tensor_parallel);
             if (!layout_refusal) root.feeding_keys(at, [&]() -> int { throw; });
-            failures.push_back({at, e});
+            ++refused;
             row.error = e.message();
         }
         rows.push_back(std::move(row));
     }
-    if (failures.size() == counts.size()) root.feeding_keys(failures.front().first, [&]() -> int { throw failures.front().second; });
+    // Every count refused for its layout: nothing feasible (exit 1, as a sweep whose every point failed), the
+    // report still printed with each count's reason.
+    const int status = refused == counts.size() ? 1 : 0;
 
     if (context.out_dir) {
         ensure_directory(*context.out_dir);
@@ -167,11 +168,11 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     }
     if (format == "csv") {
         out << csv(rows);
-        return 0;
+        return status;
     }
     if (format == "json") {
         out << json(name, model, rows);
-        return 0;
+        return status;
     }
     out << name << "\n"
         << "  model        " << model.workload->description << "\n"
@@ -234,7 +235,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         for (const std::string& w : r.p.warnings)
             if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
     for (const std::string& w : warnings) out << "  warning: " << w << "\n";
-    return 0;
+    return status;
 }
 
 }  // namespace ttsim::cli

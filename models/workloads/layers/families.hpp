@@ -25,6 +25,11 @@ double number_param_or(const ConfigNode& parent, std::string_view key, double fa
 bool bool_param_or(const ConfigNode& parent, std::string_view key, bool fallback);
 std::vector<std::int64_t> count_list_param(const ConfigNode& parent, std::string_view key);
 
+// The most transformer layers a model may have: 8x the deepest published dense models (GPT-3 175B 96, Megatron-
+// Turing NLG 530B 105, PaLM 540B 118, Llama 3.1 405B 126 layers; their papers and configs). Beyond it a value is a
+// typo, and a graph of millions of layers would take minutes and gigabytes to build before it is refused.
+inline constexpr std::int64_t kMaxTransformerLayers = 1024;
+
 // `value` divided by `parts`, which must divide it (InputError at `where` naming `what` otherwise).
 std::int64_t split_evenly(std::int64_t value, std::int64_t parts, const ConfigNode& where, const std::string& what);
 

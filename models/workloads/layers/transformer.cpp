@@ -78,7 +78,7 @@ void build_transformer_encoder(const ConfigNode& a, LayerGraph& g) {
                   "sequences_per_sample", "masked_tokens_per_sample", "hidden_dropout", "nsp_classes",
                   "fused_gemm_gelu"});
     BlockConfig c = read_block(a, g);
-    const std::int64_t layers = count_param(a, "layers");
+    const std::int64_t layers = count_param(a, "layers", 1, kMaxTransformerLayers);
     const std::int64_t vocab = count_param(a, "vocab");
     const std::int64_t per_sample_tokens = count_param(a, "tokens_per_sample");
     const std::int64_t per_sample_sequences = count_param_or(a, "sequences_per_sample", 1, 1);
@@ -136,7 +136,7 @@ void build_transformer_decoder(const ConfigNode& a, LayerGraph& g) {
                   "vocab_multiple", "norm", "bias", "tied_embeddings", "rope", "max_positions", "hidden_dropout",
                   "frozen_base", "lora"});
     BlockConfig c = read_block(a, g);
-    const std::int64_t layers = count_param(a, "layers");
+    const std::int64_t layers = count_param(a, "layers", 1, kMaxTransformerLayers);
     c.sequence = count_param(a, "sequence");
     c.sequences = g.options.micro_batch;
     c.gated_ffn = bool_param_or(a, "gated_ffn", true);
