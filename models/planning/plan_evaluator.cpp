@@ -4,7 +4,21 @@
 #include <map>
 #include <memory>
 
+#include "models/planning/variant_config.hpp"
+#include "models/workloads/workload.hpp"
+#include "topologies/presets.hpp"
+
 namespace ttsim::planning {
+
+void add_published_counts(PlanQuery& query, const std::string& workload) {
+    const Workload& w = find_workload(workload);
+    for (const std::string& label : query.systems) {
+        const std::string family = resolve_system(base_system_of(label, query.variants)).catalog_gpu->name;
+        std::vector<int>& counts = query.published_counts[label];
+        for (const PublishedParallelism& p : w.published_parallelism)
+            if (p.system_family == family) counts.push_back(p.gpus);
+    }
+}
 
 RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome, const EnergyParameters& energy) {
     const Prediction& p = outcome.prediction;

@@ -18,4 +18,8 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
                                         const EnergyParameters& energy, const CostParameters& cost,
                                         const PlanQuery& query);
 
+// Sets query.published_counts: for each system, the GPU counts `workload` (a catalog name or alias) was
+// published at on the system's GPU family (Workload::published_parallelism), so the search tries them too.
+void add_published_counts(PlanQuery& query, const std::string& workload);
+
 }  // namespace ttsim::planning

@@ -188,8 +188,11 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     std::string systems;
     for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
     if (!fabric.empty()) systems += " (" + fabric + ")";
-    out << "  searched " << systems << ": " << describe_search_counts(q)
-        << " (grid of powers of two and 1.5x units, boundaries bisected to whole units): " << answer.evaluated.size()
+    bool any_published = false;
+    for (const auto& [system, counts] : q.published_counts) any_published = any_published || !counts.empty();
+    out << "  searched " << systems << ": " << describe_search_counts(q) << " (grid of powers of two and 1.5x units"
+        << (any_published ? ", the workload's published counts" : "")
+        << ", boundaries bisected to whole units): " << answer.evaluated.size()
         << " configurations, "
         << (q.layout.searches() ? "at each the fastest layout that fits (--layout)" : "published v4.1 layouts")
         << (q.batch.rule == BatchRule::published ? (q.layout.searches() ? ", v4.1 batches" : " and batches") : "")

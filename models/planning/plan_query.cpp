@@ -118,7 +118,16 @@ std::vector<int> whole_unit_grid(int min_gpus, int max_gpus, int unit_gpus) {
 
 std::vector<int> plan_counts_for(const PlanQuery& query, const std::string& system) {
     if (query.topology_file || query.gpu_counts.empty()) return query.gpu_counts;
-    return whole_unit_grid(query.gpu_counts.front(), query.gpu_counts.back(), query.unit_of(system).gpus);
+    const int unit = query.unit_of(system).gpus;
+    std::vector<int> counts = whole_unit_grid(query.gpu_counts.front(), query.gpu_counts.back(), unit);
+    if (counts.empty()) return counts;   // below one unit: check_plan_range refuses the range
+    if (const auto published = query.published_counts.find(system); published != query.published_counts.end()) {
+        std::set<int> all(counts.begin(), counts.end());
+        for (int n : published->second)
+            if (n >= query.gpu_counts.front() && n <= query.gpu_counts.back() && n % unit == 0) all.insert(n);
+        counts.assign(all.begin(), all.end());
+    }
+    return counts;
 }
 
 void check_plan_range(const PlanQuery& query) {

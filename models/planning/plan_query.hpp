@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +99,11 @@ struct PlanQuery {
     // The requested range as a grid, ascending (plan_gpu_grid(min, max)), or a topology file's one count. Each
     // system searches whole allocation units inside it (plan_counts_for), bisecting boundaries by whole units.
     std::vector<int> gpu_counts;
+    // Per system label: GPU counts searched besides the grid, inside its range (add_published_counts: the
+    // workload's published counts on the system's GPU family). A time to train need not fall with the GPU count
+    // (a default batch that grows, an evaluation schedule), so a published count between grid points can meet a
+    // deadline its neighbours miss (RetinaNet: 2,528 GPUs, where the grid has 2,048 and 3,072).
+    std::map<std::string, std::vector<int>> published_counts;
     // What every candidate rents (`--allocation`, `allocation:`); nullopt: each system's own unit (system.hpp).
     std::optional<AllocationUnit> allocation;
     // The layout of every candidate (`layout:` in a plan scenario; SweepSpec::layout).

@@ -2,11 +2,13 @@
 // planning queries on a synthetic monotone model; sweep expansion; scenario reading; cancellation (SIGINT).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 
 #include "models/planning/cost_energy.hpp"
 #include "models/planning/plan_format.hpp"
+#include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_query.hpp"
 #include "models/planning/point_prediction.hpp"
 #include "models/planning/scaling_metrics.hpp"
@@ -284,6 +286,22 @@ TEST_CASE("plan grid and objectives", "[planning]") {
     REQUIRE(plan_gpu_grid(8, 100) == std::vector<int>{8, 12, 16, 24, 32, 48, 64, 96});
     REQUIRE(parse_objective("gpu-hours") == Objective::gpu_hours);
     REQUIRE_THROWS_AS(parse_objective("speed"), InputError);
+}
+
+TEST_CASE("plan grid: the workload's published counts are searched too, inside the range and whole units", "[planning]") {
+    PlanQuery query;
+    query.systems = {"dgx-h100"};
+    query.gpu_counts = plan_gpu_grid(8, 4096);
+    add_published_counts(query, "retinanet");
+    const std::vector<int> counts = plan_counts_for(query, "dgx-h100");
+    // NVIDIA's v4.1 RetinaNet ran 2,528 GPUs (316 nodes), between the grid's 2,048 and 3,072.
+    CHECK(std::find(counts.begin(), counts.end(), 2528) != counts.end());
+    CHECK(std::is_sorted(counts.begin(), counts.end()));
+    CHECK(std::adjacent_find(counts.begin(), counts.end()) == counts.end());
+    for (int n : counts) CHECK((n % 8 == 0 && n >= 8 && n <= 4096));
+    query.gpu_counts = plan_gpu_grid(8, 2048);   // outside the range: not searched
+    const std::vector<int> smaller = plan_counts_for(query, "dgx-h100");
+    CHECK(std::find(smaller.begin(), smaller.end(), 2528) == smaller.end());
 }
 
 namespace {

@@ -193,6 +193,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         });
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
+    planning::add_published_counts(query, workload);
     const std::optional<planning::PlanAnswer> computed = compute_plan(
         query, with_plan_progress(with_notes(planning::make_prediction_evaluator(workload, profiles, energy, cost, query),
                                              all_notes(like_notes)),

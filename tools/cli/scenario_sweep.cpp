@@ -179,6 +179,7 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     if (context.out_dir) output.emplace(*context.out_dir);
     scenario.query.threads = context.threads;
     scenario.query.cancelled = [] { return interrupted(); };
+    planning::add_published_counts(scenario.query, scenario.workload);
     const std::optional<planning::PlanAnswer> computed = compute_plan(
         scenario.query,
         with_plan_progress(with_notes(planning::make_prediction_evaluator(scenario.workload, profiles, scenario.energy,
