@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/convergence/convergence.hpp"
+#include "models/training/operator_step.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -91,6 +92,26 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
     return prepared;
 }
 
+namespace {
+
+// A what-if of FLOP/s on the operator model moves only the compute-bound kernels. Where most of the step is
+// memory-bound at the fitted memory efficiency (its 0.30 floor, below STREAM's 0.79-0.93 of the vendor bandwidth,
+// models/data/hardware/params.md §1), the answer hangs on that fitted split, which no measurement confirms: said.
+std::string compute_what_if_note(const SweepPoint& point, const ProfileSet& profiles, const Prediction& prediction) {
+    if (prediction.compute_model != "operator") return "";
+    const PreparedPoint prepared = prepare_point(point, profiles, prediction.global_batch);
+    if (!prepared.scenario.operator_table || !prepared.profile.operator_efficiency) return "";
+    const layers::Efficiency& e = *prepared.profile.operator_efficiency;
+    const double share = memory_bound_share(*prepared.scenario.operator_table, e, prepared.profile.operator_speed);
+    if (share < 0.5) return "";
+    return fmt::format("compute what-if on {}: {:.0f} % of its kernel time is memory-bound at the fitted memory "
+                       "efficiency {:.2f} (STREAM reaches 0.79-0.93), so FLOP/s move it little and HBM bandwidth "
+                       "much; that split is fitted, not measured (README, known limitation of what-ifs)",
+                       point.workload, 100 * share, e.memory);
+}
+
+}  // namespace
+
 PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) {
     PointOutcome outcome;
     try {
@@ -146,6 +167,9 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
             }
         }
         outcome.prediction.system = point.system;
+        if (point.variant_gpu && point.variant_gpu->bf16_dense_flops != system.catalog_gpu->bf16_dense_flops)
+            if (std::string note = compute_what_if_note(point, profiles, outcome.prediction); !note.empty())
+                outcome.notes.push_back(std::move(note));
         if (std::string w = partial_allocation_warning(system, point.gpus); !w.empty())
             outcome.prediction.warnings.push_back(std::move(w));
         outcome.ok = true;

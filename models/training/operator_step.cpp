@@ -140,6 +140,18 @@ double kernel_gpu_seconds(const KernelPrice& k, const layers::Efficiency& e) {
 
 bool compute_bound(const KernelPrice& k, const layers::Efficiency& e) { return compute_roof(k, e) >= memory_roof(k, e); }
 
+double memory_bound_share(const OperatorTable& table, const layers::Efficiency& e, double speed) {
+    double memory_bound = 0, total = 0;
+    for (const LayerPrices& layer : table.layers)
+        for (const auto* list : {&layer.forward, &layer.backward})
+            for (const KernelPrice& k : *list) {
+                const double seconds = roof_over_speed(k, e, speed);
+                total += seconds;
+                if (!compute_bound(k, e)) memory_bound += seconds;
+            }
+    return total > 0 ? memory_bound / total : 0.0;
+}
+
 namespace {
 
 layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph_micro) {

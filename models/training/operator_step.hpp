@@ -95,6 +95,9 @@ struct OperatorStepTimes {
 double kernel_gpu_seconds(const KernelPrice& kernel, const layers::Efficiency& efficiency);
 // Whether its compute roof (not its memory roof) sets that time.
 bool compute_bound(const KernelPrice& kernel, const layers::Efficiency& efficiency);
+// The share of a micro step's kernel roof time (forward and backward, over the family's `speed`, per-kernel
+// overheads left out) in kernels whose memory roof sets their time: what a FLOP/s what-if cannot move.
+double memory_bound_share(const OperatorTable& table, const layers::Efficiency& efficiency, double speed = 1.0);
 
 // Prices the table with `efficiency`; `speed` (> 0, the GPU family's offset) divides every kernel's roofs, not its
 // per-kernel overhead, and `stack_speed` (> 0, a software stack's offset) divides both (pass_seconds in

@@ -64,6 +64,23 @@ TEST_CASE("operator model: gradient buckets are released in order, the last when
     CHECK(bucket_ready_fractions(step, 10).front() > 0.05);
 }
 
+TEST_CASE("operator model: the memory-bound share of a step, and what moves it", "[operator]") {
+    const PreparedScenario s = prepare(request("bert", 8));
+    const OperatorTable& table = *s.operator_table;
+    layers::Efficiency e;
+    e.gemm = e.conv = e.attention = 1.0;
+    e.memory = 0.3;
+    const double slow_memory = memory_bound_share(table, e);
+    e.memory = 1.0;
+    const double fast_memory = memory_bound_share(table, e);
+    CHECK(slow_memory >= 0.0);
+    CHECK(slow_memory <= 1.0);
+    CHECK(fast_memory < slow_memory);   // faster memory turns kernels compute-bound
+    e.gemm = e.conv = e.attention = 0.05;
+    CHECK(memory_bound_share(table, e) < fast_memory);   // and so does slower compute
+    CHECK(memory_bound_share(table, e, 20.0) == Approx(memory_bound_share(table, e)).epsilon(1e-12));   // a speed scales both roofs
+}
+
 TEST_CASE("operator model: kernel times respect the roofline and move the right way", "[operator]") {
     const PreparedScenario s = prepare(request("stable_diffusion", 8));
     const OperatorTable& table = *s.operator_table;
