@@ -164,6 +164,13 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
         throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
                          std::to_string(options.oversubscription),
                          Field::oversubscription);
+    // Oversubscription shapes the leaf uplinks, which a job within one NVLink domain never uses (as
+    // check_job_size says for predictions): asking for it there is an option that cannot apply.
+    if (options.oversubscription != 1.0 && gpus <= node.gpus_per_nvlink_domain)
+        throw InputError(std::to_string(gpus) + " GPUs fit in one " + node.name + " NVLink domain (up to " +
+                             std::to_string(node.gpus_per_nvlink_domain) +
+                             " GPUs), which uses no network switch: oversubscription cannot apply",
+                         Field::oversubscription);
     const double nvlink = options.nvlink_bandwidth.value_or(node.nvlink_bandwidth);
     // 1 Gb/s to 100 Tb/s per GPU per direction: below, the event clock overflows; above, over ten times NVLink5.
     if (!(nvlink >= NicSpeed::kMinBytesPerSecond && nvlink <= 100e12 / 8))

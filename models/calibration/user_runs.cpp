@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/compute/compute_profile.hpp"
 #include "models/mlperf/results.hpp"
 #include "models/workloads/layers/layer_graph.hpp"
 #include "sim/errors.hpp"
@@ -210,6 +211,21 @@ CalibrationPoint point_of(const Row& row) {
     }
     if (!p.measured_step_seconds && p.published_minutes <= 0)
         row.fail("step_time", "neither step_time nor time_to_train given: a row needs what was measured");
+    // Nothing trains faster than its FLOPs at the GPUs' dense tensor-core peak (every kernel at 100 %, no
+    // communication, no other cost): a measurement below that is a unit slip (ms for min) or another workload.
+    const double flops = s.workload->train_flops_per_sample * s.layout.global_batch;
+    if (flops > 0) {
+        const double step_floor = flops / (static_cast<double>(s.gpus) * peak_flops(*s.gpu, s.layout.fp8));
+        if (p.measured_step_seconds && *p.measured_step_seconds < step_floor)
+            row.fail("step_time", fmt::format("{} s is below the step's FLOPs at the GPUs' peak ({} s): check the unit",
+                                              units::format_number(*p.measured_step_seconds),
+                                              units::format_number(step_floor)));
+        const double steps = std::ceil(p.fit_scenario.samples_mean / s.layout.global_batch - 1e-9);
+        if (p.published_minutes > 0 && p.published_minutes * 60 < steps * step_floor)
+            row.fail("time_to_train", fmt::format("{} s is below {} steps at the GPUs' peak ({} s): check the unit",
+                                                  units::format_number(p.published_minutes * 60),
+                                                  units::format_number(steps), units::format_number(steps * step_floor)));
+    }
     return p;
 }
 

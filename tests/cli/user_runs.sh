@@ -75,6 +75,10 @@ bad "over HBM" "2: 'tp'" "GB of HBM" "$header
 llama2_70b_lora,dgx-h100,8,8,1,1,,,,3s,"
 bad "activations over HBM" "2: 'micro'" "this layout does not fit in HBM" "$header
 llama2_70b_lora,dgx-h100,8,32,4,1,8,,,3s,"
+bad "step faster than the peak" "2: 'step_time'" "below the step's FLOPs at the GPUs' peak" "$header
+bert,dgx-h100,8,768,,,,,,98us,"
+bad "time to train faster than the peak" "2: 'time_to_train'" "steps at the GPUs' peak" "workload,system,gpus,global_batch,time_to_train
+bert,dgx-h100,8,768,5.8ms"
 bad "zero GPUs" "2: 'gpus'" "whole number" "$header
 bert,dgx-h100,0,768,,,,,,98ms,"
 bad "distributed optimizer word" "2: 'distributed_optimizer'" "on or off" "$header

@@ -34,6 +34,9 @@ RandomCase random_topology(std::mt19937_64& rng) {
     }
     const std::vector<double> over = {1.0, 2.0, 4.0};
     c.oversubscription = over[rng() % over.size()];
+    // Oversubscription shapes leaf uplinks: a job within one NVLink domain has none, and the preset refuses it.
+    const int domain = c.system == "gb200-nvl72" ? 72 : 8;
+    if (c.gpus <= domain) c.oversubscription = 1.0;
     return c;
 }
 
