@@ -91,6 +91,8 @@ const std::vector<std::string> kRequiredColumns{
 
 std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source_name,
                                                 std::vector<int>* record_lines) {
+    // A UTF-8 byte-order mark (Excel's "CSV UTF-8" writes one) is not part of the first column's name.
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     std::vector<std::vector<std::string>> records;
     int record_line = 1;
     std::vector<std::string> record;

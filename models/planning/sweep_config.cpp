@@ -48,7 +48,9 @@ std::vector<int> read_gpu_counts(const ConfigNode& node) {
         if (to < from) node.required("to").fail("is below 'from'");
         for (int n : doubling_counts(from, to)) counts.insert(n);
     } else if (node.is_sequence()) {
-        for (const ConfigNode& item : node.items()) counts.insert(read_gpu_count(item));
+        for (const ConfigNode& item : node.items())
+            if (!counts.insert(read_gpu_count(item)).second)   // as a workload or system listed twice
+                item.fail("'" + item.as_string() + "' is listed twice");
         if (counts.empty()) node.fail("must list at least one GPU count");
     } else {
         counts.insert(read_gpu_count(node));

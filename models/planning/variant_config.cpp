@@ -58,6 +58,15 @@ std::vector<HardwareVariant> read_variants(const ConfigNode& list) {
     for (const ConfigNode& item : list.items()) {
         HardwareVariant v = read_variant(item);
         if (!names.insert(v.name).second) item.required("name").fail("duplicate variant name '" + v.name + "'");
+        // A variant named like a catalog system would stand in for it wherever `systems` names it.
+        bool catalog = true;
+        try {
+            (void)resolve_system(v.name);
+        } catch (const InputError&) {
+            catalog = false;
+        }
+        if (catalog)
+            item.required("name").fail("'" + v.name + "' names a catalog system; give the what-if GPU a name of its own");
         variants.push_back(std::move(v));
     }
     return variants;

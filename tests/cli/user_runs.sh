@@ -33,6 +33,11 @@ check "lumped: held-out step time within 40%" 'abs_below "$(held_out_error "$tmp
 "$ttsim" calibrate --data "$example" --runs models/data/mlperf/v4.1_runs.csv --out "$tmp/x" >/dev/null 2>"$tmp/err"; rc=$?
 check "--runs with a user-runs file: exit 2 naming --runs" '[[ $rc -eq 2 ]] && has "$tmp/err" "--runs"'
 
+# A UTF-8 byte-order mark (Excel's CSV UTF-8) before the header is read past.
+printf '\xef\xbb\xbfworkload,system,gpus,global_batch,step_time\nbert,dgx-h100,8,768,98ms\nbert,dgx-h100,16,768,60ms\n' >"$tmp/bom.csv"
+"$ttsim" calibrate --data "$tmp/bom.csv" --model lumped --out "$tmp/bom" >/dev/null 2>"$tmp/err"; rc=$?
+check "a byte-order mark before the header: read (exit 0)" '[[ $rc -eq 0 ]]'
+
 # Malformed files: exit 2, FILE:LINE and the column, nothing written.
 header="workload,system,gpus,global_batch,tp,cp,micro,accumulation,distributed_optimizer,step_time,label"
 bad() {   # NAME EXPECTED_LOCATION EXPECTED_TEXT CSV_TEXT
