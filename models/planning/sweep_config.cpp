@@ -295,9 +295,30 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
     if (auto trace = root.optional("trace")) {
         trace->check_keys({"workload", "system", "gpus"});
-        if (auto x = trace->optional("workload")) s.trace.workload = canonical_workload(*x);
-        if (auto x = trace->optional("system")) s.trace.system = canonical_system(*x, x->as_string(), s.spec.variants);
-        if (auto x = trace->optional("gpus")) s.trace.gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+        // What the trace names must be in the sweep, or it would be dropped (or found missing after the run).
+        auto listed = [](const std::vector<std::string>& list) { return fmt::format("{}", fmt::join(list, ", ")); };
+        if (auto x = trace->optional("workload")) {
+            s.trace.workload = canonical_workload(*x);
+            if (std::find(s.spec.workloads.begin(), s.spec.workloads.end(), *s.trace.workload) == s.spec.workloads.end())
+                x->fail("'" + *s.trace.workload + "' is not a workload of this sweep (" + listed(s.spec.workloads) + ")");
+        }
+        if (auto x = trace->optional("system")) {
+            s.trace.system = canonical_system(*x, x->as_string(), s.spec.variants);
+            if (std::find(s.spec.systems.begin(), s.spec.systems.end(), *s.trace.system) == s.spec.systems.end())
+                x->fail("'" + *s.trace.system + "' is not a system of this sweep (" + listed(s.spec.systems) + ")");
+        }
+        if (auto x = trace->optional("gpus")) {
+            s.trace.gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
+            const auto& counts = s.spec.gpu_counts;
+            // Published counts join a scaling study later, inside its range.
+            const bool maybe_published = s.spec.add_published_gpu_counts && !counts.empty() &&
+                                         *s.trace.gpus >= counts.front() && *s.trace.gpus <= counts.back();
+            if (std::find(counts.begin(), counts.end(), *s.trace.gpus) == counts.end() && !maybe_published) {
+                std::string list;
+                for (int n : counts) list += (list.empty() ? "" : ", ") + std::to_string(n);
+                x->fail(std::to_string(*s.trace.gpus) + " is not one of the GPU counts in 'gpus' (" + list + ")");
+            }
+        }
     }
     if (auto plots = root.optional("plots")) s.plots = plots->as_bool();
     s.format = read_format(root);

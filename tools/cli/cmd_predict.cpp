@@ -161,7 +161,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         // searched), with the profile that priced it.
         write_iteration_trace(explained.scenario, explained.profile,
                               p.workload + " on " + std::to_string(p.gpus) + " GPUs of " + p.system +
-                                  ", one optimizer step",
+                                  (explained.scenario.workload->eval_on_the_clock
+                                       ? ", one optimizer step, then one evaluation apart"
+                                       : ", one optimizer step"),
                               *output);
         output->keep();
     }

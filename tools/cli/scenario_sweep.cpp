@@ -148,7 +148,10 @@ std::string write_point_trace(const planning::SweepResult& result, const plannin
                                          : std::optional<int>(chosen->outcome.prediction.global_batch);
     const planning::PreparedPoint prepared = planning::prepare_point(point, profiles, batch);
     const std::string description = point.workload + " on " + std::to_string(point.gpus) + " GPUs of " + point.system +
-                                    (series->label != point.system ? " (" + series->label + ")" : "") + ", one optimizer step";
+                                    (series->label != point.system ? " (" + series->label + ")" : "") +
+                                    (prepared.scenario.workload->eval_on_the_clock
+                                         ? ", one optimizer step, then one evaluation apart"
+                                         : ", one optimizer step");
     write_iteration_trace(prepared.scenario, prepared.profile, description, output);
     return description;
 }
