@@ -206,9 +206,19 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
                           "larger cluster in the file, or plan on a system without --topology)"
                         : " is the largest count searched: limited by the search range (raise --max-gpus or gpus.to "
                           "to search further)";
-    if (!answer.best) {
+    const std::vector<ClosestCandidate> closest = answer.best ? std::vector<ClosestCandidate>{} : closest_candidates(q, answer);
+    if (!answer.best && closest.empty()) {
+        // Nothing could be predicted: say why (each distinct reason once, the first few).
+        out << "  answer: none of the " << answer.evaluated.size() << " searched configurations could be predicted:\n";
+        std::vector<std::string> reasons;
+        for (const EvaluatedCandidate& e : answer.evaluated)
+            if (!e.evaluation.ok && std::find(reasons.begin(), reasons.end(), e.evaluation.error) == reasons.end())
+                reasons.push_back(e.evaluation.error);
+        for (std::size_t i = 0; i < reasons.size() && i < 3; ++i) out << "    " << reasons[i] << "\n";
+        if (reasons.size() > 3) out << "    (and " << reasons.size() - 3 << " more: --format csv lists every configuration's)\n";
+    } else if (!answer.best) {
         out << "  answer: none of the searched configurations meets the constraint; closest:\n";
-        for (const ClosestCandidate& c : closest_candidates(q, answer)) {
+        for (const ClosestCandidate& c : closest) {
             out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = "
                 << fmt::format("{:.2f}", c.ratio) << " x " << c.limit;
             std::string misses;

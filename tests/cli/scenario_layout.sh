@@ -39,6 +39,9 @@ check "pinned plan exits 0" '[[ $rc -eq 0 ]]'
 gpus=$(json "$tmp/plan.json" "d['answer']['gpus']"); plan_ttt=$(json "$tmp/plan.json" "d['answer']['ttt_minutes']")
 check "plan answer ($gpus GPUs) is predict --layout tp=2 there" 'awk -v a="$plan_ttt" -v b="$(predict_ttt --workload bert --gpus "$gpus" --layout tp=2)" "BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-10) }"'
 
+"$ttsim" run "$dir/plan-bert-no-layout.yaml" >"$tmp/plan-none.txt"; rc=$?
+check "plan where no layout applies: exit 1, the reasons in the answer" '[[ $rc -eq 1 ]] && grep -q "answer: none of the [0-9]* searched configurations could be predicted" "$tmp/plan-none.txt" && grep -q "8 GPUs are not divisible by TP 3" "$tmp/plan-none.txt"'
+
 # `ttsim plan --layout` is the scenario's `layout:`; a searched layout needs --model operator.
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 2min --confidence p50 --model operator --layout tp=2 --format json >"$tmp/plan-flag.json"; rc=$?
 check "plan --layout tp=2 gives the scenario's answer" '[[ $rc -eq 0 && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"gpus\"]") == "$gpus" && $(json "$tmp/plan-flag.json" "d[\"answer\"][\"ttt_minutes\"]") == "$plan_ttt" ]]'
