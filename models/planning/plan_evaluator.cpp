@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "models/planning/variant_config.hpp"
+#include "models/training/layout_search.hpp"
 #include "models/workloads/workload.hpp"
 #include "topologies/presets.hpp"
 
@@ -74,6 +75,8 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.gpu_hours = outcome.prediction.gpu_hours;
         e.rented_gpus = outcome.rented_gpus;
         e.allocation = outcome.allocation;
+        e.layout = describe_layout(outcome.prediction.layout);
+        e.global_batch = outcome.prediction.global_batch;
         // Billed in whole units (cost_energy.hpp); a variant is priced as its base system.
         e.cost = rented_gpu_hours(point_system(point), point.gpus, e.ttt_minutes) * cost.price_for(point.base_system);
         e.energy_kwh = energy_of(run_profile_of(point, outcome, energy), energy).facility_kwh;

@@ -260,7 +260,7 @@ std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answ
     // Numbers are at p50 (the percentiles' columns at the end); a failed configuration has none, so its numeric
     // fields are empty rather than 0 (which would sort first by time or cost).
     out << "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,ttt_p10_minutes,"
-           "ttt_p90_minutes,allocation,rented_gpus\n";
+           "ttt_p90_minutes,allocation,rented_gpus,layout,global_batch\n";
     for (const auto& e : sorted_evaluated(*ctx.query, answer)) {
         const bool is_answer = answer.best && answer.best->candidate.system == e.candidate.system &&
                                answer.best->candidate.gpus == e.candidate.gpus;
@@ -273,7 +273,7 @@ std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answ
             << "," << num(v.gpu_hours) << "," << num(v.cost) << "," << ctx.cost->currency << "," << num(v.energy_kwh)
             << "," << (error.empty() ? "" : "\"" + error + "\"") << "," << num(v.ttt_p10_minutes) << ","
             << num(v.ttt_p90_minutes) << "," << v.allocation << "," << (v.ok ? std::to_string(v.rented_gpus) : "")
-            << "\n";
+            << "," << (v.ok ? csv_field(v.layout) : "") << "," << (v.ok ? std::to_string(v.global_batch) : "") << "\n";
     }
     return out.str();
 }
@@ -296,6 +296,8 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
         j["energy_kwh"] = num(e.evaluation.energy_kwh);
         j["allocation"] = ok ? json(e.evaluation.allocation) : json(nullptr);
         j["rented_gpus"] = ok ? json(e.evaluation.rented_gpus) : json(nullptr);
+        j["layout"] = ok ? json(e.evaluation.layout) : json(nullptr);
+        j["global_batch"] = ok ? json(e.evaluation.global_batch) : json(nullptr);
         j["at_confidence"] = {{"ttt_minutes", num(at.ttt_minutes)}, {"gpu_hours", num(at.gpu_hours)}, {"cost", num(at.cost)}};
         if (ok)
             j["warnings"] = e.evaluation.warnings;

@@ -63,6 +63,8 @@ struct PlanEvaluation {
     double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0, gpu_hours = 0, cost = 0, energy_kwh = 0;
     int rented_gpus = 0;                 // GPUs of the whole units rented
     std::string allocation;              // what is rented: "2 racks (144 GPUs)"
+    std::string layout;                  // the layout it ran (describe_layout), and its global batch
+    int global_batch = 0;
     std::vector<std::string> warnings;
 };
 

@@ -10,7 +10,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_p
                                    eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs)
 namespace planning {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
-                                   cost, energy_kwh, rented_gpus, allocation, warnings)
+                                   cost, energy_kwh, rented_gpus, allocation, layout, global_batch, warnings)
 }  // namespace planning
 }  // namespace ttsim
 

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib/eval_checks.bash"
 plan=(plan --workload llama2_70b_lora --system gb200-nvl72 --deadline 30min)
 "$ttsim" "${plan[@]}" --format csv >"$tmp/rack.csv" || { echo "FAIL: rack plan"; exit 1; }
 "$ttsim" "${plan[@]}" --allocation tray --format csv >"$tmp/tray.csv" || { echo "FAIL: tray plan"; exit 1; }
-check "csv states the unit" 'head -1 "$tmp/rack.csv" | grep -q ",allocation,rented_gpus$"'
+check "csv states the unit" 'head -1 "$tmp/rack.csv" | grep -q ",allocation,rented_gpus,layout,global_batch$"'
 check "rack plan: every searched count is whole racks" \
     'awk -F, "NR > 1 && \$2 % 72 != 0 { bad = 1 } END { exit bad }" "$tmp/rack.csv"'
 check "rack plan answers whole racks" 'grep ",true,true," "$tmp/rack.csv" | grep -Eq ",[0-9]+ racks? \([0-9]+ GPUs\),"'

@@ -158,21 +158,21 @@ TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never
     std::string header, line;
     std::getline(csv, header);
     CHECK(header == "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,"
-                    "ttt_p10_minutes,ttt_p90_minutes,allocation,rented_gpus");
+                    "ttt_p10_minutes,ttt_p90_minutes,allocation,rented_gpus,layout,global_batch");
     int failed = 0, ok = 0;
     while (std::getline(csv, line)) {
         if (line.find(",error,") != std::string::npos) {
             ++failed;
-            CHECK(line == "a," + line.substr(2, line.find(',', 2) - 2) + ",error,false,false,,,,USD,,\"too big\",,,,");
+            CHECK(line == "a," + line.substr(2, line.find(',', 2) - 2) + ",error,false,false,,,,USD,,\"too big\",,,,,,");
         } else {
             ++ok;
             // An ok row has every number: fields 5..9 (p50 numbers, currency), 11, 12 (p10, p90) and 14 (GPUs rented; the
-            // synthetic model states no unit in 13); 10 is the error.
+            // synthetic model states no unit in 13, nor a layout in 15); 10 is the error; 16 the global batch.
             std::vector<std::string> fields;
             std::stringstream row(line);
             for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-            REQUIRE(fields.size() == 15);
-            for (int k : {5, 6, 7, 8, 9, 11, 12, 14}) CHECK_FALSE(fields[static_cast<std::size_t>(k)].empty());
+            REQUIRE(fields.size() == 17);
+            for (int k : {5, 6, 7, 8, 9, 11, 12, 14, 16}) CHECK_FALSE(fields[static_cast<std::size_t>(k)].empty());
             CHECK(fields[10].empty());
         }
     }
@@ -183,7 +183,7 @@ TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never
     for (const auto& e : j["evaluated"])
         if (e["status"] == "error") {
             for (const char* key : {"ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours", "cost", "energy_kwh",
-                                    "allocation", "rented_gpus"})
+                                    "allocation", "rented_gpus", "layout", "global_batch"})
                 CHECK(e[key].is_null());
             ++nulls;
         }
