@@ -94,10 +94,11 @@ bool prices_alike(const std::vector<layers::Kernel>& a, const std::vector<layers
 }
 
 // A kernel's compute roof over its class's efficiency, and its memory roof over the memory efficiency.
-double compute_roof(const KernelPrice& k, const layers::Efficiency& e) {
-    const double class_efficiency[4] = {e.gemm, e.conv, e.attention, 1.0};
-    return k.compute_seconds / class_efficiency[k.kind_class];
+double class_efficiency(const KernelPrice& k, const layers::Efficiency& e) {
+    const double by_class[4] = {e.gemm, e.conv, e.attention, 1.0};
+    return by_class[k.kind_class];
 }
+double compute_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.compute_seconds / class_efficiency(k, e); }
 double memory_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.memory_seconds / e.memory; }
 
 // The longer of the two.
@@ -110,10 +111,8 @@ double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
 double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double speed) {
     const double own = roof_seconds(k, e) / speed;
     if (k.reference_compute_seconds < 0) return own;
-    KernelPrice reference = k;
-    reference.compute_seconds = k.reference_compute_seconds;
-    reference.memory_seconds = k.reference_memory_seconds;
-    return std::min(own, roof_seconds(reference, e));
+    return std::min(own, std::max(k.reference_compute_seconds / class_efficiency(k, e),
+                                  k.reference_memory_seconds / e.memory));
 }
 
 // The kernels' roofs in kernel order over `speed` (a GPU family's or a stack's offset against its roofline), plus
@@ -208,6 +207,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
+    const GpuSpec* floor = reference_floor(gpu);   // once per table: the optimizer's update is bounded the same way
     const layers::Layer* previous = nullptr;
     for (const layers::Layer& layer : graph.layers) {
         LayerPrices prices;
@@ -224,7 +224,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
         table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
         if (auto k = layers::optimizer_kernel(layer, optimizer_shards)) {
             table->optimizer_memory_seconds += layers::kernel_time(*k, gpu, unit_efficiency()).memory_seconds;
-            if (const GpuSpec* floor = reference_floor(gpu))
+            if (floor)
                 table->optimizer_reference_memory_seconds += layers::kernel_time(*k, *floor, unit_efficiency()).memory_seconds;
             ++table->optimizer_kernels;
         }
