@@ -188,15 +188,17 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     std::string systems;
     for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
     if (!fabric.empty()) systems += " (" + fabric + ")";
+    // As predict(): the operator model searches unless told `--layout published` (point_searches_layout).
+    const bool searched = q.layout.searches() || (q.layout.mode == LayoutMode::automatic && ctx.layout_search);
     bool any_published = false;
     for (const auto& [system, counts] : q.published_counts) any_published = any_published || !counts.empty();
     out << "  searched " << systems << ": " << describe_search_counts(q) << " (grid of powers of two and 1.5x units"
         << (any_published ? ", the workload's published counts" : "")
         << ", boundaries bisected to whole units): " << answer.evaluated.size()
         << " configurations, "
-        << (q.layout.searches() ? "at each the fastest layout that fits (--layout)" : "published v4.1 layouts")
-        << (q.batch.rule == BatchRule::published ? (q.layout.searches() ? ", v4.1 batches" : " and batches") : "")
-        << (q.layout.searches() || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") << "\n";
+        << (searched ? "at each the fastest layout that fits" : "published v4.1 layouts")
+        << (q.batch.rule == BatchRule::published ? (searched ? ", v4.1 batches" : " and batches") : "")
+        << (searched || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") << "\n";
     if (answer.interrupted)
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
             << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/convergence/convergence.hpp"
+#include "models/training/layout_search.hpp"
 #include "models/training/operator_step.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -77,10 +78,14 @@ std::vector<int> rcp_batches(const std::string& workload) {
     return batches;
 }
 
+bool point_searches_layout(const SweepPoint& point, const ProfileSet& profiles) {
+    return uses_layout_search(point_request(point, std::nullopt), profiles);
+}
+
 PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch) {
     PreparedPoint prepared;
     const PredictionRequest request = point_request(point, global_batch);
-    if (point.searches_layout()) {
+    if (uses_layout_search(request, profiles)) {
         // The scenario and profile the search priced (the trace draws the layout it chose).
         ExplainedPrediction searched = predict_explained(request, profiles);
         prepared.scenario = std::move(searched.scenario);
@@ -128,9 +133,11 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
             for (std::string& note : variant_unit_notes(*system.catalog_gpu, gpu)) outcome.notes.push_back(std::move(note));
         }
 
+        // As predict(): without `layout:` the operator model searches (the fastest that fits, the published one
+        // beside it) and the lumped model keeps the published layout.
+        const bool searched = point_searches_layout(point, profiles);
         auto run_at = [&](std::optional<int> batch) {
-            // A searched layout is predict()'s (the fastest that fits, the published one beside it).
-            if (point.searches_layout()) return predict(point_request(point, batch), profiles);
+            if (searched) return predict(point_request(point, batch), profiles);
             const PreparedPoint prepared = prepare_point(point, profiles, batch);
             return evaluate(prepared.scenario, prepared.profile);
         };

@@ -49,6 +49,11 @@ struct PreparedPoint {
 };
 PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch);
 
+// Whether the point's layout is searched, as predict() decides (layout_search.hpp uses_layout_search): asked for
+// (`layout: fastest` or pins), or left to the default, which searches where the profile is an operator profile and
+// the workload has a layer graph; `layout: published` and the lumped model keep the published layout.
+bool point_searches_layout(const SweepPoint& point, const ProfileSet& profiles);
+
 // Runs the point (all batch rules). Never throws InputError: it becomes !ok with the message.
 PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles);
 

@@ -27,6 +27,10 @@ namespace {
 
 std::string number(double value) { return csv_number(value); }
 
+// How the point's layout was chosen: the search's words ("fastest of 20 layouts that fit ..."), or "published"
+// (v4.1's layout at the nearest scale: `layout: published`, the lumped model).
+std::string layout_choice_text(const Prediction& p) { return p.layout_choice.empty() ? "published" : p.layout_choice; }
+
 // The SHARP the point asked for (its network option's, else the sweep's `sharp:`); whether it ran is the
 // layout's (sharp_used, layout.sharp).
 std::string sharp_text(const SweepPoint& point) {
@@ -167,6 +171,19 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
     out << "cost = rented GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "; "
         << kBillingRule << "\n";
     out << describe_energy_model(o.energy) << "\n";
+    std::size_t searched = 0, ran = 0;
+    for (const PointResult& r : result.points)
+        if (r.outcome.ok) {
+            ++ran;
+            searched += r.outcome.prediction.layout_choice.empty() ? 0 : 1;
+        }
+    if (ran > 0)
+        out << "layout: " << (searched == ran ? "at every point" : searched > 0 ? "at " + std::to_string(searched) + " of " + std::to_string(ran) + " points" : "at no point")
+            << " the fastest TP x CP x DP x micro batch x accumulation that fits in HBM (operator model, as `ttsim "
+               "predict`)"
+            << (searched == ran ? "" : ", elsewhere v4.1's published layout at the nearest scale")
+            << "; `layout: published` keeps v4.1's; results.csv/json give each point's layout, how it was chosen "
+               "(layout_choice) and the published layout's time (published_layout_minutes)\n";
     if (any_published)
         out << "v4.1 TTT (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "
                "v4.1 batch: their global batch; ttsim@v4.1: ttsim's prediction at each result's own batch and layout "
@@ -182,7 +199,8 @@ std::string format_sweep_csv(const SweepResult& result) {
            "compute_ms,exposed_comm_ms,fixed_ms,eval_minutes,samples_to_converge,reference_gpus,speedup,ttt_efficiency,"
            "marginal_doubling_efficiency,gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
            "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
-           "published_predicted_minutes,error_percent,warnings,routing,sharp_used,pareto_cost\n";
+           "published_predicted_minutes,error_percent,warnings,routing,sharp_used,pareto_cost,layout_choice,"
+           "published_layout_minutes\n";
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
@@ -192,7 +210,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
             out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "," << to_string(pt.routing)
-                << ",,\n";
+                << ",,,,\n";
             continue;
         }
         const ParallelismConfig& c = p.layout;
@@ -214,7 +232,8 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (r.comparison ? number(r.comparison->predicted_minutes) : "") << ","
             << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(fmt::format("{}", fmt::join(point_messages(r), "; ")))
             << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << ","
-            << (r.pareto_cost ? "true" : "false") << "\n";
+            << (r.pareto_cost ? "true" : "false") << "," << csv_field(layout_choice_text(p)) << ","
+            << (p.published ? number(p.published->ttt_minutes) : "") << "\n";
     }
     return out.str();
 }
@@ -320,6 +339,20 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
                            {"it", r.energy.it_kwh}, {"total", r.energy.facility_kwh}};
         e["pareto"] = r.pareto;
         e["pareto_cost"] = r.pareto_cost;
+        e["layout_choice"] = layout_choice_text(p);
+        if (p.published)
+            e["published_layout"] = {{"label", p.published->label},
+                                     {"layout", {{"tp", p.published->layout.tensor_parallel},
+                                                 {"cp", p.published->layout.context_parallel},
+                                                 {"dp", p.published->layout.data_parallel},
+                                                 {"micro_batch", p.published->layout.samples_per_micro_batch},
+                                                 {"gradient_accumulation", p.published->layout.gradient_accumulation}}},
+                                     {"ttt_minutes", p.published->ttt_minutes},
+                                     {"step_ms", p.published->step_ms},
+                                     {"memory_per_gpu_gb", p.published->memory_per_gpu_bytes / 1e9},
+                                     {"memory_fits", p.published->memory_fits}};
+        else
+            e["published_layout"] = nullptr;
         if (r.published)
             e["published"] = {{"minutes", r.published->median_minutes}, {"results", r.published->results},
                               {"global_batches", r.published->global_batches()},

@@ -8,6 +8,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_p
                                    data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
                                    global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs,
                                    eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction::Alternative, label, layout, ttt_minutes, step_ms, memory_per_gpu_bytes,
+                                   memory_fits)
 namespace planning {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
                                    cost, energy_kwh, rented_gpus, allocation, layout, global_batch, warnings)
@@ -34,8 +36,11 @@ json prediction_to_json(const Prediction& p) {
               {"defaults", p.defaults}, {"warnings", p.warnings}, {"compute_model", p.compute_model},
               {"launch_bound", p.launch_bound}, {"memory_bytes", p.memory_per_gpu_bytes},
               {"memory_capacity", p.memory_capacity_bytes}, {"memory_fits", p.memory_fits},
-              {"memory_summary", p.memory_summary}};
+              {"memory_summary", p.memory_summary}, {"layout_choice", p.layout_choice},
+              {"layouts_enumerated", p.layouts_enumerated}, {"layouts_fitting", p.layouts_fitting},
+              {"layouts_priced", p.layouts_priced}};
     if (p.efficiency_vs_8gpu) j["efficiency_vs_8gpu"] = *p.efficiency_vs_8gpu;
+    if (p.published) j["published"] = *p.published;
     return j;
 }
 
@@ -79,7 +84,12 @@ Prediction prediction_from_json(const json& j) {
     j.at("memory_capacity").get_to(p.memory_capacity_bytes);
     j.at("memory_fits").get_to(p.memory_fits);
     j.at("memory_summary").get_to(p.memory_summary);
+    j.at("layout_choice").get_to(p.layout_choice);
+    j.at("layouts_enumerated").get_to(p.layouts_enumerated);
+    j.at("layouts_fitting").get_to(p.layouts_fitting);
+    j.at("layouts_priced").get_to(p.layouts_priced);
     if (const auto e = j.find("efficiency_vs_8gpu"); e != j.end()) p.efficiency_vs_8gpu = e->get<double>();
+    if (const auto e = j.find("published"); e != j.end()) p.published = e->get<Prediction::Alternative>();
     return p;
 }
 

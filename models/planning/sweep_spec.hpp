@@ -73,9 +73,10 @@ struct SweepSpec {
     // What every point rents (`allocation: rack|tray`); nullopt: each system's own unit (system.hpp). It sets the
     // GPU-hours billed and the energy charged, not the counts (a sweep answers the counts it is asked).
     std::optional<AllocationUnit> allocation;
-    // The layout of every point (`layout:`, the strings and keys of `predict --layout`): automatic (absent) and
-    // published keep the published layout at each point; fastest and pins search (operator model,
-    // point_prediction.hpp), at the global batch the batch rule gives.
+    // The layout of every point (`layout:`, the strings and keys of `predict --layout`), as predict() takes it:
+    // automatic (absent) searches with the operator model and keeps the published layout with the lumped one;
+    // fastest and pins search (operator model), published keeps v4.1's (point_prediction.hpp
+    // point_searches_layout), at the global batch the batch rule gives.
     LayoutRequest layout;
 };
 
@@ -97,8 +98,6 @@ struct SweepPoint {
     // What the point rents (a plan's `allocation`); nullopt: the system's own unit (system.hpp).
     std::optional<AllocationUnit> allocation;
     LayoutRequest layout;                   // SweepSpec::layout (a plan's `layout`)
-    // Whether the point's layout is searched (fastest or pins) rather than the published one.
-    bool searches_layout() const { return layout.searches(); }
 
     // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
     std::string series_key() const;

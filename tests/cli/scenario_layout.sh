@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `layout:` in sweep and plan scenarios (tests/cli/layout_scenarios/): applied to every point, the same
-# prediction as `predict --layout` at that point, infeasible points reported with predict's reason, and
-# `layout: published` the same as no layout key.
+# prediction as `predict --layout` at that point, infeasible points reported with predict's reason, and no layout
+# key the same as predict's default (fastest with the operator model, published with the lumped one).
 source "$(dirname "$0")/lib/eval_checks.bash"
 dir=tests/cli/layout_scenarios
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -26,11 +26,18 @@ for n in 8 64; do
     p=$(predict_ttt --workload bert --gpus $n --layout fastest)
     check "fastest at $n GPUs: sweep $s = predict $p" 'awk -v a="$s" -v b="$p" "BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-10) }"'
 done
-# published = no layout key; fastest is never slower than published.
+# No layout key = fastest with the operator model (as predict's default), = published with the lumped model;
+# fastest is never slower than published.
 "$ttsim" run "$dir/sweep-bert-published.yaml" --format csv >"$tmp/published.csv"
 "$ttsim" run "$dir/sweep-bert-no-layout.yaml" --format csv >"$tmp/none.csv"
-check "layout: published is the same as no layout key" 'cmp -s "$tmp/published.csv" "$tmp/none.csv"'
 "$ttsim" run "$dir/sweep-bert-fastest.yaml" --format csv >"$tmp/fastest.csv"
+check "operator model: no layout key is the same as layout: fastest" 'cmp -s "$tmp/fastest.csv" "$tmp/none.csv"'
+check "operator model: layout: published differs from the default (BERT at 8 GPUs has a faster layout)" '! cmp -s "$tmp/published.csv" "$tmp/none.csv"'
+sed 's/^model: operator/model: lumped/' "$dir/sweep-bert-no-layout.yaml" >"$tmp/lumped-none.yaml"
+sed -e 's/^model: operator/model: lumped/' "$dir/sweep-bert-published.yaml" >"$tmp/lumped-published.yaml"
+"$ttsim" run "$tmp/lumped-none.yaml" --format csv >"$tmp/lumped-none.csv"
+"$ttsim" run "$tmp/lumped-published.yaml" --format csv >"$tmp/lumped-published.csv"
+check "lumped model: no layout key is the same as layout: published" '[[ -s "$tmp/lumped-none.csv" ]] && cmp -s "$tmp/lumped-published.csv" "$tmp/lumped-none.csv"'
 check "fastest never slower than published" 'paste -d, <(cut -d, -f19 "$tmp/fastest.csv") <(cut -d, -f19 "$tmp/published.csv") | awk -F, "NR > 1 && \$1 > \$2 * (1 + 1e-9) { bad = 1 } END { exit bad }"'
 
 # A plan with a pinned layout: its answer is predict's at that count and layout.
