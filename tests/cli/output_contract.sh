@@ -47,6 +47,16 @@ check "predict table states cost and energy" \
 # shellcheck disable=SC2086
 "$ttsim" $pred --format csv >"$tmp/predict.csv"
 check "predict --format csv is results.csv" 'cmp -s "$tmp/predict.csv" "$tmp/predict/results.csv"'
+check "predict csv: memory per GPU within HBM, the layout choice and the published layout's time (appended columns)" 'python3 - "$tmp/predict.csv" <<"PY"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 1
+r = rows[0]
+assert list(r)[-6:] == ["warnings", "memory_per_gpu_gb", "memory_capacity_gb", "memory_fits", "layout_choice", "published_layout_minutes"], list(r)[-6:]
+assert 0 < float(r["memory_per_gpu_gb"]) <= float(r["memory_capacity_gb"]) and r["memory_fits"] == "true", r
+assert r["layout_choice"].startswith("fastest of "), r["layout_choice"]
+assert float(r["published_layout_minutes"]) >= float(r["ttt_minutes"]) * (1 - 1e-9), r
+PY'
 
 # --- predict --model operator: the trace of the searched layout, layer by layer, TP/CP collectives on their row ---
 "$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 64 --model operator --out "$tmp/lora" \

@@ -101,7 +101,8 @@ std::string format_prediction_csv(const PredictionReport& report) {
         "sharp_used,global_batch,ttt_minutes,ttt_p10_minutes,ttt_p90_minutes,samples_to_converge,steps,step_ms,"
         "compute_ms,exposed_comm_ms,comm_total_ms,tp_cp_comm_ms,fixed_ms,eval_minutes,evaluations,"
         "run_overhead_minutes,per_gpu_throughput,throughput_efficiency_vs_8gpu,gpu_hours,price_per_gpu_hour,"
-        "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings\n";
+        "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings,memory_per_gpu_gb,"
+        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes\n";
     const ParallelismConfig& l = p.layout;
     std::string warnings;
     for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
@@ -123,7 +124,14 @@ std::string format_prediction_csv(const PredictionReport& report) {
            csv_field(report.prices->currency) + ",";
     for (const double v : {c.energy.gpu_kwh, c.energy.node_kwh, c.energy.network_kwh, c.energy.facility_kwh})
         out += csv_number(v) + ",";
-    out += csv_field(warnings) + "\n";
+    // Appended after warnings (session 13), so every earlier column keeps its place. Memory is empty where the
+    // workload has no layer graph (the lumped model's memory check counts model state only).
+    const bool has_memory = !p.memory_summary.empty();
+    out += csv_field(warnings) + "," + (has_memory ? csv_number(p.memory_per_gpu_bytes / 1e9) : "") + "," +
+           (has_memory ? csv_number(p.memory_capacity_bytes / 1e9) : "") + "," +
+           (has_memory ? (p.memory_fits ? "true" : "false") : "") + "," +
+           csv_field(p.layout_choice.empty() ? "published" : p.layout_choice) + "," +
+           (p.published ? csv_number(p.published->ttt_minutes) : "") + "\n";
     return out;
 }
 
