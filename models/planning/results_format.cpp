@@ -1,5 +1,7 @@
 #include "models/planning/results_format.hpp"
 
+#include "models/training/layout_search.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <sstream>
@@ -23,13 +25,17 @@ std::string csv_field(const std::string& text) {
     return quoted + "\"";
 }
 
+std::string layout_choice_text(const Prediction& p) { return p.layout_choice.empty() ? "published" : p.layout_choice; }
+
+nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a) {
+    return {{"basis", a.label}, {"layout", describe_layout(a.layout)}, {"ttt_minutes", a.ttt_minutes},
+            {"step_ms", a.step_ms}, {"memory_per_gpu_bytes", a.memory_per_gpu_bytes}, {"memory_fits", a.memory_fits}};
+}
+
 namespace {
 
 std::string number(double value) { return csv_number(value); }
 
-// How the point's layout was chosen: the search's words ("fastest of 20 layouts that fit ..."), or "published"
-// (v4.1's layout at the nearest scale: `layout: published`, the lumped model).
-std::string layout_choice_text(const Prediction& p) { return p.layout_choice.empty() ? "published" : p.layout_choice; }
 
 // The SHARP the point asked for (its network option's, else the sweep's `sharp:`); whether it ran is the
 // layout's (sharp_used, layout.sharp).
@@ -341,16 +347,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["pareto_cost"] = r.pareto_cost;
         e["layout_choice"] = layout_choice_text(p);
         if (p.published)
-            e["published_layout"] = {{"label", p.published->label},
-                                     {"layout", {{"tp", p.published->layout.tensor_parallel},
-                                                 {"cp", p.published->layout.context_parallel},
-                                                 {"dp", p.published->layout.data_parallel},
-                                                 {"micro_batch", p.published->layout.samples_per_micro_batch},
-                                                 {"gradient_accumulation", p.published->layout.gradient_accumulation}}},
-                                     {"ttt_minutes", p.published->ttt_minutes},
-                                     {"step_ms", p.published->step_ms},
-                                     {"memory_per_gpu_gb", p.published->memory_per_gpu_bytes / 1e9},
-                                     {"memory_fits", p.published->memory_fits}};
+            e["published_layout"] = published_alternative_json(*p.published);
         else
             e["published_layout"] = nullptr;
         if (r.published)

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "models/planning/sweep_runner.hpp"
 
 namespace ttsim::planning {
@@ -17,6 +19,12 @@ inline constexpr const char* kResultsSchema = "ttsim.results/2";
 std::string csv_field(const std::string& text);
 // A CSV number: eight significant digits, enough to compare runs, stable across platforms with IEEE doubles.
 std::string csv_number(double value);
+
+// How a prediction's layout was chosen: the search's words ("fastest of 20 layouts that fit ..."), or "published"
+// (v4.1's layout at the nearest scale: `layout: published`, the lumped model). One text for every output.
+std::string layout_choice_text(const Prediction& p);
+// The published layout's prediction beside a searched one (Prediction::published), as every JSON output writes it.
+nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a);
 
 std::string format_sweep_table(const std::string& title, const SweepResult& result);
 std::string format_sweep_csv(const SweepResult& result);

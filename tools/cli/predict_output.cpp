@@ -130,7 +130,7 @@ std::string format_prediction_csv(const PredictionReport& report) {
     out += csv_field(warnings) + "," + (has_memory ? csv_number(p.memory_per_gpu_bytes / 1e9) : "") + "," +
            (has_memory ? csv_number(p.memory_capacity_bytes / 1e9) : "") + "," +
            (has_memory ? (p.memory_fits ? "true" : "false") : "") + "," +
-           csv_field(p.layout_choice.empty() ? "published" : p.layout_choice) + "," +
+           csv_field(planning::layout_choice_text(p)) + "," +
            (p.published ? csv_number(p.published->ttt_minutes) : "") + "\n";
     return out;
 }
@@ -176,13 +176,7 @@ std::string format_prediction_json(const PredictionReport& report) {
         // No search wall time here: a result file is the same for the same request on any machine and load
         // (the table states it; `ttsim_bench --benchmark_filter=search_` measures it).
         if (p.published) {
-            const Prediction::Alternative& a = *p.published;
-            j["published"] = {{"basis", a.label},
-                              {"layout", describe_layout(a.layout)},
-                              {"ttt_minutes", a.ttt_minutes},
-                              {"step_ms", a.step_ms},
-                              {"memory_per_gpu_bytes", a.memory_per_gpu_bytes},
-                              {"memory_fits", a.memory_fits}};
+            j["published"] = planning::published_alternative_json(*p.published);
         } else {
             j["published"] = nullptr;
         }
