@@ -89,7 +89,11 @@ Prediction prediction_from_json(const json& j) {
     j.at("layouts_fitting").get_to(p.layouts_fitting);
     j.at("layouts_priced").get_to(p.layouts_priced);
     if (const auto e = j.find("efficiency_vs_8gpu"); e != j.end()) p.efficiency_vs_8gpu = e->get<double>();
-    if (const auto e = j.find("published"); e != j.end()) p.published = e->get<Prediction::Alternative>();
+    if (const auto e = j.find("published"); e != j.end()) {
+        Prediction::Alternative published;   // from_json by name: clang does not see it through get<T>() here
+        from_json(*e, published);
+        p.published = std::move(published);
+    }
     return p;
 }
 
