@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -148,6 +148,13 @@ struct SharedFit {
     bool efficiency_prior = false;
     // With operator: evaluations priced as the framework's own passes (ComputeProfile::operator_eval_passes).
     bool eval_passes = false;
+    // With eval-passes: the eager evaluation loops' host cost per kernel fitted apart from the training launch cost
+    // (layers::Efficiency::eval_launch_seconds), which the training steps (graphed, or GPU-bound) leave near the
+    // CUDA launch.
+    bool eval_launch = false;
+    // With eval-passes: per workload with an on-the-clock evaluation, eager host operations per evaluation sample
+    // beyond the catalog's (ComputeProfile::eval_host_kernels_per_sample).
+    bool eval_host_ops = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,

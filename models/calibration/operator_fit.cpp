@@ -37,10 +37,10 @@ struct Dimension {
 // Where each parameter sits in the search vector.
 struct Layout {
     std::vector<Dimension> dims;
-    int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1, kernel_overhead = -1, tp_exposed = -1;
+    int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1, eval_launch = -1, kernel_overhead = -1, tp_exposed = -1;
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
-        eval_step;
+        eval_step, eval_host_ops;
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -70,6 +70,7 @@ struct Problem {
         e.memory = value(x, layout.memory, e.memory);
         e.launch_seconds = value(x, layout.launch, e.launch_seconds);
         e.graph_launch_seconds = 2 * e.launch_seconds;
+        e.eval_launch_seconds = value(x, layout.eval_launch, 0.0);
         e.kernel_overhead_seconds = value(x, layout.kernel_overhead, 0.0);
         p.operator_efficiency = e;
         p.operator_host_overlap = shared.host_overlap;
@@ -89,6 +90,8 @@ struct Problem {
         }
         if (const auto step = layout.eval_step.find(workload); step != layout.eval_step.end())
             p.eval_step_seconds = value(x, step->second, 0.0);
+        if (const auto ops = layout.eval_host_ops.find(workload); ops != layout.eval_host_ops.end())
+            p.eval_host_kernels_per_sample = value(x, ops->second, 0.0);
         p.step_jitter_seconds = value(x, layout.step_jitter, 0.0);
         p.step_jitter_per_node = shared.jitter_nodes;
         p.tp_comm_exposed_fraction = value(x, layout.tp_exposed, p.tp_comm_exposed_fraction);
@@ -166,6 +169,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     // fit would be free to make eager small-batch steps cheaper than the driver allows, which the <= 64-GPU
     // results (never launch-bound) cannot contradict.
     L.launch = L.add({"launch seconds", 2e-6, 1e-4, 5e-6});
+    // The eager evaluation loops' host cost per kernel (eval-launch): from the CUDA launch to 2 ms (a Python
+    // framework op of several PyTorch dispatches, hooks and host syncs).
+    if (shared.eval_launch) L.eval_launch = L.add({"eval launch seconds", 2e-6, 2e-3, 5e-5});
     // GPU time per kernel beyond the roofline: 0.1-20 us.
     if (shared.kernel_overhead) L.kernel_overhead = L.add({"kernel overhead seconds", 1e-7, 2e-5, 2e-6});
     std::set<std::string> gpus, workloads, stacks, releases;
@@ -212,6 +218,12 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     if (shared.eval_step_cost)
         for (const std::string& w : workloads)
             if (find_workload(w).eval_on_the_clock) L.eval_step[w] = L.add({w + " eval step seconds", 1e-4, 3.0, 0.01});
+    // Per workload with evaluations on the clock (eval-host-ops): 1-100,000 eager host operations per evaluation
+    // sample beyond the catalog's (a 70B decoder's 80 layers at ~1,000 a layer at most).
+    if (shared.eval_host_ops)
+        for (const std::string& w : workloads)
+            if (find_workload(w).eval_on_the_clock)
+                L.eval_host_ops[w] = L.add({w + " eval host kernels per sample", 1.0, 1e5, 100.0});
     // Share of TP/CP collective time exposed: 1-100 %.
     bool any_model_parallel = false;
     for (const CalibrationPoint* p : points) any_model_parallel = any_model_parallel || p->scenario.tp_cp_comm_seconds_per_micro_step > 0;

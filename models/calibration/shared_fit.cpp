@@ -22,7 +22,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
         {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
         {"warmup-logs", &SharedFit::warmup_logs},
-        {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes}};
+        {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
+        {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -47,6 +48,10 @@ SharedFit SharedFit::parse(const std::string& list) {
     if (f.warmup_logs && !f.run_overhead && !f.workload_run_overhead)
         throw InputError("warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead",
                          Field::shared_parameters);
+    for (const auto& [on, name] : {std::pair{f.eval_launch, "eval-launch"}, std::pair{f.eval_host_ops, "eval-host-ops"}})
+        if (on && !f.eval_passes)
+            throw InputError(std::string(name) + " prices the evaluation passes' host work: add eval-passes (and operator)",
+                             Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
@@ -58,7 +63,8 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"}, std::pair{release_speed, "release-speed"},
                                    std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
                                    std::pair{efficiency_prior, "efficiency-prior"},
-                                   std::pair{eval_passes, "eval-passes"}})
+                                   std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
+                                   std::pair{eval_host_ops, "eval-host-ops"}})
         if (on) return name;
     return "";
 }
@@ -102,6 +108,8 @@ std::string SharedFit::describe() const {
     add(warmup_logs, "warmup-logs");
     add(efficiency_prior, "efficiency-prior");
     add(eval_passes, "eval-passes");
+    add(eval_launch, "eval-launch");
+    add(eval_host_ops, "eval-host-ops");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

@@ -292,6 +292,7 @@ UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points,
         p.eval_fixed_seconds = shipped.eval_fixed_seconds;
         p.eval_forward_factor = shipped.eval_forward_factor;
         p.eval_step_seconds = shipped.eval_step_seconds;
+        p.eval_host_kernels_per_sample = shipped.eval_host_kernels_per_sample;
         values += fmt::format("{}{}/{} run overhead {} s, evaluation cost {} s", values.empty() ? "" : "; ", p.workload,
                               p.gpu, units::format_number(p.run_overhead_seconds, 4),
                               units::format_number(p.eval_fixed_seconds, 4));

@@ -143,7 +143,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "tp_comm_exposed_fraction", "transferred_from",
+                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "eval_host_kernels_per_sample", "tp_comm_exposed_fraction", "transferred_from",
                          "fitted_samples_per_gpu", "fitted_gpus", "operator"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
@@ -163,11 +163,12 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("eval_fixed_seconds")) p.eval_fixed_seconds = n->as_double(0.0, 1e4);
         if (auto n = item.optional("eval_forward_factor")) p.eval_forward_factor = n->as_double(0.1, 100.0);
         if (auto n = item.optional("eval_step_seconds")) p.eval_step_seconds = n->as_double(0.0, 100.0);
+        if (auto n = item.optional("eval_host_kernels_per_sample")) p.eval_host_kernels_per_sample = n->as_double(0.0, 1e7);
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
             op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
-                            "kernel_overhead_seconds", "speed", "host_overlap", "eval_passes"});
+                            "kernel_overhead_seconds", "eval_launch_seconds", "speed", "host_overlap", "eval_passes"});
             layers::Efficiency e;
             e.gemm = op->required("gemm").as_double(1e-3, 1.0);
             e.conv = op->required("conv").as_double(1e-3, 1.0);
@@ -176,6 +177,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             e.launch_seconds = op->required("launch_seconds").as_double(0.0, 1.0);
             e.graph_launch_seconds = op->required("graph_launch_seconds").as_double(0.0, 1.0);
             if (auto k = op->optional("kernel_overhead_seconds")) e.kernel_overhead_seconds = k->as_double(0.0, 1e-3);
+            if (auto k = op->optional("eval_launch_seconds")) e.eval_launch_seconds = k->as_double(0.0, 1.0);
             p.operator_efficiency = e;
             if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
             if (auto overlap = op->optional("host_overlap")) p.operator_host_overlap = overlap->as_bool();
@@ -234,14 +236,19 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
         if (p.eval_forward_factor != 1.0) out << "    eval_forward_factor: " << p.eval_forward_factor << "\n";
         if (p.eval_step_seconds != 0.0) out << "    eval_step_seconds: " << p.eval_step_seconds << "\n";
+        if (p.eval_host_kernels_per_sample != 0.0)
+            out << "    eval_host_kernels_per_sample: " << p.eval_host_kernels_per_sample << "\n";
         if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";
-        if (const auto& e = p.operator_efficiency)
+        if (const auto& e = p.operator_efficiency) {
             out << "    operator: {gemm: " << e->gemm << ", conv: " << e->conv << ", attention: " << e->attention
                 << ", memory: " << e->memory << ", launch_seconds: " << e->launch_seconds
                 << ", graph_launch_seconds: " << e->graph_launch_seconds
-                << ", kernel_overhead_seconds: " << e->kernel_overhead_seconds << ", speed: " << p.operator_speed
+                << ", kernel_overhead_seconds: " << e->kernel_overhead_seconds;
+            if (e->eval_launch_seconds > 0) out << ", eval_launch_seconds: " << e->eval_launch_seconds;
+            out << ", speed: " << p.operator_speed
                 << ", host_overlap: " << (p.operator_host_overlap ? "true" : "false")
                 << (p.operator_eval_passes ? ", eval_passes: true" : "") << "}\n";
+        }
         if (const auto& r = p.calibrated_range)
             out << "    fitted_samples_per_gpu: [" << r->min_samples_per_gpu << ", " << r->max_samples_per_gpu << "]\n"
                 << "    fitted_gpus: [" << r->min_gpus << ", " << r->max_gpus << "]\n";

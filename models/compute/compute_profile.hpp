@@ -71,6 +71,10 @@ struct ComputeProfile {
     // synchronisation besides the forward kernels (NeMo's validation_step over a global batch, BERT's sync per
     // batch); fitted per workload (eval-step-cost), 0 where not fitted.
     double eval_step_seconds = 0.0;
+    // With eval-passes: eager host operations per evaluation sample beyond the catalog's count (the framework's
+    // Python per layer and per sample that the layer graph does not hold), fitted per workload (option
+    // eval-host-ops); inside the pass's max(GPU, host), so a GPU-bound pass does not pay it.
+    double eval_host_kernels_per_sample = 0.0;
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
     // The operator-level model (models/training/operator_step.hpp): kernel-class efficiencies and launch costs of

@@ -359,7 +359,7 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
 }
 
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill,
-                         double stack_speed) {
+                         double stack_speed, double fitted_host_kernels_per_pass) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
     double gpu = 0;
     std::size_t eager = 0, graphs = 0;
@@ -373,21 +373,23 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, do
     }
     if (table.cuda_graphs == layers::CudaGraphs::segmented || table.cuda_graphs == layers::CudaGraphs::full_iteration)
         graphs = 1;
-    const double host = (static_cast<double>(eager) + fill * table.host_kernels_per_pass) * e.launch_seconds +
+    const double launch = e.eval_launch_seconds > 0 ? e.eval_launch_seconds : e.launch_seconds;
+    const double host = (static_cast<double>(eager) + fill * (table.host_kernels_per_pass + fitted_host_kernels_per_pass)) * launch +
                         static_cast<double>(graphs) * e.graph_launch_seconds;
     return std::max(fill * gpu, host);
 }
 
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double samples_per_rank,
                              double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows,
-                             double stack_speed) {
+                             double stack_speed, double fitted_host_kernels_per_sample) {
+    const double fitted_per_pass = fitted_host_kernels_per_sample * table.samples_per_pass;
     const double whole = std::floor(samples_per_rank / table.samples_per_pass + 1e-9);
     const double rest = std::max(0.0, samples_per_rank - whole * table.samples_per_pass) / table.samples_per_pass;
     const double tp_cp_per_pass = 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step * table.rows_per_pass / training_rows;
-    double seconds = whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed) + tp_cp_per_pass);
+    double seconds = whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed, fitted_per_pass) + tp_cp_per_pass);
     if (rest > 1e-9) {
         const double fill = table.pad_last_batch ? 1.0 : rest;
-        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed) + fill * tp_cp_per_pass;
+        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed, fitted_per_pass) + fill * tp_cp_per_pass;
     }
     return seconds;
 }

@@ -144,7 +144,7 @@ int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout
 // a partial pass runs its share of the kernels' GPU time and of the host operations per sample, and all of its
 // launches.
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed = 1.0,
-                         double fill = 1.0, double stack_speed = 1.0);
+                         double fill = 1.0, double stack_speed = 1.0, double fitted_host_kernels_per_pass = 0.0);
 // One evaluation: floor(samples_per_rank / samples per pass) whole passes and the rest as one partial pass
 // (a whole one where the framework pads it, EvalPasses::pad_last_batch), each also waiting `exposed_fraction` of half
 // the TP/CP collectives of a training micro step (`tp_cp_seconds_per_micro_step`, at `training_rows` graph rows),
@@ -153,7 +153,10 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& effic
 // whose forward issues one of its three K/V exchanges (step_collectives.cpp).
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed,
                              double samples_per_rank, double exposed_fraction, double tp_cp_seconds_per_micro_step,
-                             double training_rows, double stack_speed = 1.0);
+                             double training_rows, double stack_speed = 1.0,
+                             double fitted_host_kernels_per_sample = 0.0);
+// (fitted_host_kernels_per_sample: the calibration's eager host operations per sample beyond the catalog's,
+// ComputeProfile::eval_host_kernels_per_sample, option eval-host-ops.)
 
 // The same priced as training micro steps' forward passes (the default; profiles without eval-passes):
 // `samples_per_rank` at the table's micro batch, with the same share of the TP/CP collectives per pass.

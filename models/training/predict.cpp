@@ -75,7 +75,8 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
                                                            profile.operator_speed, s.eval_samples_per_rank,
                                                            profile.tp_comm_exposed_fraction,
                                                            s.tp_cp_comm_seconds_per_micro_step,
-                                                           s.operator_table->graph_micro_batch, profile.operator_stack_speed);
+                                                           s.operator_table->graph_micro_batch, profile.operator_stack_speed,
+                                                           profile.eval_host_kernels_per_sample);
         }
         t.launch_bound = step.launch_bound;
         return t;

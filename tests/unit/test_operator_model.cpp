@@ -306,6 +306,27 @@ TEST_CASE("operator model: an eager evaluation pass is host-bound where its grap
     EvalTable post = graphed;
     post.host_kernels_per_pass = 1000;
     CHECK(eval_pass_seconds(post, e) == Approx(1.0 + 1e-5));
+    // The fitted host operations (eval-host-ops) add to the catalog's, and an eval launch cost fitted apart
+    // (eval-launch) prices the eager loop's host work instead of the training launch.
+    CHECK(eval_pass_seconds(post, e, 1.0, 1.0, 1.0, 500) == Approx(1.5 + 1e-5));
+    layers::Efficiency eval_launch = e;
+    eval_launch.eval_launch_seconds = 2e-3;
+    CHECK(eval_pass_seconds(post, eval_launch) == Approx(2.0 + 1e-5));
+    CHECK(eval_pass_seconds(eager, eval_launch) == Approx(kernels * 2e-3));
+}
+
+// Worked example (eval-host-ops): host operations per sample bind only where they outlast the pass's GPU work; a
+// GPU-bound pass is unchanged by a few, a host-bound one grows with them.
+TEST_CASE("operator model: fitted eval host operations bind only past the pass's GPU time", "[operator]") {
+    const PreparedScenario s = prepare(request("llama2_70b_lora", 64));
+    REQUIRE(s.eval_table);
+    const layers::Efficiency e = *operator_profiles().find(*s.workload, *s.gpu).operator_efficiency;
+    const double base = operator_eval_seconds(*s.eval_table, e, 1.0, s.eval_samples_per_rank, 1.0, 0.0, 1);
+    CHECK(operator_eval_seconds(*s.eval_table, e, 1.0, s.eval_samples_per_rank, 1.0, 0.0, 1, 1.0, 1.0) ==
+          Approx(base));
+    const double host_bound = operator_eval_seconds(*s.eval_table, e, 1.0, s.eval_samples_per_rank, 1.0, 0.0, 1, 1.0, 1e6);
+    CHECK(host_bound > base);
+    CHECK(host_bound >= s.eval_samples_per_rank * 1e6 * e.launch_seconds * (1 - 1e-9));
 }
 
 TEST_CASE("operator model: an H200 is never slower than an H100", "[operator][physics]") {

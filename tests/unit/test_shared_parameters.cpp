@@ -42,6 +42,13 @@ TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]
     CHECK_THROWS_AS(SharedFit::parse("multinode"), InputError);
     CHECK_THROWS_AS(SharedFit::parse("multi-node,"), InputError);
     CHECK_THROWS_AS(SharedFit::parse(""), InputError);
+    // The evaluation passes' host terms need the passes they price.
+    CHECK_THROWS_AS(SharedFit::parse("operator,eval-host-ops"), InputError);
+    CHECK_THROWS_AS(SharedFit::parse("operator,eval-launch"), InputError);
+    const SharedFit passes = SharedFit::parse("operator,eval-passes,eval-host-ops,eval-launch");
+    CHECK(passes.eval_host_ops);
+    CHECK(passes.eval_launch);
+    CHECK(SharedFit::parse(passes.describe()).describe() == passes.describe());
 }
 
 TEST_CASE("the per-run overhead adds once per run, independent of steps", "[training]") {
@@ -81,6 +88,9 @@ TEST_CASE("profiles round-trip the shared terms through YAML", "[calibration]") 
     ComputeProfile p = shipped().find(find_workload("bert"), find_gpu("H100-SXM"));
     p.run_overhead_seconds = 7.5;
     p.step_jitter_seconds = 2.5e-4;
+    p.eval_host_kernels_per_sample = 4759.5;
+    if (!p.operator_efficiency) p.operator_efficiency = layers::Efficiency{};
+    p.operator_efficiency->eval_launch_seconds = 7.25e-5;
     set.add(p);
     const auto file = std::filesystem::temp_directory_path() / "ttsim-test-shared-profiles.yaml";
     set.save_file(file);
@@ -89,6 +99,9 @@ TEST_CASE("profiles round-trip the shared terms through YAML", "[calibration]") 
     const ComputeProfile q = back.find(find_workload("bert"), find_gpu("H100-SXM"));
     CHECK(q.run_overhead_seconds == 7.5);
     CHECK(q.step_jitter_seconds == 2.5e-4);
+    CHECK(q.eval_host_kernels_per_sample == 4759.5);
+    REQUIRE(q.operator_efficiency);
+    CHECK(q.operator_efficiency->eval_launch_seconds == 7.25e-5);
     CHECK(q.multi_node_step_seconds == p.multi_node_step_seconds);
 }
 

@@ -49,6 +49,9 @@ struct Efficiency {
     // per op; prior 5 us. One cudaGraphLaunch of a captured graph: prior 10 us.
     double launch_seconds = 5e-6;
     double graph_launch_seconds = 10e-6;
+    // Host cost per kernel of an eager evaluation loop (no_grad forwards in the framework's validation loop), where
+    // fitted apart from the training launch (calibration option eval-launch); 0: the same as launch_seconds.
+    double eval_launch_seconds = 0;
     // GPU time every kernel costs beyond its roofline, seconds: block scheduling, ramp-up and the tail of its
     // last wave, and the gap to the next kernel on the stream (a few microseconds even when replayed from a CUDA
     // graph). 0 in the priors; the operator calibration may fit it (option kernel-overhead).
