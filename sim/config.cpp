@@ -147,6 +147,7 @@ std::string_view scenario_key(Field field) {
         case Field::margin: return "margin";
         case Field::objective: return "minimise";
         case Field::allocation: return "allocation";
+        case Field::memory_reserve: return "memory_reserve";
         // Set by flags only: no scenario key names them.
         case Field::tensor_parallel:
         case Field::context_parallel:

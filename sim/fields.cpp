@@ -25,6 +25,7 @@ std::string_view to_string(Field field) {
         case Field::profiles: return "profiles";
         case Field::shared_parameters: return "shared_parameters";
         case Field::output_dir: return "output_dir";
+        case Field::memory_reserve: return "memory_reserve";
     }
     return "?";
 }

@@ -29,6 +29,7 @@ enum class Field {
     margin,
     objective,
     allocation,
+    memory_reserve,   // GPU memory kept free besides the model state (models/hardware/system.hpp)
     // Calibration and the profiles it writes (models/calibration, models/compute).
     profiles,
     shared_parameters,
@@ -40,7 +41,7 @@ inline constexpr std::array kAllFields{
     Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::tensor_parallel,
     Field::context_parallel, Field::layout, Field::sharp, Field::nic,     Field::oversubscription, Field::routing,
     Field::min_gpus,   Field::max_gpus,   Field::deadline, Field::confidence,       Field::margin,
-    Field::objective,  Field::allocation, Field::profiles,   Field::shared_parameters, Field::output_dir,
+    Field::objective,  Field::allocation, Field::memory_reserve, Field::profiles,   Field::shared_parameters, Field::output_dir,
 };
 
 // The field's name in messages that reach no front end (a library caller's own use, a test): the request

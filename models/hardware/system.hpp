@@ -53,6 +53,10 @@ struct System {
     FabricOptions fabric;
     std::optional<std::string> topology_file;  // a YAML topology in place of node shape + SuperPOD fabric
     int topology_file_gpus = 0;                // its GPU count, read once by with_fabric()
+    // GPU memory each GPU keeps free besides weights, gradients, optimizer state and activations (CUDA context,
+    // library workspaces, NCCL buffers, allocator fragmentation), bytes; unset: the memory model's prior
+    // (layers::MemoryAssumptions, 2 GB). PredictionRequest::memory_reserve_bytes sets it.
+    std::optional<double> memory_reserve_bytes;
 
     // The node shape the topology is built from (GPUs per node and domain, the GPU's NVLink rate).
     PresetInfo node_shape() const;

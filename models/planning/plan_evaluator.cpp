@@ -46,6 +46,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
     for (const HardwareVariant& v : query.variants)
         variants[v.name] = {v.base_system, std::make_shared<const GpuSpec>(make_variant_gpu(v))};
     return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
+            memory_reserve = query.memory_reserve_bytes,
             topology_file = query.topology_file, batch = query.batch, allocation = query.allocation, layout = query.layout,
             variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
@@ -59,6 +60,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         point.gpus = candidate.gpus;
         point.routing = routing;
         point.sharp = sharp;
+        point.memory_reserve_bytes = memory_reserve;
         point.network = network;
         point.topology_file = topology_file;
         point.batch = batch;

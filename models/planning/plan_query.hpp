@@ -98,6 +98,8 @@ struct PlanQuery {
     // SHARP of every candidate (`--sharp`, `sharp:`); nullopt: predict()'s default. "On" candidates within one
     // NVLink domain run without it (SweepPoint::requested_sharp).
     std::optional<bool> sharp;
+    // GPU memory every candidate keeps free besides the model state (`--memory-reserve`, `memory_reserve:`).
+    std::optional<double> memory_reserve_bytes;
     // The requested range as a grid, ascending (plan_gpu_grid(min, max)), or a topology file's one count. Each
     // system searches whole allocation units inside it (plan_counts_for), bisecting boundaries by whole units.
     std::vector<int> gpu_counts;

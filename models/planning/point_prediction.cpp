@@ -63,6 +63,7 @@ PredictionRequest point_request(const SweepPoint& point, std::optional<int> glob
     if (point.network.oversubscription != 1.0 && !one_domain) request.fabric.oversubscription = point.network.oversubscription;
     if (point.routing != FabricOptions{}.routing) request.fabric.routing = point.routing;
     request.fabric.topology_file = point.topology_file;
+    request.memory_reserve_bytes = point.memory_reserve_bytes;
     if (point.variant_gpu) {
         request.gpu_override = point.variant_gpu;
         request.gpu_label = point.system;
@@ -102,9 +103,9 @@ namespace {
 // A what-if of FLOP/s on the operator model moves only the compute-bound kernels. Where most of the step is
 // memory-bound at the fitted memory efficiency (its 0.30 floor, below STREAM's 0.79-0.93 of the vendor bandwidth,
 // models/data/hardware/params.md §1), the answer hangs on that fitted split, which no measurement confirms: said.
-std::string compute_what_if_note(const SweepPoint& point, const ProfileSet& profiles, const Prediction& prediction) {
+// `prepared`: the scenario and profile that priced `prediction` (the searched layout's where the point searches).
+std::string compute_what_if_note(const SweepPoint& point, const Prediction& prediction, const PreparedPoint& prepared) {
     if (prediction.compute_model != "operator") return "";
-    const PreparedPoint prepared = prepare_point(point, profiles, prediction.global_batch);
     if (!prepared.scenario.operator_table || !prepared.profile.operator_efficiency) return "";
     const layers::Efficiency& e = *prepared.profile.operator_efficiency;
     const double share = memory_bound_share(*prepared.scenario.operator_table, e, prepared.profile.operator_speed);
@@ -135,11 +136,17 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
 
         // As predict(): without `layout:` the operator model searches (the fastest that fits, the published one
         // beside it) and the lumped model keeps the published layout.
+        // The prediction with the scenario and profile that priced it (the compute what-if note reads them).
         const bool searched = point_searches_layout(point, profiles);
+        PreparedPoint priced;
         auto run_at = [&](std::optional<int> batch) {
-            if (searched) return predict(point_request(point, batch), profiles);
-            const PreparedPoint prepared = prepare_point(point, profiles, batch);
-            return evaluate(prepared.scenario, prepared.profile);
+            if (searched) {
+                ExplainedPrediction explained = predict_explained(point_request(point, batch), profiles);
+                priced = PreparedPoint{std::move(explained.scenario), std::move(explained.profile)};
+                return std::move(explained.prediction);
+            }
+            priced = prepare_point(point, profiles, batch);
+            return evaluate(priced.scenario, priced.profile);
         };
 
         switch (point.batch.rule) {
@@ -154,18 +161,23 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
                 const PreparedScenario basis = prepare(point_request(point, std::nullopt));
                 const int dp = basis.layout.data_parallel;
                 bool found = false;
+                PreparedPoint best;
                 std::string last_error = "no RCP batch is a multiple of the data-parallel size " + std::to_string(dp);
                 for (int batch : rcp_batches(point.workload)) {
                     if (batch % dp != 0) continue;
                     try {
                         Prediction p = run_at(batch);
-                        if (!found || p.ttt_minutes < outcome.prediction.ttt_minutes) outcome.prediction = std::move(p);
+                        if (!found || p.ttt_minutes < outcome.prediction.ttt_minutes) {
+                            outcome.prediction = std::move(p);
+                            best = std::move(priced);
+                        }
                         found = true;
                     } catch (const InputError& e) {
                         last_error = e.message();
                     }
                 }
                 if (!found) throw InputError(last_error);
+                priced = std::move(best);
                 outcome.notes.push_back(
                     "batch: the fastest of the RCP batches divisible by the data-parallel size, among those the RCP "
                     "pruning keeps (the ones MLPerf's rcp_checker interpolates between; a pruned batch has no "
@@ -175,7 +187,7 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
         }
         outcome.prediction.system = point.system;
         if (point.variant_gpu && point.variant_gpu->bf16_dense_flops != system.catalog_gpu->bf16_dense_flops)
-            if (std::string note = compute_what_if_note(point, profiles, outcome.prediction); !note.empty())
+            if (std::string note = compute_what_if_note(point, outcome.prediction, priced); !note.empty())
                 outcome.notes.push_back(std::move(note));
         if (std::string w = partial_allocation_warning(system, point.gpus); !w.empty())
             outcome.prediction.warnings.push_back(std::move(w));

@@ -196,11 +196,24 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
     return request;
 }
 
+namespace {
+// `memory_reserve: 6GB`: GPU memory kept free besides the model state, a size with its unit that must leave room on
+// every system's GPU (a what-if GPU's own memory is checked where its points are prepared).
+double read_memory_reserve(const ConfigNode& node, const std::vector<std::string>& systems,
+                           const std::vector<HardwareVariant>& variants) {
+    const double bytes = static_cast<double>(node.as_bytes());
+    node.feeding([&] {
+        for (const std::string& label : systems) check_memory_reserve(bytes, *resolve_system(base_system_of(label, variants)).gpu);
+    });
+    return bytes;
+}
+}  // namespace
+
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
                      "energy", "trace", "plots", "output", "allocation", "model", "layout",
-                     "profiles", "like"});
+                     "profiles", "like", "memory_reserve"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -264,6 +277,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         if (s.spec.networks.empty()) network->fail("must list at least one network option");
     }
     if (auto routing = root.optional("routing")) s.spec.routing = read_fabric_routing(*routing);
+    if (auto reserve = root.optional("memory_reserve")) s.spec.memory_reserve_bytes = read_memory_reserve(*reserve, s.spec.systems, s.spec.variants);
     if (auto cluster = root.optional("cluster")) read_sweep_cluster(*cluster, root, s.spec);
     if (auto sharp = root.optional("sharp")) {
         s.spec.sharp = sharp->as_bool();
@@ -343,7 +357,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
                      "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
-                     "profiles", "like"});
+                     "profiles", "like", "memory_reserve"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -394,6 +408,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         s.query.batch = read_batch(*batch);
     }
     if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing);
+    if (auto reserve = root.optional("memory_reserve")) s.query.memory_reserve_bytes = read_memory_reserve(*reserve, s.query.systems, s.query.variants);
     if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool();
     if (auto x = root.optional("deadline")) {
         s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;

@@ -138,6 +138,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.network = network;
                         p.routing = spec.routing;
                         p.sharp = spec.sharp;
+                        p.memory_reserve_bytes = spec.memory_reserve_bytes;
                         p.topology_file = spec.topology_file;
                         p.allocation = spec.allocation;
                         p.layout = spec.layout;

@@ -70,6 +70,9 @@ struct SweepSpec {
     // SHARP of every point (`sharp:`); nullopt: predict()'s
     // default. A network option's own `sharp:` is the what-if form, so the reader refuses both in one sweep.
     std::optional<bool> sharp;
+    // GPU memory every point keeps free besides the model state (`memory_reserve: 6GB`,
+    // PredictionRequest::memory_reserve_bytes); nullopt: the 2 GB prior.
+    std::optional<double> memory_reserve_bytes;
     // What every point rents (`allocation: rack|tray`); nullopt: each system's own unit (system.hpp). It sets the
     // GPU-hours billed and the energy charged, not the counts (a sweep answers the counts it is asked).
     std::optional<AllocationUnit> allocation;
@@ -91,6 +94,7 @@ struct SweepPoint {
     NetworkOption network;
     FabricRouting routing = FabricOptions{}.routing;   // SweepSpec::routing
     std::optional<bool> sharp;              // SweepSpec::sharp (network.sharp, when set, is the point's choice)
+    std::optional<double> memory_reserve_bytes;   // SweepSpec::memory_reserve_bytes
     // SHARP asked for this point: the network option's, else the sweep's; nullopt: predict()'s default. Where the
     // job fits one NVLink domain, "on" runs without it (point_prediction.cpp), as the default does there.
     std::optional<bool> requested_sharp() const { return network.sharp ? network.sharp : sharp; }

@@ -92,6 +92,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                                   : prepare_with_layout(workload, job.system, job.gpus, c, reuse);
     };
     const ConfigNode description = layer_description(workload);   // parsed once for every graph below
+    const layers::MemoryAssumptions memory = memory_assumptions_of(job.system);
     // Evaluation tables by (TP, CP, samples per pass): the evaluation batch does not follow the training micro batch.
     std::map<std::tuple<int, int, double>, std::shared_ptr<const EvalTable>> eval_tables;
     auto eval_table_of = [&](const ParallelismConfig& c, const OperatorTable& training) -> std::shared_ptr<const EvalTable> {
@@ -145,7 +146,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
                     c.distributed_optimizer = dopt;
                     std::shared_ptr<const OperatorTable> table =
-                        build_operator_table(workload, *graph, gpu, c, session.optimizer_shards(c));
+                        build_operator_table(workload, *graph, gpu, c, session.optimizer_shards(c), memory);
                     ++result.enumerated;
                     LayoutCandidate candidate{c, table->memory};
                     if (!table->memory.fits) {

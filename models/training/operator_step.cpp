@@ -188,14 +188,21 @@ layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode
 }
 
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
-                                                          const ParallelismConfig& layout, int optimizer_shards) {
+                                                          const ParallelismConfig& layout, int optimizer_shards,
+                                                          const layers::MemoryAssumptions& memory) {
     return build_operator_table(workload, build_layout_graph(workload, layer_description(workload), layout), gpu, layout,
-                                optimizer_shards);
+                                optimizer_shards, memory);
+}
+
+layers::MemoryAssumptions memory_assumptions_of(const System& system) {
+    layers::MemoryAssumptions memory;
+    if (system.memory_reserve_bytes) memory.reserve_bytes = *system.memory_reserve_bytes;
+    return memory;
 }
 
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
                                                           const GpuSpec& gpu, const ParallelismConfig& layout,
-                                                          int optimizer_shards) {
+                                                          int optimizer_shards, const layers::MemoryAssumptions& memory) {
     TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
     const LayerModelRef& ref = *workload.layer_model;
     auto table = std::make_shared<OperatorTable>();
@@ -204,7 +211,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     const int graph_micro = graph_micro_batch(ref, layout);
     table->graph_micro_batch = graph_micro;
     table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
-    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu);
+    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu, memory);
 
     const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
     const GpuSpec* floor = reference_floor(gpu);   // once per table: the optimizer's update is bounded the same way

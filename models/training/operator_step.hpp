@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "models/hardware/system.hpp"
 #include "models/workloads/layers/kernel_time.hpp"
 #include "models/workloads/layers/memory.hpp"
 #include "models/workloads/layers/layer_graph.hpp"
@@ -60,9 +61,13 @@ struct OperatorTable {
 
 // The table for `workload` (which must have a layer_model) on `gpu` with `layout` (its micro batch per rank,
 // TP, CP, SP, distributed optimizer over `optimizer_shards` ranks). Throws InputError for a micro batch that is
-// not a whole number of graph samples.
+// not a whole number of graph samples. `memory`: what the memory estimate assumes besides the graph (the
+// system's reserve: memory_assumptions_of).
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
-                                                          const ParallelismConfig& layout, int optimizer_shards);
+                                                          const ParallelismConfig& layout, int optimizer_shards,
+                                                          const layers::MemoryAssumptions& memory = {});
+// The memory model's assumptions on `system`: its reserve where the request set one, else the prior.
+layers::MemoryAssumptions memory_assumptions_of(const System& system);
 
 // The same in steps, for a caller that builds many layouts of one workload (layout_search.hpp): the workload's
 // layer description parsed once, the graph for a layout's micro batch, TP, CP and SP (layouts that differ only in
@@ -72,7 +77,7 @@ layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode
                                       const ParallelismConfig& layout);
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
                                                           const GpuSpec& gpu, const ParallelismConfig& layout,
-                                                          int optimizer_shards);
+                                                          int optimizer_shards, const layers::MemoryAssumptions& memory = {});
 
 // The step as the operator model prices it, per micro step unless said otherwise.
 struct OperatorStepTimes {

@@ -61,6 +61,9 @@ struct PredictionRequest {
     // SHARP in-network reduction of the gradient all-reduce. Default: on for NVIDIA jobs spanning NVLink domains,
     // as in v4.1. Explicitly on where it cannot run (sharp_unavailable_reason) is an InputError keyed "sharp".
     std::optional<bool> sharp;
+    // GPU memory kept free on each GPU besides the model state (System::memory_reserve_bytes), bytes; unset: the
+    // 2 GB prior. At least the GPU's memory is an InputError keyed "memory_reserve".
+    std::optional<double> memory_reserve_bytes;
     // The fabric the collectives are simulated on (system.hpp FabricChoice): NIC rate, oversubscription, routing,
     // or a YAML topology file; unset fields keep the system's (NDR, non-blocking, adaptive). Oversubscription on a
     // job within one NVLink domain is an InputError keyed "oversubscription".
@@ -165,8 +168,11 @@ struct PreparedScenario {
     std::vector<std::string> warnings;
 };
 
-// The request's system: the named one, with the what-if GPU and the fabric choices applied.
+// The request's system: the named one, with the what-if GPU, the fabric choices and the memory reserve applied.
 System resolve_request_system(const PredictionRequest& request);
+// A memory reserve (PredictionRequest::memory_reserve_bytes) that leaves none of `gpu`'s memory for the model is
+// an InputError keyed memory_reserve.
+void check_memory_reserve(double reserve_bytes, const GpuSpec& gpu);
 
 // Resolves names, layout and defaults, checks the request (InputError naming the flag), and computes the
 // profile-independent parts. `collectives`: a session of the request's system, GPU count and SHARP to price

@@ -95,7 +95,8 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     if (reuse.operator_table)
         s.operator_table = reuse.operator_table;
     else if (workload.layer_model && system.gpu->sms)
-        s.operator_table = build_operator_table(workload, *system.gpu, layout, s.optimizer_shards);
+        s.operator_table =
+            build_operator_table(workload, *system.gpu, layout, s.optimizer_shards, memory_assumptions_of(system));
     if (s.operator_table && workload.eval_on_the_clock)
         s.eval_table = reuse.eval_table ? reuse.eval_table
                                         : build_eval_table(workload, layer_description(workload), *system.gpu, layout,
@@ -113,7 +114,22 @@ System resolve_request_system(const PredictionRequest& request) {
     if (request.gpu_override)
         system = with_gpu(std::move(system), request.gpu_override,
                           request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
-    return with_fabric(std::move(system), request.fabric);
+    system = with_fabric(std::move(system), request.fabric);
+    if (request.memory_reserve_bytes) {
+        check_memory_reserve(*request.memory_reserve_bytes, *system.gpu);
+        system.memory_reserve_bytes = *request.memory_reserve_bytes;
+    }
+    return system;
+}
+
+void check_memory_reserve(double reserve_bytes, const GpuSpec& gpu) {
+    const double capacity = gpu.hbm_reported_bytes.value_or(gpu.hbm_capacity_bytes);
+    if (!(reserve_bytes >= 0) || reserve_bytes >= capacity)
+        throw InputError(fmt::format("a memory reserve of {:.1f} GB leaves nothing of the {}'s {:.1f} GB for the "
+                                     "model (it is what each GPU keeps free besides weights, gradients, optimizer "
+                                     "state and activations; the default is 2 GB)",
+                                     reserve_bytes / 1e9, gpu.name, capacity / 1e9),
+                         Field::memory_reserve);
 }
 
 PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession* collectives) {

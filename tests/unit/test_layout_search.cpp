@@ -350,3 +350,33 @@ TEST_CASE("user model: priced with its GPU family's speed offset", "[layout_sear
     REQUIRE(family != 1.0);
     CHECK(user_model_profile(shipped, *model.workload, h200).operator_speed == family);
 }
+
+// The memory each GPU keeps free (--memory-reserve, memory_reserve:) is part of every layout's memory: a larger
+// reserve leaves fewer layouts that fit, every one it keeps within HBM beside it, and one the GPU cannot hold is
+// refused at its field.
+TEST_CASE("layout search: a larger memory reserve leaves fewer layouts that fit, each with the reserve counted",
+          "[layout_search][memory]") {
+    const ProfileSet profiles = operator_set();
+    PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
+    r.layout = parse_layout_request("fastest");
+    const Prediction base = predict(r, profiles);
+    r.memory_reserve_bytes = 40e9;
+    const Prediction tight = predict(r, profiles);
+    CHECK(tight.layouts_enumerated == base.layouts_enumerated);
+    CHECK(tight.layouts_fitting < base.layouts_fitting);
+    CHECK(tight.layouts_fitting > 0);
+    CHECK(tight.memory_fits);
+    CHECK(tight.memory_per_gpu_bytes >= 40e9);
+    CHECK(tight.memory_per_gpu_bytes <= tight.memory_capacity_bytes);
+    CHECK_THAT(tight.memory_summary, Catch::Contains("reserve 40.0 GB"));
+    CHECK(tight.ttt_minutes >= base.ttt_minutes);   // fewer choices are never faster
+
+    r.memory_reserve_bytes = 86e9;   // beyond the 85.5 GB the driver reports
+    try {
+        predict(r, profiles);
+        FAIL("a reserve beyond the GPU's memory was accepted");
+    } catch (const InputError& e) {
+        CHECK(e.field() == Field::memory_reserve);
+        CHECK_THAT(e.message(), Catch::Contains("85.5 GB"));
+    }
+}

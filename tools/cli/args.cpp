@@ -33,6 +33,7 @@ std::string_view flag_name(Field field) {
         case Field::profiles: return "profiles";
         case Field::shared_parameters: return "shared";
         case Field::output_dir: return "out";
+        case Field::memory_reserve: return "memory-reserve";
     }
     throw InternalError("flag_name: a Field without a flag");
 }

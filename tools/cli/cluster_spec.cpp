@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "sim/resource_guard.hpp"
+#include "sim/units.hpp"
 #include "tools/cli/args.hpp"
 #include "topologies/yaml_topology.hpp"
 
@@ -72,6 +73,19 @@ FabricChoice fabric_flags(const ArgParser& args) {
 }
 
 bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }
+
+void declare_memory_reserve_flag(ArgParser& args) {
+    args.option("memory-reserve", "SIZE",
+                "GPU memory each GPU keeps free besides weights, gradients, optimizer state and activations (CUDA "
+                "context, workspaces, NCCL buffers, fragmentation), with its unit: 6GB, 4GiB; layouts that do not fit "
+                "beside it are refused or skipped",
+                "2GB");
+}
+
+double memory_reserve_flag(const ArgParser& args) {
+    return static_cast<double>(
+        args.get_parsed("memory-reserve", [](const std::string& text) { return units::parse_bytes(text); }));
+}
 
 FabricRouting routing_flag(const ArgParser& args) {
     return parse_fabric_routing(args.get_choice("routing", kFabricRoutingNames));

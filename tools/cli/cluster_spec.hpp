@@ -23,6 +23,9 @@ inline constexpr const char* kRoutingFlagHelp =
 FabricRouting routing_flag(const ArgParser& args);
 // The --sharp option of the same commands: true for "on", false for "off"; exits 2 naming the flag otherwise.
 bool sharp_flag(const ArgParser& args);
+// --memory-reserve SIZE (predict, plan): GPU memory each GPU keeps free besides the model state, bytes.
+void declare_memory_reserve_flag(ArgParser& args);
+double memory_reserve_flag(const ArgParser& args);
 
 // The fabric options of `ttsim predict` and `plan` (--nic, --oversubscription, --routing, --topology), as the
 // request's FabricChoice (models/hardware/system.hpp); each unset flag keeps the system's default. Exits 2

@@ -84,6 +84,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("format", "F", "table, csv or json", "table")
         .option("out", "DIR", "also write results.csv and results.json into folder DIR (created if missing, each file "
                               "atomic; after Ctrl-C they list what was evaluated)");
+    declare_memory_reserve_flag(args);
     declare_price_flags(args);
     declare_fabric_flags(args);
     declare_model_flag(args);
@@ -151,6 +152,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         args.fail("oversubscription", "no configuration searched spans two NVLink domains, so no leaf switch is "
                                       "used (raise --max-gpus)");
     if (args.has("sharp")) query.sharp = sharp_flag(args);
+    if (args.has("memory-reserve")) query.memory_reserve_bytes = memory_reserve_flag(args);
     if (query.sharp.value_or(false)) {
         const std::string nowhere = planning::sharp_unavailable_everywhere(query.systems, max_gpus);
         if (!nowhere.empty()) args.fail("sharp", nowhere + "; no configuration searched spans two domains (raise --max-gpus)");

@@ -67,7 +67,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
-                     "[--sharp on|off] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--format table|csv|json] [--out DIR]",
+                     "[--sharp on|off] [--memory-reserve SIZE] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--format table|csv|json] [--out DIR]",
                      "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
@@ -100,6 +100,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("out", "DIR",
                 "also write results.csv, results.json, trace.json (Chrome/Perfetto, one optimizer step) and "
                 "report.html (the results as a page) into folder DIR (created if missing, each file atomic)");
+    declare_memory_reserve_flag(parser);
     declare_price_flags(parser);
     declare_fabric_flags(parser);
     declare_model_flag(parser);
@@ -116,6 +117,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
+    if (parser.has("memory-reserve")) request.memory_reserve_bytes = memory_reserve_flag(parser);
     if (parser.has("layout"))
         request.layout = parser.naming_flags([&] { return parse_layout_request(parser.get("layout")); });
     const std::string format = parser.get_choice("format", {"table", "csv", "json"});

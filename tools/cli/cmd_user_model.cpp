@@ -100,7 +100,8 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
 }  // namespace
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
-    root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output"});
+    root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output",
+                     "memory_reserve"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
@@ -118,6 +119,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         layout = node.feeding([&] { return parse_layout_request(node.as_string()); });
         if (layout.mode == LayoutMode::published) node.fail("a user model has no published layout; use fastest or pins");
     }
+    // GPU memory each GPU keeps free besides the model state (PredictionRequest::memory_reserve_bytes).
+    std::optional<double> memory_reserve;
+    if (root.has("memory_reserve")) memory_reserve = static_cast<double>(root.required("memory_reserve").as_bytes());
     std::string format = "table";
     if (root.has("output")) {
         const ConfigNode output = root.required("output");
@@ -139,6 +143,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         request.gpus = counts[i];
         request.global_batch = model.global_batch;
         request.layout = layout;
+        request.memory_reserve_bytes = memory_reserve;
         request.compute_efficiency_vs_8gpu = false;
         const ConfigNode at = root.required("gpus").items()[i];
         // A count where no layout is valid or fits is a row saying why.
