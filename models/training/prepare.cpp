@@ -127,8 +127,9 @@ void check_memory_reserve(double reserve_bytes, const GpuSpec& gpu) {
     if (!(reserve_bytes >= 0) || reserve_bytes >= capacity)
         throw InputError(fmt::format("a memory reserve of {:.1f} GB leaves nothing of the {}'s {:.1f} GB for the "
                                      "model (it is what each GPU keeps free besides weights, gradients, optimizer "
-                                     "state and activations; the default is 2 GB)",
-                                     reserve_bytes / 1e9, gpu.name, capacity / 1e9),
+                                     "state and activations; the default is {:.0f} GB)",
+                                     reserve_bytes / 1e9, gpu.name, capacity / 1e9,
+                                     layers::MemoryAssumptions{}.reserve_bytes / 1e9),
                          Field::memory_reserve);
 }
 

@@ -3,6 +3,9 @@
 #include <filesystem>
 #include <sstream>
 
+#include <fmt/format.h>
+
+#include "models/workloads/layers/memory.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
@@ -79,7 +82,7 @@ void declare_memory_reserve_flag(ArgParser& args) {
                 "GPU memory each GPU keeps free besides weights, gradients, optimizer state and activations (CUDA "
                 "context, workspaces, NCCL buffers, fragmentation), with its unit: 6GB, 4GiB; layouts that do not fit "
                 "beside it are refused or skipped",
-                "2GB");
+                fmt::format("{:.0f}GB", layers::MemoryAssumptions{}.reserve_bytes / 1e9));
 }
 
 double memory_reserve_flag(const ArgParser& args) {
