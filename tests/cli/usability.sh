@@ -32,10 +32,7 @@ shipped=$(md5sum models/profiles/profiles.yaml)
 check "calibrate defaults to ./profiles" '[[ -s "$tmp/profiles/profiles.yaml" ]] && has "$tmp/calibrate.txt" "wrote ./profiles/profiles.yaml"'
 check "calibrate leaves the shipped profiles alone" '[[ $(md5sum models/profiles/profiles.yaml) == "$shipped" ]]'
 
-# validate: percentages with two decimals; its in-sample error at a published result is the error `ttsim run`
-# shows for that count (both predict at the published batch and layout).
-"$ttsim" validate >"$tmp/validate.txt"
-check "validate: MAPE with two decimals" '[[ $(grep -c "MAPE" "$tmp/validate.txt") -ge 3 ]] && ! grep -E "MAPE[^%]*[0-9]\.[0-9]{3,}%" "$tmp/validate.txt"'
+# `ttsim validate`'s report (which refits the model) is checked in validate_report.sh.
 
 # --threads beyond the machine: capped with one note, no TBB warning.
 "$ttsim" run scenarios/sweep-batch-rules.yaml --threads 1000 >/dev/null 2>"$tmp/err"; rc=$?
@@ -163,9 +160,10 @@ for a, b in twins:
     assert a["pareto"] == b["pareto"], (a["gpus"], a["pareto"], b["pareto"])
 PY'
 
-# The default scenario compares like with like: the error comes from the prediction at the published batch.
+# The default scenario compares like with like: the error comes from the prediction at the published batch (the
+# same prediction as `ttsim validate`'s in-sample row: validate_report.sh).
 "$ttsim" run scenarios/default.yaml --format json --out "$tmp/default" >"$tmp/default.json"
-check "published error = prediction at the published batch vs the published score" 'python3 - "$tmp/default.json" "$tmp/validate.txt" <<"PY"
+check "published error = prediction at the published batch vs the published score" 'python3 - "$tmp/default.json" <<"PY"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "ttsim.results/2"
@@ -181,9 +179,6 @@ for p in pub:
         assert any("published v4.1 batch" in w for w in p["warnings"]), (p["workload"], p["gpus"])
 bert48 = [p for p in pub if p["workload"] == "bert" and p["gpus"] == 48][0]
 assert bert48["published"]["global_batches"] == [6912], bert48["published"]
-# The same prediction as `ttsim validate` for that result (Clemson, 48 GPUs, batch 6912).
-row = [l.split() for l in open(sys.argv[2]) if l.split()[:4] == ["bert", "H100-SXM", "48", "6912"]][0]
-assert abs(float(row[-2]) - bert48["published"]["predicted_minutes"]) < 6e-5, (row, bert48["published"])
 assert differ > 0, "no row with a batch different from the published one: the check tests nothing"
 PY'
 
