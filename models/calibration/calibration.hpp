@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -155,6 +155,11 @@ struct SharedFit {
     // With eval-passes: per workload with an on-the-clock evaluation, eager host operations per evaluation sample
     // beyond the catalog's (ComputeProfile::eval_host_kernels_per_sample).
     bool eval_host_ops = false;
+    // With operator and workload-run-overhead: a workload's per-run overhead is not searched but measured, the median
+    // over its fit results of the logged first-segment excess (CalibrationPoint::measured_excess_seconds, clamped to
+    // the fit's 0.01-300 s), where its results have one; the others keep theirs fitted. Session 11's check that
+    // the per-run cost be what the logs show, held exactly instead of by warmup-logs' loss term.
+    bool logged_overhead = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,

@@ -41,6 +41,7 @@ struct Layout {
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
         eval_step, eval_host_ops;
+    std::map<std::string, double> logged_run_overhead;   // logged-overhead: seconds per workload, not searched
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -79,8 +80,10 @@ struct Problem {
         p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);
         p.fixed_step_seconds = value(x, layout.fixed_step.at(workload), p.fixed_step_seconds);
         const auto run = layout.workload_run_overhead.find(workload);
-        p.run_overhead_seconds = run != layout.workload_run_overhead.end() ? value(x, run->second, 0.0)
-                                                                            : value(x, layout.run_overhead, 0.0);
+        const auto logged = layout.logged_run_overhead.find(workload);
+        p.run_overhead_seconds = logged != layout.logged_run_overhead.end() ? logged->second
+                                 : run != layout.workload_run_overhead.end() ? value(x, run->second, 0.0)
+                                                                             : value(x, layout.run_overhead, 0.0);
         p.step_jitter_cv = value(x, layout.jitter_cv, p.step_jitter_cv);
         p.multi_node_step_seconds = value(x, layout.multi_node, 0.0);
         p.eval_fixed_seconds = value(x, layout.eval_fixed, p.eval_fixed_seconds);
@@ -189,9 +192,23 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     for (const std::string& gpu : gpus)
         if (gpu != reference_gpu().name) L.gpu_speed[gpu] = L.add({gpu + " speed", 0.3, 3.0, 1.0});
     // Per workload: fixed step cost 10 us..1 s; run overhead 10 ms..5 min (as the lumped fit's bounds).
+    // With logged-overhead, a workload whose fit results have a logged first-segment excess takes the median of
+    // them (clamped to the same bounds) instead of a searched overhead.
+    std::map<std::string, std::vector<double>> excesses;
+    if (shared.logged_overhead)
+        for (const CalibrationPoint* p : points)
+            if (p->measured_excess_seconds) excesses[p->scenario.workload->name].push_back(*p->measured_excess_seconds);
     for (const std::string& w : workloads) {
         L.fixed_step[w] = L.add({w + " fixed step seconds", 1e-5, 1.0, 5e-3});
-        if (shared.workload_run_overhead) L.workload_run_overhead[w] = L.add({w + " run overhead seconds", 0.01, 300.0, 5.0});
+        if (const auto found = excesses.find(w); found != excesses.end()) {
+            std::vector<double>& e = found->second;
+            std::sort(e.begin(), e.end());
+            const std::size_t n = e.size();
+            const double median = n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
+            L.logged_run_overhead[w] = std::clamp(median, 0.01, 300.0);
+        } else if (shared.workload_run_overhead) {
+            L.workload_run_overhead[w] = L.add({w + " run overhead seconds", 0.01, 300.0, 5.0});
+        }
     }
     if (shared.run_overhead && !shared.workload_run_overhead) L.run_overhead = L.add({"run overhead seconds", 0.01, 300.0, 5.0});
     // Step-time noise only where some result has stragglers to wait for (with jitter-nodes: a job over more than one
@@ -284,6 +301,8 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     report.data_description = description + "\nmodel: operator-level (layer graphs, roofline kernels); fitted: ";
     for (std::size_t i = 0; i < L.dims.size(); ++i)
         report.data_description += (i ? ", " : "") + L.dims[i].name + " " + units::format_number(std::exp(x[i]), 4);
+    for (const auto& [w, seconds] : L.logged_run_overhead)
+        report.data_description += "; " + w + " run overhead seconds (logged) " + units::format_number(seconds, 4);
     return report;
 }
 

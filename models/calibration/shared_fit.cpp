@@ -23,7 +23,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
         {"warmup-logs", &SharedFit::warmup_logs},
         {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
-        {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops}};
+        {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
+        {"logged-overhead", &SharedFit::logged_overhead}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -52,6 +53,9 @@ SharedFit SharedFit::parse(const std::string& list) {
         if (on && !f.eval_passes)
             throw InputError(std::string(name) + " prices the evaluation passes' host work: add eval-passes (and operator)",
                              Field::shared_parameters);
+    if (f.logged_overhead && !f.workload_run_overhead)
+        throw InputError("logged-overhead sets each workload's per-run overhead from its logs: add workload-run-overhead",
+                         Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
@@ -64,7 +68,7 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
                                    std::pair{efficiency_prior, "efficiency-prior"},
                                    std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
-                                   std::pair{eval_host_ops, "eval-host-ops"}})
+                                   std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"}})
         if (on) return name;
     return "";
 }
@@ -110,6 +114,7 @@ std::string SharedFit::describe() const {
     add(eval_passes, "eval-passes");
     add(eval_launch, "eval-launch");
     add(eval_host_ops, "eval-host-ops");
+    add(logged_overhead, "logged-overhead");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

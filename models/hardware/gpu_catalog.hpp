@@ -31,6 +31,9 @@ struct GpuSpec {
     double hbm_capacity_bytes = 0;                 // nominal (vendor GB = 1e9 bytes)
     std::optional<double> hbm_reported_bytes;      // as the driver reports it in MLPerf system files (MiB * 2^20)
     double hbm_bandwidth = 0;                      // bytes/s, vendor peak
+    // The memory a layout may fill: what the driver reports where a system file gives it (H100: 81,559 MiB,
+    // above the nominal 80 GB), else the nominal capacity. Layouts and the memory reserve are checked against it.
+    double usable_memory_bytes() const { return hbm_reported_bytes.value_or(hbm_capacity_bytes); }
 
     // Scale-up fabric (NVLink + NVSwitch, or AMD Infinity Fabric point to point).
     int scaleup_links = 0;                         // links per GPU

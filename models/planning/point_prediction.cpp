@@ -44,12 +44,14 @@ System point_system(const SweepPoint& point) {
     return system;
 }
 
-PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch) {
+PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch,
+                                std::optional<int> samples_per_rank) {
     PredictionRequest request;
     request.workload = point.workload;
     request.system = point.base_system;
     request.gpus = point.gpus;
     request.global_batch = global_batch;
+    request.samples_per_rank = samples_per_rank;
     request.sharp = point.requested_sharp();
     // A sweep or plan asks for SHARP over a range of GPU counts; a job within one NVLink domain has no fabric to
     // run it, so that point runs without, as the default does there, instead of failing (predict() refuses it).
@@ -83,9 +85,10 @@ bool point_searches_layout(const SweepPoint& point, const ProfileSet& profiles) 
     return uses_layout_search(point_request(point, std::nullopt), profiles);
 }
 
-PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch) {
+PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch,
+                            std::optional<int> samples_per_rank) {
     PreparedPoint prepared;
-    const PredictionRequest request = point_request(point, global_batch);
+    const PredictionRequest request = point_request(point, global_batch, samples_per_rank);
     if (uses_layout_search(request, profiles)) {
         // The scenario and profile the search priced (the trace draws the layout it chose).
         ExplainedPrediction searched = predict_explained(request, profiles);
@@ -139,27 +142,26 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
         // The prediction with the scenario and profile that priced it (the compute what-if note reads them).
         const bool searched = point_searches_layout(point, profiles);
         PreparedPoint priced;
-        auto run_at = [&](std::optional<int> batch) {
+        auto run_at = [&](std::optional<int> batch, std::optional<int> samples_per_rank = std::nullopt) {
             if (searched) {
-                ExplainedPrediction explained = predict_explained(point_request(point, batch), profiles);
+                ExplainedPrediction explained =
+                    predict_explained(point_request(point, batch, samples_per_rank), profiles);
                 priced = PreparedPoint{std::move(explained.scenario), std::move(explained.profile)};
                 return std::move(explained.prediction);
             }
-            priced = prepare_point(point, profiles, batch);
+            priced = prepare_point(point, profiles, batch, samples_per_rank);
             return evaluate(priced.scenario, priced.profile);
         };
 
         switch (point.batch.rule) {
             case BatchRule::published: outcome.prediction = run_at(std::nullopt); break;
             case BatchRule::fixed_global: outcome.prediction = run_at(point.batch.value); break;
-            case BatchRule::per_rank: {
-                const PreparedScenario basis = prepare(point_request(point, std::nullopt));
-                outcome.prediction = run_at(point.batch.value * basis.layout.data_parallel);
-                break;
-            }
+            // Per rank of the layout that runs: the published one's DP, or each searched layout's own.
+            case BatchRule::per_rank: outcome.prediction = run_at(std::nullopt, point.batch.value); break;
             case BatchRule::rcp_optimal: {
-                const PreparedScenario basis = prepare(point_request(point, std::nullopt));
-                const int dp = basis.layout.data_parallel;
+                // A searched point tries every RCP batch (the search keeps the layouts whose DP divides it); the
+                // published layout, the batches its DP divides.
+                const int dp = searched ? 1 : prepare(point_request(point, std::nullopt)).layout.data_parallel;
                 bool found = false;
                 PreparedPoint best;
                 std::string last_error = "no RCP batch is a multiple of the data-parallel size " + std::to_string(dp);
@@ -179,9 +181,10 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
                 if (!found) throw InputError(last_error);
                 priced = std::move(best);
                 outcome.notes.push_back(
-                    "batch: the fastest of the RCP batches divisible by the data-parallel size, among those the RCP "
-                    "pruning keeps (the ones MLPerf's rcp_checker interpolates between; a pruned batch has no "
-                    "convergence point of its own here)");
+                    std::string(searched ? "batch: the fastest of the RCP batches, each with its fastest layout"
+                                         : "batch: the fastest of the RCP batches divisible by the data-parallel size") +
+                    ", among those the RCP pruning keeps (the ones MLPerf's rcp_checker interpolates between; a pruned "
+                    "batch has no convergence point of its own here)");
                 break;
             }
         }

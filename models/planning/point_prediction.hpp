@@ -38,8 +38,10 @@ System point_system(const SweepPoint& point);
 // Notes on a what-if GPU's bandwidths that are 8x off the base GPU's (bits written for bytes, or the reverse).
 std::vector<std::string> variant_unit_notes(const GpuSpec& base, const GpuSpec& variant);
 
-// The prediction request of a point at one global batch (nullopt = the layout's default).
-PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch);
+// The prediction request of a point at one global batch (nullopt = the layout's default), or at a batch per
+// data-parallel rank (the `per_rank` rule: each layout priced at that many samples per rank times its DP).
+PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch,
+                                std::optional<int> samples_per_rank = std::nullopt);
 
 // The prepared scenario and profile of a point at one global batch (nullopt = the layout's default): what
 // evaluate() consumes, exposed for the trace writer.
@@ -47,7 +49,8 @@ struct PreparedPoint {
     PreparedScenario scenario;
     ComputeProfile profile;
 };
-PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch);
+PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles, std::optional<int> global_batch,
+                            std::optional<int> samples_per_rank = std::nullopt);
 
 // Whether the point's layout is searched, as predict() decides (layout_search.hpp uses_layout_search): asked for
 // (`layout: fastest` or pins), or left to the default, which searches where the profile is an operator profile and

@@ -47,7 +47,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     const auto start = std::chrono::steady_clock::now();
     const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;
     TTSIM_ASSERT(workload.layer_model.has_value(), "layout search needs a layer graph");
-    TTSIM_ASSERT(job.global_batch >= 1 && job.gpus >= 1, "layout search needs a GPU count and a global batch");
+    TTSIM_ASSERT((job.global_batch >= 1 || (job.samples_per_rank && *job.samples_per_rank >= 1)) && job.gpus >= 1,
+                 "layout search needs a GPU count and a global batch (or one per data-parallel rank)");
     const GpuSpec& gpu = *job.system.gpu;
     const LayoutPins& pins = job.pins;
     const int domain = job.system.gpus_per_nvlink_domain;
@@ -114,12 +115,17 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         for (int cp : cps) {
             if (pinned_out(pins.context_parallel, cp)) continue;
             const int dp = job.gpus / (tp * cp);
-            if (job.global_batch % dp != 0) {
-                reasons.insert(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", job.global_batch,
-                                           dp, tp, cp));
+            const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
+                                                          : job.global_batch;
+            if (global > (1 << 30)) {
+                reasons.insert(fmt::format("DP {}: a global batch of {} is beyond 2^30", dp, global));
                 continue;
             }
-            const int share = job.global_batch / dp;
+            if (global % dp != 0) {
+                reasons.insert(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", global, dp, tp, cp));
+                continue;
+            }
+            const int share = static_cast<int>(global / dp);
             for (int micro : divisors(share)) {
                 const int accumulation = share / micro;
                 if (pinned_out(pins.micro_batch, micro) || pinned_out(pins.gradient_accumulation, accumulation)) continue;
@@ -130,7 +136,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 c.data_parallel = dp;
                 c.samples_per_micro_batch = micro;
                 c.gradient_accumulation = accumulation;
-                c.global_batch = job.global_batch;
+                c.global_batch = static_cast<int>(global);
                 if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
                 // One graph for both optimizer settings: sharding changes memory and the update, not the layers.
                 std::optional<layers::LayerGraph> graph;
@@ -155,7 +161,16 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     }
                     PrepareReuse reuse{.collectives = &session, .operator_table = table,
                                        .eval_table = eval_table_of(c, *table), .without_collectives = true};
-                    const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
+                    std::optional<double> bound;
+                    try {
+                        bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
+                    } catch (const InputError& e) {
+                        // At one global batch every layout converges alike, so its refusal is the job's; per rank,
+                        // a DP whose batch is beyond the convergence data is one split that cannot run.
+                        if (!job.samples_per_rank || e.field() != Field::global_batch) throw;
+                        reasons.insert(fmt::format("DP {} (global batch {}): {}", dp, global, e.message()));
+                        break;
+                    }
                     unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound});
                 }
             }
@@ -207,7 +222,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
 void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result, Field field) {
     const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;
     const std::string job_text =
-        fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
+        job.samples_per_rank
+            ? fmt::format("{} on {} x {} at {} samples per data-parallel rank", workload.name, job.gpus,
+                          job.system.gpu->name, *job.samples_per_rank)
+            : fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
     if (!result.too_big.empty()) {
         const LayoutCandidate& smallest = result.too_big.front();
         // What could make it fit: pins relaxed; more GPUs (a larger TP or CP where the model splits so, the

@@ -36,6 +36,9 @@ struct LayoutSearchJob {
     System system;
     int gpus = 0;
     int global_batch = 0;
+    // Set: each layout's global batch is this many samples per data-parallel rank times its DP (a sweep's
+    // `per_rank` rule), and global_batch is not used; a DP whose batch has no convergence data is skipped, with why.
+    std::optional<int> samples_per_rank;
     // Switches every candidate keeps: SHARP, FP8, packing, sequence parallelism (with TP > 1), from the
     // published layout (or the user's model).
     ParallelismConfig switches;

@@ -55,6 +55,9 @@ struct PredictionRequest {
     std::string system;                    // "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", or a GPU name
     int gpus = 0;
     std::optional<int> global_batch;       // default: from v4.1 at the nearest scale
+    // Samples per data-parallel rank per optimizer step (a sweep's `per_rank` batch rule): the global batch is this
+    // times the DP of each layout priced (the published one, or each one searched). Not with global_batch.
+    std::optional<int> samples_per_rank;
     std::optional<int> tensor_parallel;
     std::optional<int> context_parallel;
     std::optional<int> gradient_accumulation;   // micro steps; default derived from the published layout

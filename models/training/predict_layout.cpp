@@ -174,12 +174,20 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     // Where the published replica cannot serve this scale, the default batch is sized for a larger one.
     std::optional<PreparedScenario> larger_replica;
     const bool replica_pinned = job.pins.tensor_parallel || job.pins.context_parallel;
-    if (!request.global_batch && !published && published_error && published_error->field() == Field::gpus &&
+    const bool batch_given = request.global_batch || request.samples_per_rank;
+    if (!batch_given && !published && published_error && published_error->field() == Field::gpus &&
         workload.tensor_parallel_modelled())
         larger_replica = larger_replica_default(request, job.pins, workload, system, n, shared);
-    if (request.global_batch) {
+    if (request.global_batch && request.samples_per_rank) {
+        throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::global_batch);
+    } else if (request.global_batch) {
         job.global_batch = *request.global_batch;
         if (job.global_batch < 1) throw InputError("global batch must be >= 1", Field::global_batch);
+    } else if (request.samples_per_rank) {
+        job.samples_per_rank = *request.samples_per_rank;
+        if (*job.samples_per_rank < 1) throw InputError("the batch per data-parallel rank must be >= 1", Field::global_batch);
+        defaults.push_back(fmt::format("{} samples per data-parallel rank: each layout's global batch is {} x its DP",
+                                       *job.samples_per_rank, *job.samples_per_rank));
     } else if (published) {
         job.global_batch = published->layout.global_batch;
         // How predict() chose that batch for the published layout (v4.1's own, or interpolated between scales).

@@ -123,7 +123,7 @@ System resolve_request_system(const PredictionRequest& request) {
 }
 
 void check_memory_reserve(double reserve_bytes, const GpuSpec& gpu) {
-    const double capacity = gpu.hbm_reported_bytes.value_or(gpu.hbm_capacity_bytes);
+    const double capacity = gpu.usable_memory_bytes();
     if (!(reserve_bytes >= 0) || reserve_bytes >= capacity)
         throw InputError(fmt::format("a memory reserve of {:.1f} GB leaves nothing of the {}'s {:.1f} GB for the "
                                      "model (it is what each GPU keeps free besides weights, gradients, optimizer "
@@ -189,8 +189,23 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         c.context_parallel = cp;
         c.data_parallel = n / split;
     }
-    if (request.global_batch) {
-        const int b = *request.global_batch;
+    // The batch given: global, or per data-parallel rank of this layout.
+    std::optional<int> given_batch = request.global_batch;
+    if (request.samples_per_rank) {
+        if (request.global_batch)
+            throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::global_batch);
+        if (*request.samples_per_rank < 1) throw InputError("the batch per data-parallel rank must be >= 1", Field::global_batch);
+        const long long global = static_cast<long long>(*request.samples_per_rank) * c.data_parallel;
+        if (global > (1 << 30))
+            throw InputError(fmt::format("{} samples per data-parallel rank x DP {} is a global batch beyond 2^30",
+                                         *request.samples_per_rank, c.data_parallel),
+                             Field::global_batch);
+        given_batch = static_cast<int>(global);
+        defaults.push_back(fmt::format("global batch {} = {} samples per data-parallel rank x DP {}", *given_batch,
+                                       *request.samples_per_rank, c.data_parallel));
+    }
+    if (given_batch) {
+        const int b = *given_batch;
         if (b < 1) throw InputError("global batch must be >= 1", Field::global_batch);
         if (b % c.data_parallel != 0)
             throw InputError("global batch " + std::to_string(b) + " is not divisible by the data-parallel size " +
@@ -248,20 +263,21 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         defaults.push_back(batch.note);
         batch_note = batch.note;
     }
-    // The layout must at least hold the model state in HBM (activations come on top and are not modelled).
-    if (const double need = model_state_bytes_per_gpu(workload, c); need > gpu.hbm_capacity_bytes) {
+    // The layout must at least hold the model state in the memory a layout may fill (activations and the reserve
+    // come on top and are not counted here: a lower bound).
+    if (const double need = model_state_bytes_per_gpu(workload, c); need > gpu.usable_memory_bytes()) {
         int tp = c.tensor_parallel;
         ParallelismConfig wider = c;
-        while (tp < system.gpus_per_nvlink_domain && model_state_bytes_per_gpu(workload, wider) > gpu.hbm_capacity_bytes) {
+        while (tp < system.gpus_per_nvlink_domain && model_state_bytes_per_gpu(workload, wider) > gpu.usable_memory_bytes()) {
             tp *= 2;
             wider.tensor_parallel = tp;
         }
         const std::string text = fmt::format("{:.0f} GB of model state per GPU", need / 1e9);
         throw InputError(workload.name + " needs at least " + text + " with TP " + std::to_string(c.tensor_parallel) +
                              " (bf16 weights and gradients, fp32 optimizer state; activations not counted), more than " +
-                             gpu.name + "'s " + std::to_string(static_cast<int>(gpu.hbm_capacity_bytes / 1e9)) +
+                             gpu.name + "'s " + std::to_string(static_cast<int>(gpu.usable_memory_bytes() / 1e9)) +
                              " GB of HBM" +
-                             (model_state_bytes_per_gpu(workload, wider) <= gpu.hbm_capacity_bytes
+                             (model_state_bytes_per_gpu(workload, wider) <= gpu.usable_memory_bytes()
                                   ? "; use TP " + std::to_string(tp) + " or more"
                                   : std::string("")),
                          request.tensor_parallel ? Field::tensor_parallel : Field::gpus);

@@ -1,6 +1,7 @@
 // Layout search (models/training/layout_search.hpp) and user-defined models (models/workloads/custom_workload.hpp).
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <thread>
 
 #include "models/compute/profile_files.hpp"
@@ -62,6 +63,18 @@ LayoutSearchJob llama_job(int gpus) {
     job.global_batch = published.layout.global_batch;
     job.switches = published.layout;
     return job;
+}
+
+// predict() refuses `request` with an InputError keyed `field` whose message contains every one of `parts`.
+void check_refused(const PredictionRequest& request, const ProfileSet& profiles, Field field,
+                   std::initializer_list<const char*> parts) {
+    try {
+        predict(request, profiles);
+        FAIL("accepted: " << parts.begin()[0]);
+    } catch (const InputError& e) {
+        CHECK(e.field() == field);
+        for (const char* part : parts) CHECK_THAT(e.message(), Catch::Contains(part));
+    }
 }
 
 bool same_layout(const ParallelismConfig& a, const ParallelismConfig& b) {
@@ -172,13 +185,7 @@ TEST_CASE("layout search: pins restrict the search, and a pinned layout over HBM
     const UserModel model = decoder_7b();
     PredictionRequest u = user_request(model, 64);
     u.layout = parse_layout_request("tp=1,cp=1,micro=16,distributed_optimizer=off");
-    try {
-        predict(u, profiles);
-        FAIL("an unsharded 7B layout fitted in 80 GB");
-    } catch (const InputError& e) {
-        REQUIRE(e.field() == Field::layout);
-        CHECK_THAT(e.message(), Catch::Contains("fits in memory") && Catch::Contains("GB"));
-    }
+    check_refused(u, profiles, Field::layout, {"fits in memory", "GB"});   // an unsharded 7B layout in 80 GB
 }
 
 // LoRA on 4,096 GPUs: the published 8-GPU replica (TP 4 x CP 2) would need 512 samples a step, beyond 2x the
@@ -309,13 +316,7 @@ TEST_CASE("user model: the 7B decoder gets a layout within HBM at 64, 512 and 4,
 TEST_CASE("user model: refused without an operator profile, and safe to predict from many threads", "[layout_search]") {
     const UserModel model = decoder_7b();
     const PredictionRequest r = user_request(model, 64);
-    try {
-        predict(r, test::shipped_profile_set());
-        FAIL("a lumped profile priced a user model");
-    } catch (const InputError& e) {
-        CHECK(e.field() == Field::profiles);
-        CHECK_THAT(e.message(), Catch::Contains("lumped model is refused"));
-    }
+    check_refused(r, test::shipped_profile_set(), Field::profiles, {"lumped model is refused"});
     const ProfileSet profiles = operator_set();
     const Prediction alone = predict(r, profiles);
     std::vector<double> ttt(4);
@@ -372,11 +373,48 @@ TEST_CASE("layout search: a larger memory reserve leaves fewer layouts that fit,
     CHECK(tight.ttt_minutes >= base.ttt_minutes);   // fewer choices are never faster
 
     r.memory_reserve_bytes = 86e9;   // beyond the 85.5 GB the driver reports
-    try {
-        predict(r, profiles);
-        FAIL("a reserve beyond the GPU's memory was accepted");
-    } catch (const InputError& e) {
-        CHECK(e.field() == Field::memory_reserve);
-        CHECK_THAT(e.message(), Catch::Contains("85.5 GB"));
+    check_refused(r, profiles, Field::memory_reserve, {"85.5 GB"});
+}
+
+// A sweep's `per_rank` rule with a searched layout: each layout runs that many samples per data-parallel rank, so
+// its global batch is its own DP times it (LoRA at 64 GPUs: TP 4 x CP 2 gives DP 8 and batch 16, TP 8 x CP 1 the
+// same, TP 4 x CP 1 DP 16 and batch 32); the published layout beside it likewise. The fastest is no slower than any
+// model split pinned at the same per-rank batch.
+TEST_CASE("layout search: a batch per data-parallel rank gives each layout its own DP times it", "[layout_search]") {
+    const ProfileSet profiles = operator_set();
+    PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
+    r.layout = parse_layout_request("fastest");
+    r.samples_per_rank = 2;
+    const Prediction best = predict(r, profiles);
+    CHECK(best.global_batch == 2 * best.layout.data_parallel);
+    CHECK(best.layout.global_batch == best.global_batch);
+    REQUIRE(best.published.has_value());
+    CHECK(best.published->layout.global_batch == 2 * best.published->layout.data_parallel);
+    CHECK(best.ttt_minutes <= best.published->ttt_minutes);
+    int splits = 0;
+    for (const char* split : {"tp=4,cp=2", "tp=8,cp=1", "tp=4,cp=1", "tp=2,cp=4"}) {
+        PredictionRequest pinned = r;
+        pinned.layout = parse_layout_request(split);
+        try {
+            const Prediction p = predict(pinned, profiles);
+            ++splits;
+            INFO(split << ": " << describe_layout(p.layout));
+            CHECK(p.global_batch == 2 * p.layout.data_parallel);
+            CHECK(best.ttt_minutes <= p.ttt_minutes * (1 + 1e-12));
+        } catch (const InputError&) {
+            // a split over HBM or without convergence data at its batch: not a candidate
+        }
     }
+    CHECK(splits >= 2);
+
+    // Unsearched (the published layout), the batch is the published DP's.
+    PredictionRequest published = r;
+    published.layout = parse_layout_request("published");
+    const Prediction pub = predict(published, profiles);
+    CHECK(pub.global_batch == 2 * pub.layout.data_parallel);
+    CHECK(pub.ttt_minutes == Approx(best.published->ttt_minutes).epsilon(1e-12));
+
+    PredictionRequest both = r;
+    both.global_batch = 64;
+    check_refused(both, profiles, Field::global_batch, {"not both"});
 }

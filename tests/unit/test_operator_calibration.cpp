@@ -207,6 +207,37 @@ TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss a
     CHECK_THROWS_AS(SharedFit::parse("operator,warmup-logs"), InputError);
 }
 
+// logged-overhead: a workload's per-run overhead is the median of its fit results' logged excesses, not searched
+// (here LoRA on H100 at <= 16 GPUs, whose excesses are about 8-10 s: v4.1_timing.csv).
+TEST_CASE("logged-overhead: the per-run overhead is the median logged excess of the fit's results", "[operator][calibration]") {
+    std::vector<CalibrationPoint> lora;
+    std::vector<double> excesses;
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name == "llama2_70b_lora" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 16 &&
+            p.measured_excess_seconds) {
+            lora.push_back(p);
+            excesses.push_back(*p.measured_excess_seconds);
+        }
+    REQUIRE(lora.size() >= 2);
+    std::sort(excesses.begin(), excesses.end());
+    const std::size_t n = excesses.size();
+    const double median = n % 2 ? excesses[n / 2] : 0.5 * (excesses[n / 2 - 1] + excesses[n / 2]);
+    const CalibrationReport report =
+        calibrate_operator_points(lora, "test", SharedFit::parse("operator,workload-run-overhead,logged-overhead"));
+    const ComputeProfile& fitted = report.profiles.find(*lora.front().scenario.workload, *lora.front().scenario.gpu);
+    CHECK(fitted.run_overhead_seconds == Approx(std::clamp(median, 0.01, 300.0)).epsilon(1e-12));
+    CHECK_THAT(report.data_description, Catch::Contains("llama2_70b_lora run overhead seconds (logged)"));
+    // Without the option the overhead is searched (a dimension of its own).
+    const CalibrationReport searched =
+        calibrate_operator_points(lora, "test", SharedFit::parse("operator,workload-run-overhead"));
+    CHECK_THAT(searched.data_description, !Catch::Contains("(logged)"));
+    CHECK_THAT(searched.data_description, Catch::Contains("llama2_70b_lora run overhead seconds"));
+    // It replaces the per-workload overhead, so it needs it.
+    CHECK_THROWS_AS(SharedFit::parse("operator,logged-overhead"), InputError);
+    CHECK(SharedFit::parse("operator,workload-run-overhead,logged-overhead").describe() ==
+          "workload-run-overhead,operator,logged-overhead");
+}
+
 // release-speed keys a result by the NGC container its system name states as a token (NVIDIA's and Lambda's names
 // do; other submitters' do not), and a set's stack and release offsets both apply to it.
 TEST_CASE("release-speed: the release a system name states, and both offsets applied", "[operator][calibration]") {

@@ -143,10 +143,13 @@ std::string write_point_trace(const planning::SweepResult& result, const plannin
         return {};
     }
     const planning::SweepPoint& point = chosen->point;
-    const std::optional<int> batch = point.batch.rule == planning::BatchRule::published
+    // The batch the point ran at; per rank, the rule itself, so a searched point draws the layout it chose.
+    const bool per_rank = point.batch.rule == planning::BatchRule::per_rank;
+    const std::optional<int> batch = point.batch.rule == planning::BatchRule::published || per_rank
                                          ? std::nullopt
                                          : std::optional<int>(chosen->outcome.prediction.global_batch);
-    const planning::PreparedPoint prepared = planning::prepare_point(point, profiles, batch);
+    const std::optional<int> samples_per_rank = per_rank ? std::optional<int>(point.batch.value) : std::nullopt;
+    const planning::PreparedPoint prepared = planning::prepare_point(point, profiles, batch, samples_per_rank);
     const std::string description = point.workload + " on " + std::to_string(point.gpus) + " GPUs of " + point.system +
                                     (series->label != point.system ? " (" + series->label + ")" : "") +
                                     (prepared.scenario.workload->eval_on_the_clock

@@ -43,7 +43,7 @@ MemoryEstimate memory_per_gpu(const LayerGraph& graph, LayerRange range, const M
     m.activations = t.saved_bytes * layout.pipeline_parallel + t.largest_layer_saved_bytes;
     m.reserve = a.reserve_bytes;
     m.total = m.weights + m.gradients + m.optimizer + m.activations + m.reserve;
-    m.capacity = gpu.hbm_reported_bytes.value_or(gpu.hbm_capacity_bytes);
+    m.capacity = gpu.usable_memory_bytes();
     m.fits = m.total <= m.capacity;
     m.summary = fmt::format(
         "{} on {} (TP {} CP {} PP {} DP {}, micro batch {}, {}distributed optimizer, recompute {}): weights {:.1f} GB"
