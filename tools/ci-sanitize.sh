@@ -18,7 +18,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # Every test runs but two: speed is measured by the benchmark programs (tools/bench), never asserted in a test,
 # so nothing here depends on the sanitizers' slowdown. The two left out refit the whole operator model on the
 # <= 64-GPU results (multi-start BOBYQA over every result's simulated iteration): the hold-out guard and
-# `ttsim validate`'s report. Each takes about 2 minutes in Release and over 25 minutes here (measured on 2bb2735: the
+# `ttsim validate`'s report. Each takes 1-2 minutes in Release and over 22 minutes here (measured on 2bb2735: the
 # hold-out guard alone ran 22 minutes and was still going), which is most of this stage's budget; their code runs
 # under the sanitizers in the small fits (the lumped hold-out, forward chaining, user runs, logged-overhead), and
 # stage 1 runs both. TTSIM_SANITIZE_EXCLUDE=REGEX leaves more tests out (for a local investigation only).

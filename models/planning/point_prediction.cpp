@@ -164,7 +164,8 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
                 const int dp = searched ? 1 : prepare(point_request(point, std::nullopt)).layout.data_parallel;
                 bool found = false;
                 PreparedPoint best;
-                std::string last_error = "no RCP batch is a multiple of the data-parallel size " + std::to_string(dp);
+                std::string last_error = searched ? "the RCP table offers no batch"
+                                                  : "no RCP batch is a multiple of the data-parallel size " + std::to_string(dp);
                 for (int batch : rcp_batches(point.workload)) {
                     if (batch % dp != 0) continue;
                     try {

@@ -21,8 +21,10 @@ namespace ttsim::planning {
 enum class BatchRule {
     published,      // predict()'s default: NVIDIA's v4.1 batch at the nearest published scale
     fixed_global,   // the same global batch at every GPU count (`value` samples)
-    per_rank,       // a fixed batch per data-parallel rank: global = value x data-parallel size
-    rcp_optimal,    // of the RCP table's batches that divide over the data-parallel ranks, the one with least TTT
+    per_rank,       // a fixed batch per data-parallel rank: global = value x the DP of each layout priced
+                    // (the published one's, or each searched layout's own)
+    rcp_optimal,    // of the RCP table's batches, the one with least TTT: those the published layout's DP divides,
+                    // or, searched, every one at its fastest layout
 };
 
 struct BatchChoice {

@@ -125,6 +125,17 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 reasons.insert(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", global, dp, tp, cp));
                 continue;
             }
+            // Per rank, each DP has its own batch, which the convergence data may not reach: that split cannot
+            // run (at one global batch every layout converges alike, and its refusal is the job's, below).
+            if (job.samples_per_rank) {
+                try {
+                    samples_to_train_at(workload, static_cast<int>(global));
+                } catch (const InputError& e) {
+                    if (e.field() != Field::global_batch) throw;
+                    reasons.insert(fmt::format("DP {} (global batch {}): {}", dp, global, e.message()));
+                    continue;
+                }
+            }
             const int share = static_cast<int>(global / dp);
             for (int micro : divisors(share)) {
                 const int accumulation = share / micro;
@@ -161,16 +172,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     }
                     PrepareReuse reuse{.collectives = &session, .operator_table = table,
                                        .eval_table = eval_table_of(c, *table), .without_collectives = true};
-                    std::optional<double> bound;
-                    try {
-                        bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
-                    } catch (const InputError& e) {
-                        // At one global batch every layout converges alike, so its refusal is the job's; per rank,
-                        // a DP whose batch is beyond the convergence data is one split that cannot run.
-                        if (!job.samples_per_rank || e.field() != Field::global_batch) throw;
-                        reasons.insert(fmt::format("DP {} (global batch {}): {}", dp, global, e.message()));
-                        break;
-                    }
+                    const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
                     unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound});
                 }
             }

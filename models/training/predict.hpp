@@ -195,6 +195,10 @@ struct PrepareReuse {
 };
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});
+// Samples to train `workload` at `global_batch`: a user's model the amount it states, a catalog workload as its
+// RCPs say. InputError (Field::global_batch) where the convergence data do not reach the batch (more than 4x below
+// the smallest RCP batch, beyond the extrapolation limit above the largest).
+ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_batch);
 // A user-defined workload (Workload::user_defined) keeps itself alive in the scenario.
 PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});

@@ -211,7 +211,12 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     } else if (larger_replica) {
         job.switches = larger_replica->layout;
     } else {
-        if (!owned) job.switches = default_parallelism(workload, gpu.name, 8).config;   // the workload's switches
+        // The workload's switches: of the published layout nearest this scale (its batch may be what failed, e.g.
+        // per rank), else of the 8-GPU one.
+        if (!owned) {
+            const std::optional<ParallelismConfig> near = published_split_near(workload, gpu.name, n);
+            job.switches = near ? *near : default_parallelism(workload, gpu.name, 8).config;
+        }
         job.switches.sequence_parallel = job.switches.sequence_parallel || owned != nullptr;
         const std::string refusal = sharp_unavailable_reason(system, n);
         if (request.sharp.value_or(false) && !refusal.empty()) throw InputError(refusal, Field::sharp);

@@ -26,6 +26,22 @@ PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, c
     return s;
 }
 
+ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_batch) {
+    if (workload.samples_to_train) {
+        ConvergenceEstimate fixed;
+        fixed.samples_mean = fixed.samples_p10 = fixed.samples_p90 = *workload.samples_to_train;
+        return fixed;
+    }
+    const ConvergenceModel convergence = ConvergenceModel::for_workload(workload);
+    const auto kept = convergence.table().kept();
+    if (!kept.empty() && static_cast<long long>(global_batch) * 4 < kept.front().global_batch)
+        throw InputError("global batch " + std::to_string(global_batch) + " is far below the smallest " + workload.name +
+                             " RCP batch " + std::to_string(kept.front().global_batch) +
+                             " (more than 4x); convergence there is unknown",
+                         Field::global_batch);
+    return convergence.samples_to_converge(global_batch);
+}
+
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
@@ -38,24 +54,11 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     const int model_split = layout.model_split();
     s.samples_per_gpu = static_cast<double>(layout.samples_per_micro_batch) / model_split;
 
-    // Convergence at the global batch: a user's model trains the amount it states; the catalog's converge as
-    // their RCPs say.
-    if (workload.samples_to_train) {
-        s.samples_mean = s.samples_p10 = s.samples_p90 = *workload.samples_to_train;
-    } else {
-        const ConvergenceModel convergence = ConvergenceModel::for_workload(workload);
-        const auto kept = convergence.table().kept();
-        if (!kept.empty() && layout.global_batch * 4 < kept.front().global_batch)
-            throw InputError("global batch " + std::to_string(layout.global_batch) + " is far below the smallest " +
-                                 workload.name + " RCP batch " + std::to_string(kept.front().global_batch) +
-                                 " (more than 4x); convergence there is unknown",
-                             Field::global_batch);
-        const ConvergenceEstimate estimate = convergence.samples_to_converge(layout.global_batch);
-        s.samples_mean = estimate.samples_mean;
-        s.samples_p10 = estimate.samples_p10;
-        s.samples_p90 = estimate.samples_p90;
-        for (auto& w : estimate.warnings) s.warnings.push_back(w);
-    }
+    const ConvergenceEstimate estimate = samples_to_train_at(workload, layout.global_batch);
+    s.samples_mean = estimate.samples_mean;
+    s.samples_p10 = estimate.samples_p10;
+    s.samples_p90 = estimate.samples_p90;
+    for (const auto& w : estimate.warnings) s.warnings.push_back(w);
 
     // Collectives: simulated on the system's topology (step_collectives.hpp).
     StepCollectives comm;
@@ -275,7 +278,7 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         const std::string text = fmt::format("{:.0f} GB of model state per GPU", need / 1e9);
         throw InputError(workload.name + " needs at least " + text + " with TP " + std::to_string(c.tensor_parallel) +
                              " (bf16 weights and gradients, fp32 optimizer state; activations not counted), more than " +
-                             gpu.name + "'s " + std::to_string(static_cast<int>(gpu.usable_memory_bytes() / 1e9)) +
+                             gpu.name + "'s " + fmt::format("{:.1f}", gpu.usable_memory_bytes() / 1e9) +
                              " GB of HBM" +
                              (model_state_bytes_per_gpu(workload, wider) <= gpu.usable_memory_bytes()
                                   ? "; use TP " + std::to_string(tp) + " or more"

@@ -2,7 +2,7 @@
 # `ttsim validate`'s report as a user reads it: percentages with two decimals, and its in-sample error at a
 # published result is the error `ttsim run` shows for that count (both predict at the published batch and layout).
 # Apart from usability.sh because validate refits the whole model for its hold-out (about a minute in Release,
-# over 25 minutes under the sanitizers, which leave this test out: tools/ci-sanitize.sh).
+# over 22 minutes under the sanitizers, which leave this test out: tools/ci-sanitize.sh).
 source "$(dirname "$0")/lib/eval_checks.bash"
 
 "$ttsim" validate >"$tmp/validate.txt"

@@ -386,9 +386,11 @@ TEST_CASE("layout search: a batch per data-parallel rank gives each layout its o
     r.layout = parse_layout_request("fastest");
     r.samples_per_rank = 2;
     const Prediction best = predict(r, profiles);
-    CHECK(best.global_batch == 2 * best.layout.data_parallel);
-    CHECK(best.layout.global_batch == best.global_batch);
     REQUIRE(best.published.has_value());
+    CHECK(best.global_batch == 2 * best.layout.data_parallel);
+    // The old rule (the published DP x 2 for every layout) would give another batch to this winner.
+    CHECK(best.layout.data_parallel != best.published->layout.data_parallel);
+    CHECK(best.layout.global_batch == best.global_batch);
     CHECK(best.published->layout.global_batch == 2 * best.published->layout.data_parallel);
     CHECK(best.ttt_minutes <= best.published->ttt_minutes);
     int splits = 0;
@@ -413,6 +415,20 @@ TEST_CASE("layout search: a batch per data-parallel rank gives each layout its o
     const Prediction pub = predict(published, profiles);
     CHECK(pub.global_batch == 2 * pub.layout.data_parallel);
     CHECK(pub.ttt_minutes == Approx(best.published->ttt_minutes).epsilon(1e-12));
+
+    // 32 per rank: DP 16 and more would train at 512+ samples a step, beyond 2x LoRA's largest RCP batch (128),
+    // where convergence is unknown; those splits are skipped, the published one (DP 8, 256) is not.
+    PredictionRequest large = r;
+    large.samples_per_rank = 32;
+    const Prediction big = predict(large, profiles);
+    CHECK(big.global_batch == 32 * big.layout.data_parallel);
+    CHECK(big.global_batch <= 256);
+    // 64 per rank: the published DP 8 (512) cannot run either, the search still finds DP 4 or fewer.
+    large.samples_per_rank = 64;
+    const Prediction bigger = predict(large, profiles);
+    CHECK(bigger.global_batch == 64 * bigger.layout.data_parallel);
+    CHECK(bigger.layout.data_parallel <= 4);
+    CHECK(!bigger.published.has_value());
 
     PredictionRequest both = r;
     both.global_batch = 64;
