@@ -13,6 +13,7 @@
 
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
+#include "sim/statistics.hpp"
 
 namespace ttsim {
 
@@ -85,11 +86,6 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
         if (const auto excess = t.first_segment_excess_seconds()) logged_excesses[t.key()].push_back(*excess);
         if (const auto eval = t.eval_blocking_seconds()) logged_evals[t.key()].push_back(*eval);
     }
-    auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    };
     std::vector<CalibrationPoint> points;
     for (const std::string& family : options.families) {
         ResultFilter filter;

@@ -11,6 +11,7 @@
 #include "models/calibration/fit_loss.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
+#include "sim/statistics.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim {
@@ -201,11 +202,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     for (const std::string& w : workloads) {
         L.fixed_step[w] = L.add({w + " fixed step seconds", 1e-5, 1.0, 5e-3});
         if (const auto found = excesses.find(w); found != excesses.end()) {
-            std::vector<double>& e = found->second;
-            std::sort(e.begin(), e.end());
-            const std::size_t n = e.size();
-            const double median = n % 2 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]);
-            L.logged_run_overhead[w] = std::clamp(median, 0.01, 300.0);
+            L.logged_run_overhead[w] = std::clamp(median(found->second), 0.01, 300.0);
         } else if (shared.workload_run_overhead) {
             L.workload_run_overhead[w] = L.add({w + " run overhead seconds", 0.01, 300.0, 5.0});
         }

@@ -7,18 +7,9 @@
 #include "models/calibration/calibration.hpp"
 #include "models/mlperf/results.hpp"
 #include "models/workloads/workload.hpp"
+#include "sim/statistics.hpp"
 
 namespace ttsim::planning {
-
-namespace {
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    const std::size_t n = values.size();
-    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-}  // namespace
 
 std::vector<int> PublishedTime::global_batches() const {
     std::vector<int> batches;

@@ -11,6 +11,7 @@
 #include "models/workloads/layers/families.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
 #include "sim/errors.hpp"
+#include "sim/statistics.hpp"
 
 namespace ttsim {
 
@@ -141,12 +142,9 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
                              "per workload); use an operator profile set, e.g. from `ttsim calibrate --shared "
                              "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust,operator --out DIR`",
                          Field::profiles);
-    std::sort(fixed.begin(), fixed.end());
-    const std::size_t mid = fixed.size() / 2;
-    const double median = fixed.size() % 2 ? fixed[mid] : (fixed[mid - 1] + fixed[mid]) / 2;
     ComputeProfile p = *chosen;
     p.workload = workload.name;
-    p.fixed_step_seconds = median;
+    p.fixed_step_seconds = median(fixed);
     // operator_speed stays: it is the GPU family's fitted offset (shared by every workload on the GPU), not the
     // chosen workload's.
     p.calibrated_range.reset();
