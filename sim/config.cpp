@@ -135,6 +135,7 @@ std::string_view scenario_key(Field field) {
         case Field::system: return "system";
         case Field::gpus: return "gpus";
         case Field::global_batch: return "global";   // batch: {global: N}
+        case Field::batch_per_rank: return "per_rank";   // batch: {per_rank: N}
         case Field::layout: return "layout";
         case Field::sharp: return "sharp";
         case Field::nic: return "nic";

@@ -8,6 +8,7 @@ std::string_view to_string(Field field) {
         case Field::system: return "system";
         case Field::gpus: return "gpus";
         case Field::global_batch: return "global_batch";
+        case Field::batch_per_rank: return "samples_per_rank";
         case Field::tensor_parallel: return "tensor_parallel";
         case Field::context_parallel: return "context_parallel";
         case Field::layout: return "layout";

@@ -14,6 +14,7 @@ enum class Field {
     system,
     gpus,
     global_batch,
+    batch_per_rank,   // samples per data-parallel rank, in place of a global batch (PredictionRequest::samples_per_rank)
     tensor_parallel,
     context_parallel,
     layout,        // the layout choice (fastest | published | tp=..,cp=..; models/training/layout_search.hpp)
@@ -38,7 +39,7 @@ enum class Field {
 
 // Every Field, for tables that must cover them all (each front end's test walks this list).
 inline constexpr std::array kAllFields{
-    Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::tensor_parallel,
+    Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::batch_per_rank, Field::tensor_parallel,
     Field::context_parallel, Field::layout, Field::sharp, Field::nic,     Field::oversubscription, Field::routing,
     Field::min_gpus,   Field::max_gpus,   Field::deadline, Field::confidence,       Field::margin,
     Field::objective,  Field::allocation, Field::memory_reserve, Field::profiles,   Field::shared_parameters, Field::output_dir,

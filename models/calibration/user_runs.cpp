@@ -104,7 +104,8 @@ std::string column_of(const InputError& e) {
     switch (*e.field()) {
         case Field::workload: return "workload";
         case Field::system: return "system";
-        case Field::global_batch: return "global_batch";
+        case Field::global_batch:
+        case Field::batch_per_rank: return "global_batch";
         case Field::tensor_parallel: return "tp";
         case Field::context_parallel: return "cp";
         default: return "gpus";

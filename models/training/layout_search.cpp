@@ -75,7 +75,12 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     }
 
     LayoutSearchResult result;
-    std::set<std::string> reasons;
+    // Why splits were refused, each once, in the order they were met (TP, then CP, ascending).
+    std::vector<std::string> reasons;
+    std::set<std::string> reasons_seen;
+    auto reject = [&](std::string reason) {
+        if (reasons_seen.insert(reason).second) reasons.push_back(std::move(reason));
+    };
     // A layout that fits, with its table and the lower bound of its time to train, waiting to be priced.
     struct Unpriced {
         LayoutCandidate candidate;
@@ -118,11 +123,11 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;
             if (global > (1 << 30)) {
-                reasons.insert(fmt::format("DP {}: a global batch of {} is beyond 2^30", dp, global));
+                reject(fmt::format("DP {}: a global batch of {} is beyond 2^30", dp, global));
                 continue;
             }
             if (global % dp != 0) {
-                reasons.insert(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", global, dp, tp, cp));
+                reject(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", global, dp, tp, cp));
                 continue;
             }
             // Per rank, each DP has its own batch, which the convergence data may not reach: that split cannot
@@ -132,7 +137,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     samples_to_train_at(workload, static_cast<int>(global));
                 } catch (const InputError& e) {
                     if (e.field() != Field::global_batch) throw;
-                    reasons.insert(fmt::format("DP {} (global batch {}): {}", dp, global, e.message()));
+                    reject(fmt::format("DP {} (global batch {}): {}", dp, global, e.message()));
                     continue;
                 }
             }
@@ -155,7 +160,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     graph = build_layout_graph(workload, description, c);
                 } catch (const InputError& e) {
                     // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
-                    reasons.insert(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
+                    reject(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
                     break;
                 }
                 for (bool dopt : {false, true}) {
@@ -216,7 +221,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     for (LayoutCandidate& b : bounded) result.fitting.push_back(std::move(b));   // in ascending order of bound
     std::sort(result.too_big.begin(), result.too_big.end(),
               [](const LayoutCandidate& a, const LayoutCandidate& b) { return a.memory.total < b.memory.total; });
-    result.rejected.assign(reasons.begin(), reasons.end());
+    result.rejected = std::move(reasons);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }

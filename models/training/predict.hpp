@@ -23,6 +23,7 @@
 #include "models/hardware/system.hpp"
 #include "models/training/iteration.hpp"
 #include "models/training/operator_step.hpp"
+#include "sim/errors.hpp"
 #include "models/training/step_collectives.hpp"
 #include "models/workloads/workload.hpp"
 #include "topologies/topology.hpp"
@@ -199,6 +200,20 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
 // RCPs say. InputError (Field::global_batch) where the convergence data do not reach the batch (more than 4x below
 // the smallest RCP batch, beyond the extrapolation limit above the largest).
 ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_batch);
+// The batch a request gives, checked before any layout is built: a global batch or a batch per data-parallel rank
+// (not both), each >= 1. InputError (Field::global_batch, Field::batch_per_rank).
+void check_batch_request(const PredictionRequest& request);
+// Runs `body` (pricing a request); where the request gives its batch per data-parallel rank, an error about the
+// global batch it made is re-raised as the per-rank batch's (the field its user set).
+template <typename Body>
+decltype(auto) naming_per_rank_batch(const PredictionRequest& request, Body body) {
+    try {
+        return body();
+    } catch (const InputError& e) {
+        if (!request.samples_per_rank || e.field() != Field::global_batch) throw;
+        throw InputError(e.message(), Field::batch_per_rank);
+    }
+}
 // A user-defined workload (Workload::user_defined) keeps itself alive in the scenario.
 PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});

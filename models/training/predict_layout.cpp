@@ -178,14 +178,11 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     if (!batch_given && !published && published_error && published_error->field() == Field::gpus &&
         workload.tensor_parallel_modelled())
         larger_replica = larger_replica_default(request, job.pins, workload, system, n, shared);
-    if (request.global_batch && request.samples_per_rank) {
-        throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::global_batch);
-    } else if (request.global_batch) {
+    check_batch_request(request);
+    if (request.global_batch) {
         job.global_batch = *request.global_batch;
-        if (job.global_batch < 1) throw InputError("global batch must be >= 1", Field::global_batch);
     } else if (request.samples_per_rank) {
         job.samples_per_rank = *request.samples_per_rank;
-        if (*job.samples_per_rank < 1) throw InputError("the batch per data-parallel rank must be >= 1", Field::global_batch);
         defaults.push_back(fmt::format("{} samples per data-parallel rank: each layout's global batch is {} x its DP",
                                        *job.samples_per_rank, *job.samples_per_rank));
     } else if (published) {
@@ -233,11 +230,13 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.any();
     if (result.fitting.empty()) {
-        // Name what the user set: --tp, else a --global-batch no split divides (nothing valid was left to try).
+        // Name what the user set: --tp, else a --global-batch no split divides, or a --batch-per-rank whose
+        // batches have no convergence data (nothing valid was left to try).
+        const bool nothing_tried = request.layout.mode != LayoutMode::pinned && result.enumerated == 0;
         const Field field = request.tensor_parallel && request.layout.mode != LayoutMode::pinned ? Field::tensor_parallel
-                            : request.global_batch && request.layout.mode != LayoutMode::pinned && result.enumerated == 0
-                                ? Field::global_batch
-                                : Field::layout;
+                            : request.global_batch && nothing_tried     ? Field::global_batch
+                            : request.samples_per_rank && nothing_tried ? Field::batch_per_rank
+                                                                        : Field::layout;
         refuse_layouts(job, result, field);
     }
     Prediction p = *result.best;

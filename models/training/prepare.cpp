@@ -42,6 +42,15 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
     return convergence.samples_to_converge(global_batch);
 }
 
+void check_batch_request(const PredictionRequest& request) {
+    if (request.global_batch && request.samples_per_rank)
+        throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::batch_per_rank);
+    if (request.global_batch && *request.global_batch < 1)
+        throw InputError("global batch must be >= 1", Field::global_batch);
+    if (request.samples_per_rank && *request.samples_per_rank < 1)
+        throw InputError("the batch per data-parallel rank must be >= 1", Field::batch_per_rank);
+}
+
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
@@ -193,23 +202,20 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         c.data_parallel = n / split;
     }
     // The batch given: global, or per data-parallel rank of this layout.
+    check_batch_request(request);
     std::optional<int> given_batch = request.global_batch;
     if (request.samples_per_rank) {
-        if (request.global_batch)
-            throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::global_batch);
-        if (*request.samples_per_rank < 1) throw InputError("the batch per data-parallel rank must be >= 1", Field::global_batch);
         const long long global = static_cast<long long>(*request.samples_per_rank) * c.data_parallel;
         if (global > (1 << 30))
             throw InputError(fmt::format("{} samples per data-parallel rank x DP {} is a global batch beyond 2^30",
                                          *request.samples_per_rank, c.data_parallel),
-                             Field::global_batch);
+                             Field::batch_per_rank);
         given_batch = static_cast<int>(global);
         defaults.push_back(fmt::format("global batch {} = {} samples per data-parallel rank x DP {}", *given_batch,
                                        *request.samples_per_rank, c.data_parallel));
     }
     if (given_batch) {
         const int b = *given_batch;
-        if (b < 1) throw InputError("global batch must be >= 1", Field::global_batch);
         if (b % c.data_parallel != 0)
             throw InputError("global batch " + std::to_string(b) + " is not divisible by the data-parallel size " +
                                  std::to_string(c.data_parallel),
@@ -295,7 +301,8 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
 
     PrepareReuse reuse;
     reuse.collectives = collectives;
-    PreparedScenario s = prepare_with_layout(workload, system, n, c, reuse);
+    // Convergence at the batch a per-rank request made is the per-rank batch's to answer for.
+    PreparedScenario s = naming_per_rank_batch(request, [&] { return prepare_with_layout(workload, system, n, c, reuse); });
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     s.batch_note = batch_note;
     return s;

@@ -32,6 +32,23 @@ shipped=$(md5sum models/profiles/profiles.yaml)
 check "calibrate defaults to ./profiles" '[[ -s "$tmp/profiles/profiles.yaml" ]] && has "$tmp/calibrate.txt" "wrote ./profiles/profiles.yaml"'
 check "calibrate leaves the shipped profiles alone" '[[ $(md5sum models/profiles/profiles.yaml) == "$shipped" ]]'
 
+# --batch-per-rank: each layout priced trains at R x its own DP, the published one (lumped) and the searched
+# fastest (operator) alike, and the published layout at R x DP is --global-batch R x DP to the last digit.
+json_field() { python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"j": j}))' "$@"; }
+for model in lumped operator; do
+  "$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 64 --batch-per-rank 2 --model "$model" \
+    --format json >"$tmp/per_rank_$model.json"
+  check "--batch-per-rank 2 ($model): global batch = 2 x the layout's DP" \
+    '[[ $(json_field "$tmp/per_rank_$model.json" "j[\"global_batch\"] == 2 * j[\"layout\"][\"dp\"]") == True ]]'
+done
+dp=$(json_field "$tmp/per_rank_lumped.json" 'j["layout"]["dp"]')
+"$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 64 --global-batch $((2 * dp)) --model lumped \
+  --format json >"$tmp/per_rank_global.json"
+check "--batch-per-rank 2 on the published layout = --global-batch 2 x DP" \
+  '[[ $(json_field "$tmp/per_rank_lumped.json" "j[\"ttt_minutes\"]") == $(json_field "$tmp/per_rank_global.json" "j[\"ttt_minutes\"]") ]]'
+check "--batch-per-rank: the defaults say how the global batch was made" \
+  'grep -q "samples per data-parallel rank" "$tmp/per_rank_lumped.json" && grep -q "samples per data-parallel rank" "$tmp/per_rank_operator.json"'
+
 # `ttsim validate`'s report (which refits the model) is checked in validate_report.sh.
 
 # --threads beyond the machine: capped with one note, no TBB warning.

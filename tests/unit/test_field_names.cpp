@@ -68,6 +68,16 @@ TEST_CASE("a library error from predict() reaches the user as the flag that set 
     // The operator model searches TP 1..8 (DP 64..8): 100 is divisible by none of them, and the batch is named.
     CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "100", "--model", "operator"})),
                Catch::StartsWith("'--global-batch': no valid layout for bert on 64 x H100-SXM at global batch 100"));
+    // A batch per data-parallel rank: its own flag, for its own errors and for the convergence of the global batch
+    // it makes (Field::batch_per_rank), on the published layout (lumped) and in the search (operator).
+    CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "3072", "--batch-per-rank", "48"})),
+               Catch::StartsWith("'--batch-per-rank': give a global batch or a batch per data-parallel rank, not both"));
+    CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--batch-per-rank", "0"})), Catch::StartsWith("'--batch-per-rank'"));
+    for (const char* model : {"lumped", "operator"}) {
+        INFO(model);
+        CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--batch-per-rank", "8192", "--model", model})),
+                   Catch::StartsWith("'--batch-per-rank': "));
+    }
     // Wider than the 8-GPU NVLink domain: Field::tensor_parallel.
     CHECK_THAT(error_line({"predict", "--workload", "llama2_70b_lora", "--system", "dgx-h100", "--gpus", "64",
                            "--tp", "16"}),

@@ -432,5 +432,5 @@ TEST_CASE("layout search: a batch per data-parallel rank gives each layout its o
 
     PredictionRequest both = r;
     both.global_batch = 64;
-    check_refused(both, profiles, Field::global_batch, {"not both"});
+    check_refused(both, profiles, Field::batch_per_rank, {"not both"});
 }

@@ -16,6 +16,7 @@ std::string_view flag_name(Field field) {
         case Field::system: return "system";
         case Field::gpus: return "gpus";
         case Field::global_batch: return "global-batch";
+        case Field::batch_per_rank: return "batch-per-rank";
         case Field::tensor_parallel: return "tp";
         case Field::context_parallel: return "cp";
         case Field::layout: return "layout";

@@ -65,7 +65,7 @@ void check_split_with_default(const ArgParser& parser, const PredictionRequest& 
 
 int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
-                     "--workload W --system S --gpus N [--global-batch B] [--tp T --cp C] "
+                     "--workload W --system S --gpus N [--global-batch B | --batch-per-rank R] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
                      "[--sharp on|off] [--memory-reserve SIZE] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--format table|csv|json] [--out DIR]",
                      "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
@@ -78,6 +78,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                     "NIC figures). Collectives are simulated on the system's topology")
         .option("gpus", "N", "number of GPUs (with --topology: the file's count when not given)")
         .option("global-batch", "B", "global batch size, samples", "v4.1 at the nearest scale")
+        .option("batch-per-rank", "R",
+                "samples per data-parallel rank per optimizer step, in place of --global-batch: each layout priced "
+                "(published or searched) trains at R x its DP (a sweep's per_rank batch rule)")
         .option("tp", "T", "tensor parallel size", "published")
         .option("cp", "C", "context parallel size", "published")
         .option("layout", "L",
@@ -114,6 +117,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     else
         request.gpus = parser.naming_flags([&] { return load_topology_file(*request.fabric.topology_file).gpu_count(); });
     if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
+    if (parser.has("batch-per-rank"))
+        request.samples_per_rank = static_cast<int>(parser.get_int("batch-per-rank", 1, 1 << 30));
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
