@@ -97,6 +97,7 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
         return prepared;
     }
     prepared.scenario = prepare(request);
+    check_fits_in_memory(prepared.scenario, request);
     prepared.profile = profiles.find(*prepared.scenario.workload, *prepared.scenario.system.catalog_gpu);
     return prepared;
 }

@@ -167,6 +167,9 @@ struct PreparedScenario {
     // the evaluation is off the clock).
     std::shared_ptr<const EvalTable> eval_table;
     std::vector<std::string> defaults;
+    // The layout is a published result's own (its GPU family, count, split and micro batches, the default memory
+    // reserve): it ran, so a memory estimate over HBM is the estimate's error, not the layout's (prepare()).
+    bool published_as_run = false;
     // How the default global batch was chosen (also among `defaults`); empty where the request gave the batch.
     std::string batch_note;
     std::vector<std::string> warnings;
@@ -203,6 +206,11 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
 // The batch a request gives, checked before any layout is built: a global batch or a batch per data-parallel rank
 // (not both), each >= 1. InputError (Field::global_batch, Field::batch_per_rank).
 void check_batch_request(const PredictionRequest& request);
+// A layout priced as the answer (the published one, or --tp/--cp as given) that the layer graph's memory estimate
+// puts over HBM cannot run: InputError with the numbers, naming the reserve where one was given, else the split or
+// the layout choice. A published result's own layout ran (PreparedScenario::published_as_run): a warning instead.
+// (A measured run in `calibrate --data` is not held to it either: it ran.)
+void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request);
 // Runs `body` (pricing a request); where the request gives its batch per data-parallel rank, an error about the
 // global batch it made is re-raised as the per-rank batch's (the field its user set).
 template <typename Body>

@@ -183,8 +183,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         job.global_batch = *request.global_batch;
     } else if (request.samples_per_rank) {
         job.samples_per_rank = *request.samples_per_rank;
-        defaults.push_back(fmt::format("{} samples per data-parallel rank: each layout's global batch is {} x its DP",
-                                       *job.samples_per_rank, *job.samples_per_rank));
+        defaults.push_back(fmt::format("global batch = {} samples per data-parallel rank x each layout's DP",
+                                       *job.samples_per_rank));
     } else if (published) {
         job.global_batch = published->layout.global_batch;
         // How predict() chose that batch for the published layout (v4.1's own, or interpolated between scales).

@@ -42,6 +42,24 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
     return convergence.samples_to_converge(global_batch);
 }
 
+void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request) {
+    if (!scenario.operator_table || scenario.operator_table->memory.fits) return;
+    if (scenario.published_as_run) {
+        scenario.warnings.push_back("the memory estimate puts this published layout over HBM (" +
+                                    scenario.operator_table->memory.summary +
+                                    "), but it ran: the estimate is high for it (activation offload or recomputation "
+                                    "the workload data does not state)");
+        return;
+    }
+    const Field field = request.memory_reserve_bytes ? Field::memory_reserve
+                        : request.tensor_parallel    ? Field::tensor_parallel
+                        : request.context_parallel   ? Field::context_parallel
+                                                     : Field::layout;
+    throw InputError("the layout does not fit in memory: " + scenario.operator_table->memory.summary +
+                         " (a smaller memory reserve, or a layout search, which keeps the layouts that fit)",
+                     field);
+}
+
 void check_batch_request(const PredictionRequest& request) {
     if (request.global_batch && request.samples_per_rank)
         throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::batch_per_rank);
@@ -303,6 +321,10 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     reuse.collectives = collectives;
     // Convergence at the batch a per-rank request made is the per-rank batch's to answer for.
     PreparedScenario s = naming_per_rank_batch(request, [&] { return prepare_with_layout(workload, system, n, c, reuse); });
+    s.published_as_run = choice.exact_match && !split_given && !request.memory_reserve_bytes &&
+                         c.data_parallel == choice.config.data_parallel &&
+                         c.samples_per_micro_batch == choice.config.samples_per_micro_batch &&
+                         c.gradient_accumulation == choice.config.gradient_accumulation;
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     s.batch_note = batch_note;
     return s;

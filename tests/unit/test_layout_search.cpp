@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "models/compute/profile_files.hpp"
+#include "models/planning/point_prediction.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "prediction_helpers.hpp"
@@ -374,6 +375,55 @@ TEST_CASE("layout search: a larger memory reserve leaves fewer layouts that fit,
 
     r.memory_reserve_bytes = 86e9;   // beyond the 85.5 GB the driver reports
     check_refused(r, profiles, Field::memory_reserve, {"85.5 GB"});
+}
+
+// A layout priced as given (the published one, --tp as given) is held to memory as a searched one is: LoRA's
+// published TP 4 on 8 H100s holds 70 GB; with 20 GB kept free it needs 88 GB of 85.5 and is refused with its
+// numbers (by either compute model), where the same request searched finds a layout that fits. A sweep or plan
+// point at it is not run.
+TEST_CASE("a published or given layout over HBM is refused with its numbers, not priced", "[layout_search][memory]") {
+    PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 8);
+    r.layout = parse_layout_request("published");
+    const ProfileSet operator_profiles = operator_set();
+    const ProfileSet lumped = load_profiles(ProfileSet::default_dir(), ComputeModel::lumped);
+    REQUIRE(predict(r, operator_profiles).memory_fits);
+    r.memory_reserve_bytes = 20e9;
+    for (const ProfileSet* profiles : {&operator_profiles, &lumped})
+        check_refused(r, *profiles, Field::memory_reserve, {"does not fit in memory", "reserve 20.0 GB", "of 85.5 GB"});
+    r.memory_reserve_bytes.reset();
+    r.tensor_parallel = 2;   // TP 2 x CP 1 x DP 4: 35 GB of weights a GPU, and four micro batches of activations
+    r.context_parallel = 1;
+    r.layout = {};
+    check_refused(r, lumped, Field::tensor_parallel, {"does not fit in memory"});
+
+    PredictionRequest searched = test::prediction_request("llama2_70b_lora", "dgx-h100", 8);
+    searched.layout = parse_layout_request("fastest");
+    searched.memory_reserve_bytes = 20e9;
+    const Prediction fits = predict(searched, operator_profiles);
+    CHECK(fits.memory_fits);
+    CHECK(fits.memory_per_gpu_bytes <= fits.memory_capacity_bytes);
+
+    // NVIDIA's v5.0 GB200 result ran LoRA at TP 1 x CP 1 on 8 GPUs, which the estimate puts over the 198.7 GB
+    // (no activation offload or recomputation stated): a published layout at its own scale is priced, and warned of.
+    PredictionRequest gb200 = test::prediction_request("llama2_70b_lora", "gb200-nvl72", 8);
+    gb200.layout = parse_layout_request("published");
+    const Prediction ran = predict(gb200, operator_profiles);
+    CHECK_FALSE(ran.memory_fits);
+    bool warned = false;
+    for (const std::string& w : ran.warnings) warned = warned || w.find("but it ran") != std::string::npos;
+    CHECK(warned);
+    gb200.memory_reserve_bytes = 1e9;   // not as it ran
+    check_refused(gb200, operator_profiles, Field::memory_reserve, {"does not fit in memory"});
+
+    planning::SweepPoint point;
+    point.workload = "llama2_70b_lora";
+    point.system = point.base_system = "dgx-h100";
+    point.gpus = 8;
+    point.layout = parse_layout_request("published");
+    point.memory_reserve_bytes = 20e9;
+    const planning::PointOutcome outcome = planning::predict_point(point, operator_profiles);
+    CHECK_FALSE(outcome.ok);
+    CHECK_THAT(outcome.error, Catch::Contains("does not fit in memory"));
 }
 
 // A sweep's `per_rank` rule with a searched layout: each layout runs that many samples per data-parallel rank, so

@@ -41,7 +41,7 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 int run_plan(const CommandArgs& raw, std::ostream& out) {
     ArgParser args("plan", "--workload W (--deadline T | --budget-gpu-hours H | --budget AMOUNT) [options]",
-                   "Searches systems and GPU counts (v4.1 default layouts, or --layout, and batches) for the best configuration\n"
+                   "Searches systems and GPU counts (each at its fastest layout, or --layout, and batches) for the best configuration\n"
                    "that meets a deadline and/or budget. Objective defaults: with a deadline, fewest GPUs; with only\n"
                    "a budget, shortest time-to-train.");
     args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
@@ -72,8 +72,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("pue", "X", "data-centre power usage effectiveness", "1.0")
         .option("layout", "L",
                 "the layout of every candidate, as 'ttsim predict --layout': published, fastest or pins "
-                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (fastest and pins: --model operator)",
-                "published")
+                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (fastest and pins need the operator model)",
+                "fastest with an operator profile, published with a lumped one")
         .option("profiles", "DIR", "directory with the calibrated profiles (a 'ttsim calibrate --out' folder)",
                 "models/profiles")
         .option("like", "SUBMITTER/SYSTEM",

@@ -118,7 +118,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         request.gpus = parser.naming_flags([&] { return load_topology_file(*request.fabric.topology_file).gpu_count(); });
     if (parser.has("global-batch")) request.global_batch = static_cast<int>(parser.get_int("global-batch", 1, 1 << 30));
     if (parser.has("batch-per-rank"))
-        request.samples_per_rank = static_cast<int>(parser.get_int("batch-per-rank", 1, 1 << 30));
+        request.samples_per_rank = static_cast<int>(parser.get_int("batch-per-rank", 1, 1 << 16));   // as per_rank
     if (parser.has("tp")) request.tensor_parallel = static_cast<int>(parser.get_int("tp", 1, 1024));
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);

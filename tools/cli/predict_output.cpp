@@ -57,8 +57,9 @@ std::string format_prediction_table(const PredictionReport& report) {
     if (p.compute_model == "operator") {
         line("compute model", std::string("operator (layer graph, roofline kernels)") +
                                   (p.launch_bound ? "; launch-bound: the host's kernel launches, not the GPU, set a pass's time" : ""));
-        line("memory per GPU", p.memory_summary);
     }
+    // The layout's memory is the layer graph's, whichever model priced the step.
+    if (!p.memory_summary.empty()) line("memory per GPU", p.memory_summary);
     if (p.tp_cp_comm_ms > 0)
         line("TP/CP comm", fmt::format("{:.3f} ms per step, {:.3f} ms of it exposed (counted in compute)",
                                        p.tp_cp_comm_ms, p.tp_cp_exposed_ms));
