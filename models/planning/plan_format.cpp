@@ -195,7 +195,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     out << "  searched " << systems << ": " << describe_search_counts(q) << " (grid of powers of two and 1.5x units"
         << (any_published ? ", the workload's published counts" : "")
         << ", boundaries bisected to whole units): " << answer.evaluated.size()
-        << " configurations, "
+        << (answer.evaluated.size() == 1 ? " configuration, " : " configurations, ")
         << (searched ? "at each the fastest layout that fits" : "published v4.1 layouts")
         << (q.batch.rule == BatchRule::published ? (searched ? ", v4.1 batches" : " and batches") : "")
         << (searched || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") << "\n";

@@ -58,12 +58,13 @@ PredictionRequest point_request(const SweepPoint& point, std::optional<int> glob
     const System system = resolve_system(point.base_system);
     const bool one_domain = !point.topology_file && !system.spans_domains(point.gpus);
     if (request.sharp.value_or(false) && one_domain) request.sharp = false;
-    // `ndr`, the default option, keeps the system's (or the variant's) own NIC.
-    if (point.network.nic != NicSpeed::Ndr400) request.fabric.nic = point.network.nic;
+    // `ndr`, the default option, keeps the system's (or the variant's) own NIC. Within one NVLink domain no NIC
+    // or switch is used, so a NIC or routing option leaves such a point as it is (predict() refuses them there).
+    if (point.network.nic != NicSpeed::Ndr400 && !one_domain) request.fabric.nic = point.network.nic;
     // Oversubscription shapes leaf uplinks, which a job within one NVLink domain never uses: such a point runs on
     // its non-blocking domain (predict() refuses the option there), so the series stays whole.
     if (point.network.oversubscription != 1.0 && !one_domain) request.fabric.oversubscription = point.network.oversubscription;
-    if (point.routing != FabricOptions{}.routing) request.fabric.routing = point.routing;
+    if (point.routing != FabricOptions{}.routing && !one_domain) request.fabric.routing = point.routing;
     request.fabric.topology_file = point.topology_file;
     request.memory_reserve_bytes = point.memory_reserve_bytes;
     if (point.variant_gpu) {

@@ -145,6 +145,15 @@ System resolve_request_system(const PredictionRequest& request) {
         system = with_gpu(std::move(system), request.gpu_override,
                           request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
     system = with_fabric(std::move(system), request.fabric);
+    // A job within one NVLink domain uses no NIC and no switch: a NIC or a routing asked for there cannot apply
+    // (as oversubscription and SHARP, check_job_size and sharp_unavailable_reason). A sweep's points drop them.
+    if (!system.topology_file && request.gpus > 0 && !system.spans_domains(request.gpus)) {
+        const std::string within = std::to_string(request.gpus) + (request.gpus == 1 ? " GPU fits" : " GPUs fit") +
+                                   " in one " + system.name + " NVLink domain (up to " +
+                                   std::to_string(system.gpus_per_nvlink_domain) + " GPUs), which uses no ";
+        if (request.fabric.nic) throw InputError(within + "NIC: a NIC speed cannot apply", Field::nic);
+        if (request.fabric.routing) throw InputError(within + "network switch: a routing cannot apply", Field::routing);
+    }
     if (request.memory_reserve_bytes) {
         check_memory_reserve(*request.memory_reserve_bytes, *system.gpu);
         system.memory_reserve_bytes = *request.memory_reserve_bytes;

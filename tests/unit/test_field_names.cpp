@@ -95,6 +95,12 @@ TEST_CASE("a library error from predict() reaches the user as the flag that set 
     // One DGX has no leaf switch: Field::oversubscription.
     CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--oversubscription", "2"})),
                Catch::StartsWith("'--oversubscription': 8 GPUs fit in one dgx-h100 NVLink domain"));
+    // Within one domain no NIC or switch is used: Field::nic, Field::routing (SHARP below).
+    CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--nic", "xdr"})),
+               Catch::StartsWith("'--nic': 8 GPUs fit in one dgx-h100 NVLink domain (up to 8 GPUs), which uses no NIC"));
+    CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--routing", "static"})),
+               Catch::StartsWith("'--routing': 8 GPUs fit in one dgx-h100 NVLink domain"));
+    CHECK(error_line(with(bert, {"--gpus", "16", "--nic", "xdr", "--routing", "static"})) == "no error");
     // Within one domain SHARP has no switch fabric: Field::sharp.
     CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--sharp", "on"})), Catch::StartsWith("'--sharp': 8 GPUs fit"));
     // Not a whole number of nodes: Field::gpus, from the system's own check.

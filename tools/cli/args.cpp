@@ -169,6 +169,9 @@ long long ArgParser::get_int(const std::string& name, long long min, long long m
     std::size_t used = 0;
     try {
         value = std::stoll(text, &used, 10);
+    } catch (const std::out_of_range&) {
+        // A whole number, only too large for any count here.
+        fail(name, "value " + text + " is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
     } catch (const std::exception&) {
         fail(name, "expected a whole number, got '" + text + "'");
     }
