@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -160,6 +160,10 @@ struct SharedFit {
     // the fit's 0.01-300 s), where its results have one; the others keep theirs fitted. Session 11's check that
     // the per-run cost be what the logs show, held exactly instead of by warmup-logs' loss term.
     bool logged_overhead = false;
+    // stream-memory (operator): the memory efficiency held within what STREAM measures of the vendor bandwidth
+    // (0.79-0.93 on A100 and H200, models/data/hardware/params.md §1: at least 0.75), not the fit's 0.30 floor, so a
+    // streaming kernel is never slower than the memory system shows and a GEMM is not made memory-bound by it.
+    bool stream_memory = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,

@@ -24,7 +24,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"warmup-logs", &SharedFit::warmup_logs},
         {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
         {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
-        {"logged-overhead", &SharedFit::logged_overhead}};
+        {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -68,7 +68,8 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
                                    std::pair{efficiency_prior, "efficiency-prior"},
                                    std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
-                                   std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"}})
+                                   std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
+                                   std::pair{stream_memory, "stream-memory"}})
         if (on) return name;
     return "";
 }
@@ -115,6 +116,7 @@ std::string SharedFit::describe() const {
     add(eval_launch, "eval-launch");
     add(eval_host_ops, "eval-host-ops");
     add(logged_overhead, "logged-overhead");
+    add(stream_memory, "stream-memory");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

@@ -238,6 +238,23 @@ TEST_CASE("logged-overhead: the per-run overhead is the median logged excess of 
           "workload-run-overhead,operator,logged-overhead");
 }
 
+// stream-memory: the memory efficiency is searched within STREAM's share of the vendor bandwidth (>= 0.75), where
+// the default fit may go down to 0.30 (BERT on H100 at <= 8 GPUs goes below 0.75 without it).
+TEST_CASE("stream-memory: the fitted memory efficiency stays within what STREAM measures", "[operator][calibration]") {
+    std::vector<CalibrationPoint> bert;
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name == "bert" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
+            bert.push_back(p);
+    REQUIRE(bert.size() >= 2);
+    auto memory_of = [&](const char* shared) {
+        const CalibrationReport report = calibrate_operator_points(bert, "test", SharedFit::parse(shared));
+        return report.profiles.find(*bert.front().scenario.workload, *bert.front().scenario.gpu).operator_efficiency->memory;
+    };
+    CHECK(memory_of("operator,stream-memory") >= 0.75);
+    CHECK(memory_of("operator") < 0.75);
+    CHECK(SharedFit::parse("operator,stream-memory").describe() == "operator,stream-memory");
+}
+
 // release-speed keys a result by the NGC container its system name states as a token (NVIDIA's and Lambda's names
 // do; other submitters' do not), and a set's stack and release offsets both apply to it.
 TEST_CASE("release-speed: the release a system name states, and both offsets applied", "[operator][calibration]") {
