@@ -195,7 +195,7 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         job.global_batch = larger_replica->layout.global_batch;
         defaults.push_back(fmt::format(
             "global batch {}: the default batch sized for {} TP {} x CP {} replica (one sample per replica of the "
-            "published layout would be more than the RCPs cover)",
+            "published layout would be more than the RCPs cover); every layout is searched at it",
             job.global_batch, replica_pinned ? "the pinned" : "the smallest larger", larger_replica->layout.tensor_parallel,
             larger_replica->layout.context_parallel));
     } else if (published_error) {
