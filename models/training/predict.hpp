@@ -167,9 +167,11 @@ struct PreparedScenario {
     // the evaluation is off the clock).
     std::shared_ptr<const EvalTable> eval_table;
     std::vector<std::string> defaults;
-    // The layout is a published result's own (its GPU family, count, split and micro batches, the default memory
-    // reserve): it ran, so a memory estimate over HBM is the estimate's error, not the layout's (prepare()).
-    bool published_as_run = false;
+    // The published layout of this GPU family that this one follows in everything that sets its memory (TP, CP,
+    // PP, micro batch, packing, the distributed optimizer over no fewer ranks; no more than the default reserve),
+    // as "B200, 8 GPUs: TP 1 x CP 2, micro batch 1"; empty otherwise. That layout ran, so a memory estimate over HBM
+    // is the estimate's error there, not the layout's (check_fits_in_memory).
+    std::string ran_as_published;
     // How the default global batch was chosen (also among `defaults`); empty where the request gave the batch.
     std::string batch_note;
     std::vector<std::string> warnings;
@@ -207,9 +209,10 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
 // (not both), each >= 1. InputError (Field::global_batch, Field::batch_per_rank).
 void check_batch_request(const PredictionRequest& request);
 // A layout priced as the answer (the published one, or --tp/--cp as given) that the layer graph's memory estimate
-// puts over HBM cannot run: InputError with the numbers, naming the reserve where one was given, else the split or
-// the layout choice. A published result's own layout ran (PreparedScenario::published_as_run): a warning instead.
-// (A measured run in `calibrate --data` is not held to it either: it ran.)
+// puts over HBM cannot run: InputError with the numbers, naming what the request set that made the layout (the
+// reserve, the split, the batch, the layout choice, else the GPU count). Where it follows a published layout's
+// memory (PreparedScenario::ran_as_published), that one ran: a warning instead. (`calibrate --data` holds a
+// measured row to the estimate on its own terms, user_runs.cpp.)
 void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request);
 // Runs `body` (pricing a request); where the request gives its batch per data-parallel rank, an error about the
 // global batch it made is re-raised as the per-rank batch's (the field its user set).

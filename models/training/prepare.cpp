@@ -44,19 +44,25 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
 
 void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request) {
     if (!scenario.operator_table || scenario.operator_table->memory.fits) return;
-    if (scenario.published_as_run) {
-        scenario.warnings.push_back("the memory estimate puts this published layout over HBM (" +
-                                    scenario.operator_table->memory.summary +
-                                    "), but it ran: the estimate is high for it (activation offload or recomputation "
-                                    "the workload data does not state)");
+    const std::string& summary = scenario.operator_table->memory.summary;
+    if (!scenario.ran_as_published.empty()) {
+        scenario.warnings.push_back("the memory estimate puts this layout over HBM (" + summary +
+                                    "), but the published layout it follows in memory (" + scenario.ran_as_published +
+                                    ") ran: the estimate is high for it (activation offload or recomputation the "
+                                    "workload data does not state)");
         return;
     }
+    const bool layout_asked = request.layout.mode == LayoutMode::published;
     const Field field = request.memory_reserve_bytes ? Field::memory_reserve
                         : request.tensor_parallel    ? Field::tensor_parallel
                         : request.context_parallel   ? Field::context_parallel
-                                                     : Field::layout;
-    throw InputError("the layout does not fit in memory: " + scenario.operator_table->memory.summary +
-                         " (a smaller memory reserve, or a layout search, which keeps the layouts that fit)",
+                        : request.global_batch       ? Field::global_batch
+                        : request.samples_per_rank   ? Field::batch_per_rank
+                        : layout_asked               ? Field::layout
+                                                     : Field::gpus;
+    throw InputError("the layout does not fit in memory: " + summary + " (" +
+                         (request.memory_reserve_bytes ? "keep less memory free, or " : "") +
+                         "split the model further: a larger TP or CP, which the operator model's layout search tries)",
                      field);
 }
 
@@ -144,15 +150,19 @@ System resolve_request_system(const PredictionRequest& request) {
     if (request.gpu_override)
         system = with_gpu(std::move(system), request.gpu_override,
                           request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
+    const FabricOptions own_fabric = system.fabric;
     system = with_fabric(std::move(system), request.fabric);
-    // A job within one NVLink domain uses no NIC and no switch: a NIC or a routing asked for there cannot apply
-    // (as oversubscription and SHARP, check_job_size and sharp_unavailable_reason). A sweep's points drop them.
+    // A job within one NVLink domain uses no NIC and no switch: a NIC or a routing other than what runs cannot
+    // apply there (as oversubscription other than 1 and SHARP on, check_job_size and sharp_unavailable_reason).
+    // A sweep's points drop them.
     if (!system.topology_file && request.gpus > 0 && !system.spans_domains(request.gpus)) {
         const std::string within = std::to_string(request.gpus) + (request.gpus == 1 ? " GPU fits" : " GPUs fit") +
                                    " in one " + system.name + " NVLink domain (up to " +
                                    std::to_string(system.gpus_per_nvlink_domain) + " GPUs), which uses no ";
-        if (request.fabric.nic) throw InputError(within + "NIC: a NIC speed cannot apply", Field::nic);
-        if (request.fabric.routing) throw InputError(within + "network switch: a routing cannot apply", Field::routing);
+        if (request.fabric.nic && request.fabric.nic->bytes_per_second != own_fabric.nic.bytes_per_second)
+            throw InputError(within + "NIC: another NIC speed cannot apply", Field::nic);
+        if (request.fabric.routing && *request.fabric.routing != own_fabric.routing)
+            throw InputError(within + "network switch: another routing cannot apply", Field::routing);
     }
     if (request.memory_reserve_bytes) {
         check_memory_reserve(*request.memory_reserve_bytes, *system.gpu);
@@ -330,10 +340,19 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     reuse.collectives = collectives;
     // Convergence at the batch a per-rank request made is the per-rank batch's to answer for.
     PreparedScenario s = naming_per_rank_batch(request, [&] { return prepare_with_layout(workload, system, n, c, reuse); });
-    s.published_as_run = choice.exact_match && !split_given && !request.memory_reserve_bytes &&
-                         c.data_parallel == choice.config.data_parallel &&
-                         c.samples_per_micro_batch == choice.config.samples_per_micro_batch &&
-                         c.gradient_accumulation == choice.config.gradient_accumulation;
+    // What sets memory per GPU is the split, the micro batch, packing and how far the optimizer state is sharded;
+    // where all of it is as a published layout of this GPU family ran, that layout is the evidence it fits.
+    const ParallelismConfig& ran = choice.basis.config;
+    const bool reserve_as_ran = !request.memory_reserve_bytes ||
+                                *request.memory_reserve_bytes <= layers::MemoryAssumptions{}.reserve_bytes;
+    if (choice.basis.system_family == gpu.name && !split_given && reserve_as_ran &&
+        c.tensor_parallel == ran.tensor_parallel && c.context_parallel == ran.context_parallel &&
+        c.pipeline_parallel == ran.pipeline_parallel && c.samples_per_micro_batch == ran.samples_per_micro_batch &&
+        c.packing_factor == ran.packing_factor && c.distributed_optimizer == ran.distributed_optimizer &&
+        (!c.distributed_optimizer || c.data_parallel >= ran.data_parallel))
+        s.ran_as_published = fmt::format("{}, {} GPUs: TP {} x CP {}, micro batch {}", choice.basis.system_family,
+                                         choice.basis.gpus, ran.tensor_parallel, ran.context_parallel,
+                                         ran.samples_per_micro_batch);
     s.defaults.insert(s.defaults.begin(), defaults.begin(), defaults.end());
     s.batch_note = batch_note;
     return s;

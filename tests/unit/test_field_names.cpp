@@ -101,6 +101,8 @@ TEST_CASE("a library error from predict() reaches the user as the flag that set 
     CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--routing", "static"})),
                Catch::StartsWith("'--routing': 8 GPUs fit in one dgx-h100 NVLink domain"));
     CHECK(error_line(with(bert, {"--gpus", "16", "--nic", "xdr", "--routing", "static"})) == "no error");
+    // What runs anyway (the system's own NIC, the default routing) is no option that cannot apply.
+    CHECK(error_line(with(bert, {"--gpus", "8", "--nic", "ndr", "--routing", "adaptive"})) == "no error");
     // Within one domain SHARP has no switch fabric: Field::sharp.
     CHECK_THAT(error_line(with(bert, {"--gpus", "8", "--sharp", "on"})), Catch::StartsWith("'--sharp': 8 GPUs fit"));
     // Not a whole number of nodes: Field::gpus, from the system's own check.

@@ -404,16 +404,30 @@ TEST_CASE("a published or given layout over HBM is refused with its numbers, not
     CHECK(fits.memory_per_gpu_bytes <= fits.memory_capacity_bytes);
 
     // NVIDIA's v5.0 GB200 result ran LoRA at TP 1 x CP 1 on 8 GPUs, which the estimate puts over the 198.7 GB
-    // (no activation offload or recomputation stated): a published layout at its own scale is priced, and warned of.
+    // (no activation offload or recomputation stated): a layout that follows it in everything that sets memory (the
+    // split and micro batch; another count, accumulation or a reserve no larger than the default) is priced, and
+    // warned of; with more memory kept free than it ran with, refused.
+    auto warned_ran = [&](const PredictionRequest& request) {
+        const Prediction p = predict(request, operator_profiles);
+        bool warned = false;
+        for (const std::string& w : p.warnings)
+            warned = warned || w.find("but the published layout it follows in memory (GB200, 8 GPUs") != std::string::npos;
+        return !p.memory_fits && warned;
+    };
     PredictionRequest gb200 = test::prediction_request("llama2_70b_lora", "gb200-nvl72", 8);
     gb200.layout = parse_layout_request("published");
-    const Prediction ran = predict(gb200, operator_profiles);
-    CHECK_FALSE(ran.memory_fits);
-    bool warned = false;
-    for (const std::string& w : ran.warnings) warned = warned || w.find("but it ran") != std::string::npos;
-    CHECK(warned);
-    gb200.memory_reserve_bytes = 1e9;   // not as it ran
-    check_refused(gb200, operator_profiles, Field::memory_reserve, {"does not fit in memory"});
+    CHECK(warned_ran(gb200));
+    PredictionRequest gb200_16 = gb200;
+    gb200_16.gpus = 16;
+    CHECK(warned_ran(gb200_16));
+    PredictionRequest accumulated = gb200;
+    accumulated.global_batch = 16;   // two micro steps of the same micro batch
+    CHECK(warned_ran(accumulated));
+    PredictionRequest small_reserve = gb200;
+    small_reserve.memory_reserve_bytes = 1e9;
+    CHECK(warned_ran(small_reserve));
+    gb200.memory_reserve_bytes = 20e9;   // more than it ran with
+    check_refused(gb200, operator_profiles, Field::memory_reserve, {"does not fit in memory", "keep less memory free"});
 
     planning::SweepPoint point;
     point.workload = "llama2_70b_lora";
@@ -424,6 +438,25 @@ TEST_CASE("a published or given layout over HBM is refused with its numbers, not
     const planning::PointOutcome outcome = planning::predict_point(point, operator_profiles);
     CHECK_FALSE(outcome.ok);
     CHECK_THAT(outcome.error, Catch::Contains("does not fit in memory"));
+}
+
+// Within one NVLink domain no NIC or switch is used: predict() refuses another NIC or routing there, and a sweep
+// or plan point at such a count runs without them (its series stays whole), as at the system's own NIC.
+TEST_CASE("a sweep point within one NVLink domain runs without the network options it cannot use", "[planning]") {
+    const ProfileSet profiles = operator_set();
+    planning::SweepPoint point;
+    point.workload = "bert";
+    point.system = point.base_system = "dgx-h100";
+    point.gpus = 8;
+    const planning::PointOutcome plain = planning::predict_point(point, profiles);
+    REQUIRE(plain.ok);
+    point.network.nic = NicSpeed::Xdr800;
+    point.routing = FabricRouting::StaticEcmp;
+    const planning::PointOutcome with_options = planning::predict_point(point, profiles);
+    REQUIRE(with_options.ok);
+    CHECK(with_options.prediction.ttt_minutes == plain.prediction.ttt_minutes);
+    point.gpus = 16;   // two domains: the options apply
+    CHECK(planning::predict_point(point, profiles).ok);
 }
 
 // A sweep's `per_rank` rule with a searched layout: each layout runs that many samples per data-parallel rank, so

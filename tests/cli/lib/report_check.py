@@ -117,6 +117,8 @@ def proxy(server, requests):
         try:
             data = connection.recv(8192)
             line = data.split(b"\r\n")[0].decode(errors="replace")
+        except ConnectionResetError:
+            data, line = b"", ""   # reset before a byte was sent: no request either
         except OSError:
             data, line = None, "(unreadable request)"
         # A connection closed before it sent a byte fetched nothing: Chromium opens speculative connections
@@ -151,14 +153,20 @@ def main():
         server.bind(("127.0.0.1", 0))
         server.listen(32)
         requests = []
-        threading.Thread(target=proxy, args=(server, requests), daemon=True).start()
+        listener = threading.Thread(target=proxy, args=(server, requests), daemon=True)
+        listener.start()
         command = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                    "--user-data-dir=" + os.path.join(work, "profile"), "--enable-logging=stderr", "--v=0",
                    "--proxy-server=http://127.0.0.1:%d" % server.getsockname()[1], "--proxy-bypass-list=<-loopback>",
                    "--disable-background-networking", "--disable-component-update", "--virtual-time-budget=5000",
                    "--dump-dom", "file://" + page]
         run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        try:
+            server.shutdown(socket.SHUT_RDWR)   # wakes the listener's accept() (close alone does not on Linux)
+        except OSError:
+            pass
         server.close()
+        listener.join(timeout=5)   # a request still being read is counted before the check
         if run.returncode != 0:
             fail(f"chromium exited {run.returncode}: {run.stderr[-2000:]}")
         console = [line for line in run.stderr.splitlines() if ":CONSOLE" in line]
