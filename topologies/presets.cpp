@@ -192,7 +192,19 @@ int checked_gpu_request(std::int64_t gpus, Field field) {
 }
 
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
-    check_cluster(find_node_type(system), gpus, options);
+    const PresetInfo& node = find_node_type(system);
+    check_cluster(node, gpus, options);
+    // A collective within one NVLink domain crosses no NIC and no switch: a NIC or a routing other than the one it
+    // runs with anyway cannot apply there (as oversubscription, check_cluster; predictions say the same,
+    // models/training/prepare.cpp). The table's header would otherwise name a NIC the collective never uses.
+    if (gpus <= node.gpus_per_nvlink_domain) {
+        const std::string within = std::to_string(gpus) + " GPUs fit in one " + node.name + " NVLink domain (up to " +
+                                   std::to_string(node.gpus_per_nvlink_domain) + " GPUs), which uses no ";
+        if (options.nic.bytes_per_second != FabricOptions{}.nic.bytes_per_second)
+            throw InputError(within + "NIC: another NIC speed cannot apply", Field::nic);
+        if (options.routing != FabricOptions{}.routing)
+            throw InputError(within + "network switch: another routing cannot apply", Field::routing);
+    }
 }
 
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
