@@ -97,8 +97,7 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
         prepared.profile = std::move(searched.profile);
         return prepared;
     }
-    prepared.scenario = prepare(request);
-    check_fits_in_memory(prepared.scenario, request);
+    prepared.scenario = prepare_as_answer(request);
     prepared.profile = profiles.find(*prepared.scenario.workload, *prepared.scenario.system.catalog_gpu);
     return prepared;
 }

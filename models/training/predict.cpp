@@ -213,8 +213,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
 
 ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles) {
     if (uses_layout_search(request, profiles)) return predict_searched_explained(request, profiles);
-    PreparedScenario scenario = prepare(request);
-    check_fits_in_memory(scenario, request);
+    PreparedScenario scenario = prepare_as_answer(request);
     ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
     Prediction p = evaluate(scenario, profile);
     if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);

@@ -214,6 +214,9 @@ void check_batch_request(const PredictionRequest& request);
 // memory (PreparedScenario::ran_as_published), that one ran: a warning instead. (`calibrate --data` holds a
 // measured row to the estimate on its own terms, user_runs.cpp.)
 void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request);
+// prepare() for a layout priced as the answer (predict's published path, a sweep or plan point that does not
+// search): the scenario, held to memory by check_fits_in_memory.
+PreparedScenario prepare_as_answer(const PredictionRequest& request);
 // Runs `body` (pricing a request); where the request gives its batch per data-parallel rank, an error about the
 // global batch it made is re-raised as the per-rank batch's (the field its user set).
 template <typename Body>

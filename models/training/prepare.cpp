@@ -66,6 +66,12 @@ void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& r
                      field);
 }
 
+PreparedScenario prepare_as_answer(const PredictionRequest& request) {
+    PreparedScenario scenario = prepare(request);
+    check_fits_in_memory(scenario, request);
+    return scenario;
+}
+
 void check_batch_request(const PredictionRequest& request) {
     if (request.global_batch && request.samples_per_rank)
         throw InputError("give a global batch or a batch per data-parallel rank, not both", Field::batch_per_rank);
