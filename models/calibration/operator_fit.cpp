@@ -168,8 +168,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     L.gemm = L.add({"gemm efficiency", 0.2, 1.0, 0.8});
     L.conv = L.add({"conv efficiency", 0.05, 1.0, 0.65});
     L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});
-    L.memory = shared.stream_memory ? L.add({"memory efficiency", 0.75, 1.0, 0.85})
-                                    : L.add({"memory efficiency", 0.3, 1.0, 0.85});
+    L.memory = L.add({"memory efficiency", shared.stream_memory ? 0.75 : 0.3, 1.0, 0.85});
     // An eager launch costs at least the CUDA launch itself, ~2 us of host time (kernel_time.hpp): below that the
     // fit would be free to make eager small-batch steps cheaper than the driver allows, which the <= 64-GPU
     // results (never launch-bound) cannot contradict.

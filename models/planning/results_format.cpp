@@ -105,7 +105,8 @@ std::string describe_series_break_even(const SeriesSummary& series, const SweepO
         return "break-even " + std::to_string(b.gpus) + " GPUs: doubling to " + std::to_string(*b.first_below) +
                " gives T(N/2)/(2 T(N)) = " + decision_value(*b.first_below_efficiency, options.break_even_threshold);
     return "break-even beyond the sweep (at least " + std::to_string(b.gpus) + " GPUs): " +
-           (b.doublings_judged == 1 ? "the " : "all ") + doublings + " stayed >= " + fmt::format("{:.2f}", options.break_even_threshold) + ", and " + std::to_string(2 * b.gpus) +
+           (b.doublings_judged == 1 ? "the " : "all ") + doublings + " stayed >= " +
+           fmt::format("{:.2f}", options.break_even_threshold) + ", and " + std::to_string(2 * b.gpus) +
            " GPUs is not in this series to judge the next";
 }
 

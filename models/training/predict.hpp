@@ -23,7 +23,6 @@
 #include "models/hardware/system.hpp"
 #include "models/training/iteration.hpp"
 #include "models/training/operator_step.hpp"
-#include "sim/errors.hpp"
 #include "models/training/step_collectives.hpp"
 #include "models/workloads/workload.hpp"
 #include "topologies/topology.hpp"
@@ -170,7 +169,7 @@ struct PreparedScenario {
     // The published layout of this GPU family that this one follows in everything that sets its memory (TP, CP,
     // PP, micro batch, packing, the distributed optimizer over no fewer ranks; no more than the default reserve),
     // as "B200, 8 GPUs: TP 1 x CP 2, micro batch 1"; empty otherwise. That layout ran, so a memory estimate over HBM
-    // is the estimate's error there, not the layout's (check_fits_in_memory).
+    // is the estimate's error there, not the layout's (prepare_as_answer).
     std::string ran_as_published;
     // How the default global batch was chosen (also among `defaults`); empty where the request gave the batch.
     std::string batch_note;
@@ -208,26 +207,13 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
 // The batch a request gives, checked before any layout is built: a global batch or a batch per data-parallel rank
 // (not both), each >= 1. InputError (Field::global_batch, Field::batch_per_rank).
 void check_batch_request(const PredictionRequest& request);
-// A layout priced as the answer (the published one, or --tp/--cp as given) that the layer graph's memory estimate
-// puts over HBM cannot run: InputError with the numbers, naming what the request set that made the layout (the
-// reserve, the split, the batch, the layout choice, else the GPU count). Where it follows a published layout's
-// memory (PreparedScenario::ran_as_published), that one ran: a warning instead. (`calibrate --data` holds a
-// measured row to the estimate on its own terms, user_runs.cpp.)
-void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request);
 // prepare() for a layout priced as the answer (predict's published path, a sweep or plan point that does not
-// search): the scenario, held to memory by check_fits_in_memory.
+// search), held to memory: a layout the layer graph's memory estimate puts over HBM cannot run, an InputError with
+// the numbers naming what the request set that made the layout (the reserve, the split, the batch, the layout
+// choice, else the GPU count). Where it follows a published layout's memory (PreparedScenario::ran_as_published),
+// that one ran: a warning instead. (`calibrate --data` holds a measured row to the estimate on its own terms,
+// user_runs.cpp.)
 PreparedScenario prepare_as_answer(const PredictionRequest& request);
-// Runs `body` (pricing a request); where the request gives its batch per data-parallel rank, an error about the
-// global batch it made is re-raised as the per-rank batch's (the field its user set).
-template <typename Body>
-decltype(auto) naming_per_rank_batch(const PredictionRequest& request, Body body) {
-    try {
-        return body();
-    } catch (const InputError& e) {
-        if (!request.samples_per_rank || e.field() != Field::global_batch) throw;
-        throw InputError(e.message(), Field::batch_per_rank);
-    }
-}
 // A user-defined workload (Workload::user_defined) keeps itself alive in the scenario.
 PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});

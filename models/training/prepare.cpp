@@ -42,6 +42,9 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
     return convergence.samples_to_converge(global_batch);
 }
 
+namespace {
+
+// prepare_as_answer's memory rule (predict.hpp).
 void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request) {
     if (!scenario.operator_table || scenario.operator_table->memory.fits) return;
     const std::string& summary = scenario.operator_table->memory.summary;
@@ -65,6 +68,20 @@ void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& r
                          "split the model further: a larger TP or CP, which the operator model's layout search tries)",
                      field);
 }
+
+// Runs `body` (pricing a request); where the request gives its batch per data-parallel rank, an error about the
+// global batch it made is re-raised as the per-rank batch's (the field its user set).
+template <typename Body>
+decltype(auto) naming_per_rank_batch(const PredictionRequest& request, Body body) {
+    try {
+        return body();
+    } catch (const InputError& e) {
+        if (!request.samples_per_rank || e.field() != Field::global_batch) throw;
+        throw InputError(e.message(), Field::batch_per_rank);
+    }
+}
+
+}  // namespace
 
 PreparedScenario prepare_as_answer(const PredictionRequest& request) {
     PreparedScenario scenario = prepare(request);
