@@ -164,13 +164,8 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
         throw InputError("oversubscription must be between 1 (non-blocking) and 64; got " +
                          std::to_string(options.oversubscription),
                          Field::oversubscription);
-    // Oversubscription shapes the leaf uplinks, which a job within one NVLink domain never uses (as
-    // check_job_size says for predictions): asking for it there is an option that cannot apply.
-    if (options.oversubscription != 1.0 && gpus <= node.gpus_per_nvlink_domain)
-        throw InputError(std::to_string(gpus) + " GPUs fit in one " + node.name + " NVLink domain (up to " +
-                             std::to_string(node.gpus_per_nvlink_domain) +
-                             " GPUs), which uses no network switch: oversubscription cannot apply",
-                         Field::oversubscription);
+    // Oversubscription shapes the leaf uplinks, which a job within one NVLink domain never uses.
+    check_fabric_applies(node.name, node.gpus_per_nvlink_domain, gpus, options, options);
     const double nvlink = options.nvlink_bandwidth.value_or(node.nvlink_bandwidth);
     // 1 Gb/s to 100 Tb/s per GPU per direction: below, the event clock overflows; above, over ten times NVLink5.
     if (!(nvlink >= NicSpeed::kMinBytesPerSecond && nvlink <= 100e12 / 8))
@@ -194,17 +189,26 @@ int checked_gpu_request(std::int64_t gpus, Field field) {
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
     const PresetInfo& node = find_node_type(system);
     check_cluster(node, gpus, options);
-    // A collective within one NVLink domain crosses no NIC and no switch: a NIC or a routing other than the one it
-    // runs with anyway cannot apply there (as oversubscription, check_cluster; predictions say the same,
-    // models/training/prepare.cpp). The table's header would otherwise name a NIC the collective never uses.
-    if (gpus <= node.gpus_per_nvlink_domain) {
-        const std::string within = std::to_string(gpus) + " GPUs fit in one " + node.name + " NVLink domain (up to " +
-                                   std::to_string(node.gpus_per_nvlink_domain) + " GPUs), which uses no ";
-        if (options.nic.bytes_per_second != FabricOptions{}.nic.bytes_per_second)
-            throw InputError(within + "NIC: another NIC speed cannot apply", Field::nic);
-        if (options.routing != FabricOptions{}.routing)
-            throw InputError(within + "network switch: another routing cannot apply", Field::routing);
-    }
+    // A collective within one NVLink domain runs with the default NIC and routing (the table's header would
+    // otherwise name a NIC the collective never uses).
+    check_fabric_applies(node.name, node.gpus_per_nvlink_domain, gpus, options, FabricOptions{});
+}
+
+std::string within_one_domain(std::string_view name, int gpus_per_domain, int gpus) {
+    return std::to_string(gpus) + (gpus == 1 ? " GPU fits" : " GPUs fit") + " in one " + std::string(name) +
+           " NVLink domain (up to " + std::to_string(gpus_per_domain) + " GPUs)";
+}
+
+void check_fabric_applies(std::string_view name, int gpus_per_domain, int gpus, const FabricOptions& asked,
+                          const FabricOptions& runs_with) {
+    if (gpus > gpus_per_domain) return;
+    const std::string within = within_one_domain(name, gpus_per_domain, gpus);
+    if (asked.oversubscription != 1.0)
+        throw InputError(within + ", which uses no network switch: oversubscription cannot apply", Field::oversubscription);
+    if (asked.nic.bytes_per_second != runs_with.nic.bytes_per_second)
+        throw InputError(within + ", which uses no NIC: another NIC speed cannot apply", Field::nic);
+    if (asked.routing != runs_with.routing)
+        throw InputError(within + ", which uses no network switch: another routing cannot apply", Field::routing);
 }
 
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {

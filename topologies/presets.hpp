@@ -81,6 +81,17 @@ Topology build_preset(std::string_view system, int gpus, const FabricOptions& op
 // The same checks as build_preset, without building anything (for validating input before a run).
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options = {});
 
+// "8 GPUs fit in one dgx-h100 NVLink domain (up to 8 GPUs)", the phrase every refusal of a scale-out option for a
+// job within one NVLink domain starts with (`name`: the system or node type).
+std::string within_one_domain(std::string_view name, int gpus_per_domain, int gpus);
+
+// A job of `gpus` within one NVLink domain of `gpus_per_domain` crosses no NIC and no switch, so the scale-out
+// options it is asked to run with (`asked`) cannot apply unless they are what it runs with anyway (`runs_with`: the
+// system's own NIC and routing): InputError naming oversubscription (other than 1), the NIC or the routing. No
+// check for a job that spans NVLink domains.
+void check_fabric_applies(std::string_view name, int gpus_per_domain, int gpus, const FabricOptions& asked,
+                          const FabricOptions& runs_with);
+
 // The same cluster for any node shape: `node.gpus_per_nvlink_domain` GPUs per NVSwitch domain at
 // `node.nvlink_bandwidth` (or options.nvlink_bandwidth), one NIC per GPU, and beyond one domain the DGX SuperPOD
 // fabric. build_preset is this with a preset's shape; models/hardware/system.hpp also builds it for GPUs that have

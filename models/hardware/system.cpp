@@ -227,11 +227,8 @@ void check_job_size(const System& system, int gpus) {
         throw InputError(std::to_string(gpus) + " GPUs is not a whole number of " + system.name + " nodes (" +
                              std::to_string(system.gpus_per_node) + " GPUs each)",
                          Field::gpus);
-    if (system.fabric.oversubscription != 1.0 && !system.spans_domains(gpus))
-        throw InputError(std::to_string(gpus) + " GPUs fit in one " + system.name + " NVLink domain (up to " +
-                             std::to_string(system.gpus_per_nvlink_domain) +
-                             " GPUs), which uses no network switch: oversubscription cannot apply",
-                         Field::oversubscription);
+    // Named by the system (a generic node's shape is named "<GPU> node").
+    check_fabric_applies(system.name, system.gpus_per_nvlink_domain, gpus, system.fabric, system.fabric);
     validate_cluster(system.node_shape(), gpus, system.fabric);   // its errors name the field at fault
 }
 
@@ -250,9 +247,7 @@ Topology build_topology(const System& system, int gpus) {
 std::string sharp_unavailable_reason(const System& system, int gpus) {
     if (system.spans_domains(gpus)) return {};
     const int domain = system.gpus_per_nvlink_domain;
-    return std::to_string(gpus) + (gpus == 1 ? " GPU fits" : " GPUs fit") + " in one " + system.name +
-           " NVLink domain (up to " + std::to_string(domain) +
-           " GPUs): SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "
+    return within_one_domain(system.name, domain, gpus) + ": SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "
            "fabric";
 }
 

@@ -175,18 +175,10 @@ System resolve_request_system(const PredictionRequest& request) {
                           request.gpu_label.empty() ? request.gpu_override->name : request.gpu_label);
     const FabricOptions own_fabric = system.fabric;
     system = with_fabric(std::move(system), request.fabric);
-    // A job within one NVLink domain uses no NIC and no switch: a NIC or a routing other than what runs cannot
-    // apply there (as oversubscription other than 1 and SHARP on, check_job_size and sharp_unavailable_reason).
-    // A sweep's points drop them.
-    if (!system.topology_file && request.gpus > 0 && !system.spans_domains(request.gpus)) {
-        const std::string within = std::to_string(request.gpus) + (request.gpus == 1 ? " GPU fits" : " GPUs fit") +
-                                   " in one " + system.name + " NVLink domain (up to " +
-                                   std::to_string(system.gpus_per_nvlink_domain) + " GPUs), which uses no ";
-        if (request.fabric.nic && request.fabric.nic->bytes_per_second != own_fabric.nic.bytes_per_second)
-            throw InputError(within + "NIC: another NIC speed cannot apply", Field::nic);
-        if (request.fabric.routing && *request.fabric.routing != own_fabric.routing)
-            throw InputError(within + "network switch: another routing cannot apply", Field::routing);
-    }
+    // A job within one NVLink domain uses no NIC and no switch: oversubscription, or a NIC or a routing other than
+    // the system's own, cannot apply there (nor SHARP on: sharp_unavailable_reason). A sweep's points drop them.
+    if (!system.topology_file && request.gpus > 0)
+        check_fabric_applies(system.name, system.gpus_per_nvlink_domain, request.gpus, system.fabric, own_fabric);
     if (request.memory_reserve_bytes) {
         check_memory_reserve(*request.memory_reserve_bytes, *system.gpu);
         system.memory_reserve_bytes = *request.memory_reserve_bytes;
