@@ -79,7 +79,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory, roof-blend, tensor-memory";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -164,6 +164,14 @@ struct SharedFit {
     // (0.79-0.93 on A100 and H200, models/data/hardware/params.md §1: at least 0.75), not the fit's 0.30 floor, so a
     // streaming kernel is never slower than the memory system shows and a GEMM is not made memory-bound by it.
     bool stream_memory = false;
+    // roof-blend (operator): a kernel's compute and memory roofs combine as their p-norm with a fitted exponent
+    // (layers::Efficiency::roof_exponent, 1-32), not as the larger of the two: kernels near their ridge point
+    // overlap loads and math only in part.
+    bool roof_blend = false;
+    // tensor-memory (operator): the tensor-core kernels' memory efficiency (layers::Efficiency::tensor_memory)
+    // fitted apart from the streaming kernels', so a floor that stands in for the streaming kernels' missing
+    // traffic need not make every GEMM memory-bound.
+    bool tensor_memory = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,

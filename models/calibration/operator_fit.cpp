@@ -38,7 +38,7 @@ struct Dimension {
 // Where each parameter sits in the search vector.
 struct Layout {
     std::vector<Dimension> dims;
-    int gemm = -1, conv = -1, attention = -1, memory = -1, launch = -1, eval_launch = -1, kernel_overhead = -1, tp_exposed = -1;
+    int gemm = -1, conv = -1, attention = -1, memory = -1, roof_exponent = -1, tensor_memory = -1, launch = -1, eval_launch = -1, kernel_overhead = -1, tp_exposed = -1;
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
         eval_step, eval_host_ops;
@@ -70,6 +70,8 @@ struct Problem {
         e.conv = value(x, layout.conv, e.conv);
         e.attention = value(x, layout.attention, e.attention);
         e.memory = value(x, layout.memory, e.memory);
+        e.roof_exponent = value(x, layout.roof_exponent, 0.0);
+        e.tensor_memory = value(x, layout.tensor_memory, 0.0);
         e.launch_seconds = value(x, layout.launch, e.launch_seconds);
         e.graph_launch_seconds = 2 * e.launch_seconds;
         e.eval_launch_seconds = value(x, layout.eval_launch, 0.0);
@@ -169,6 +171,11 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     L.conv = L.add({"conv efficiency", 0.05, 1.0, 0.65});
     L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});
     L.memory = L.add({"memory efficiency", shared.stream_memory ? 0.75 : 0.3, 1.0, 0.85});
+    // roof-blend: the exponent of the roofs' p-norm, from 1 (loads and math never overlap: the sum) to 32 (within
+    // 2 % of the larger roof everywhere).
+    // tensor-memory: the tensor-core kernels' own memory efficiency, within the same bounds.
+    if (shared.tensor_memory) L.tensor_memory = L.add({"tensor memory efficiency", 0.3, 1.0, 0.85});
+    if (shared.roof_blend) L.roof_exponent = L.add({"roof exponent", 1.0, 32.0, 4.0});
     // An eager launch costs at least the CUDA launch itself, ~2 us of host time (kernel_time.hpp): below that the
     // fit would be free to make eager small-batch steps cheaper than the driver allows, which the <= 64-GPU
     // results (never launch-bound) cannot contradict.

@@ -24,7 +24,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"warmup-logs", &SharedFit::warmup_logs},
         {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
         {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
-        {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory}};
+        {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
+        {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -69,7 +70,8 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{efficiency_prior, "efficiency-prior"},
                                    std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
                                    std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
-                                   std::pair{stream_memory, "stream-memory"}})
+                                   std::pair{stream_memory, "stream-memory"}, std::pair{roof_blend, "roof-blend"},
+                                   std::pair{tensor_memory, "tensor-memory"}})
         if (on) return name;
     return "";
 }
@@ -117,6 +119,8 @@ std::string SharedFit::describe() const {
     add(eval_host_ops, "eval-host-ops");
     add(logged_overhead, "logged-overhead");
     add(stream_memory, "stream-memory");
+    add(roof_blend, "roof-blend");
+    add(tensor_memory, "tensor-memory");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

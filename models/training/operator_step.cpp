@@ -99,11 +99,14 @@ double class_efficiency(const KernelPrice& k, const layers::Efficiency& e) {
     return by_class[k.kind_class];
 }
 double compute_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.compute_seconds / class_efficiency(k, e); }
-double memory_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.memory_seconds / e.memory; }
+double memory_efficiency(const KernelPrice& k, const layers::Efficiency& e) {
+    return layers::memory_efficiency(k.kind_class < 3, e);
+}
+double memory_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.memory_seconds / memory_efficiency(k, e); }
 
-// The longer of the two.
+// The longer of the two, or their blend (Efficiency::roof_exponent).
 double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
-    return std::max(compute_roof(k, e), memory_roof(k, e));
+    return layers::combined_roofs(compute_roof(k, e), memory_roof(k, e), e.roof_exponent);
 }
 
 // The roof over the GPU family's `speed`, never above the reference GPU's roof where the part is at least the
@@ -111,8 +114,8 @@ double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
 double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double speed) {
     const double own = roof_seconds(k, e) / speed;
     if (k.reference_compute_seconds < 0) return own;
-    return std::min(own, std::max(k.reference_compute_seconds / class_efficiency(k, e),
-                                  k.reference_memory_seconds / e.memory));
+    return std::min(own, layers::combined_roofs(k.reference_compute_seconds / class_efficiency(k, e),
+                                                k.reference_memory_seconds / memory_efficiency(k, e), e.roof_exponent));
 }
 
 // The kernels' roofs in kernel order over `speed` (a GPU family's or a stack's offset against its roofline), plus

@@ -1,4 +1,5 @@
 // Roofline kernel time: never faster than either roof, wave quantisation, launch-bound vs graph-replayed steps.
+#include <algorithm>
 #include <random>
 
 #include <catch2/catch.hpp>
@@ -59,6 +60,35 @@ TEST_CASE("no kernel is faster than its roofline, over random shapes and every s
             for (const Kernel& k : l.forward) check_roofline(k, h100, e);
             for (const Kernel& k : l.backward) check_roofline(k, h100, e);
         }
+}
+
+// roof-blend and tensor-memory (calibration options): a blended kernel is never below its larger roof and reaches
+// the sum at exponent 1; a tensor-core kernel's own memory efficiency moves its memory roof only.
+TEST_CASE("blended roofs lie between the larger roof and the sum, tensor memory moves tensor kernels only", "[layers]") {
+    CHECK(combined_roofs(3.0, 1.0, 0.0) == 3.0);
+    CHECK(combined_roofs(3.0, 1.0, 1.0) == Approx(4.0).epsilon(1e-15));
+    CHECK(combined_roofs(3.0, 4.0, 2.0) == Approx(5.0).epsilon(1e-15));
+    CHECK(combined_roofs(0.0, 0.0, 2.0) == 0.0);
+    CHECK(combined_roofs(1e-300, 2e-300, 8.0) >= 2e-300);   // scaled: no underflow to 0
+    const GpuSpec& h100 = find_gpu("h100");
+    const Kernel g = gemm(4096, 4096, 1024);
+    Efficiency e;
+    for (double p : {1.0, 1.5, 4.0, 32.0}) {
+        e.roof_exponent = p;
+        const KernelTime t = kernel_time(g, h100, e);
+        CHECK(t.seconds() >= std::max(t.compute_seconds, t.memory_seconds));
+        CHECK(t.seconds() <= t.compute_seconds + t.memory_seconds + 1e-18);
+        check_roofline(g, h100, e);
+    }
+    e = Efficiency{};
+    Kernel norm;
+    norm.kind = KernelKind::norm;
+    norm.bytes = 1e9;
+    const double norm_memory = kernel_time(norm, h100, e).memory_seconds;
+    const double gemm_memory = kernel_time(g, h100, e).memory_seconds;
+    e.tensor_memory = e.memory / 2;
+    CHECK(kernel_time(norm, h100, e).memory_seconds == norm_memory);
+    CHECK(kernel_time(g, h100, e).memory_seconds == Approx(2 * gemm_memory).epsilon(1e-12));
 }
 
 TEST_CASE("a GEMM one tile past a full wave costs a whole extra wave", "[layers]") {

@@ -303,3 +303,33 @@ TEST_CASE("release-speed: --like a named system applies its stack and its releas
 // layout, at any scale, may come out slower on it. (Before session 10 the H200's fitted speed offset, 0.83, also
 // stretched the per-kernel overheads, and Stable Diffusion and RetinaNet came out 2-5 % slower on H200 from 512
 // GPUs up.) The data-parallel workloads, at the H100's batch; LoRA's published layouts differ by GPU.
+
+// roof-blend and tensor-memory (session 18 options): the fit searches the roofs' exponent within 1-32 and the
+// tensor-core kernels' memory efficiency within 0.30-1, leaves both at 0 (off) without them, and a profile file
+// keeps what it fitted.
+TEST_CASE("roof-blend, tensor-memory: fitted within their bounds, off without them, kept by a profile file",
+          "[operator][calibration]") {
+    std::vector<CalibrationPoint> bert;
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name == "bert" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
+            bert.push_back(p);
+    REQUIRE(bert.size() >= 2);
+    const Workload& workload = *bert.front().scenario.workload;
+    const GpuSpec& gpu = *bert.front().scenario.gpu;
+    const CalibrationReport with = calibrate_operator_points(bert, "test", SharedFit::parse("operator,roof-blend,tensor-memory"));
+    const layers::Efficiency fitted = *with.profiles.find(workload, gpu).operator_efficiency;
+    CHECK(fitted.roof_exponent >= 1.0);
+    CHECK(fitted.roof_exponent <= 32.0);
+    CHECK(fitted.tensor_memory >= 0.3);
+    CHECK(fitted.tensor_memory <= 1.0);
+    const CalibrationReport without = calibrate_operator_points(bert, "test", SharedFit::parse("operator"));
+    CHECK(without.profiles.find(workload, gpu).operator_efficiency->roof_exponent == 0);
+    CHECK(without.profiles.find(workload, gpu).operator_efficiency->tensor_memory == 0);
+    CHECK(SharedFit::parse("operator,roof-blend,tensor-memory").describe() == "operator,roof-blend,tensor-memory");
+    const auto file = std::filesystem::temp_directory_path() / "ttsim_roof_blend_profiles.yaml";
+    with.profiles.save_file(file);
+    const layers::Efficiency back = *ProfileSet::load_file(file).find(workload, gpu).operator_efficiency;
+    std::filesystem::remove(file);
+    CHECK(back.roof_exponent == Approx(fitted.roof_exponent).epsilon(1e-5));
+    CHECK(back.tensor_memory == Approx(fitted.tensor_memory).epsilon(1e-5));
+}

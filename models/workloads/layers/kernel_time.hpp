@@ -15,6 +15,7 @@
 // Every efficiency is a prior (below, with reasons), to be calibrated against measured step times later.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -56,7 +57,31 @@ struct Efficiency {
     // last wave, and the gap to the next kernel on the stream (a few microseconds even when replayed from a CUDA
     // graph). 0 in the priors; the operator calibration may fit it (option kernel-overhead).
     double kernel_overhead_seconds = 0;
+    // How a kernel's two roofs combine: 0 takes the larger (a kernel that overlaps its loads with its math
+    // perfectly); p > 0 takes (compute^p + memory^p)^(1/p), which is never below the larger and reaches the sum at
+    // p = 1 (no overlap): near its ridge point a kernel runs slower than either roof alone (the calibration option
+    // roof-blend fits p, from 1 to 32).
+    double roof_exponent = 0;
+    // Fraction of the HBM bandwidth the tensor-core kernels (GEMM, convolution, attention) reach, where fitted apart
+    // from the streaming kernels' (calibration option tensor-memory); 0: the same as `memory`.
+    double tensor_memory = 0;
 };
+
+// The memory efficiency a kernel of a kind runs at (Efficiency::tensor_memory for the tensor-core kinds where set).
+inline double memory_efficiency(bool tensor_kind, const Efficiency& e) {
+    return tensor_kind && e.tensor_memory > 0 ? e.tensor_memory : e.memory;
+}
+
+// A kernel's time from its two roofs (Efficiency::roof_exponent): max(compute, memory) at exponent 0, else their
+// p-norm, which is at least the larger.
+inline double combined_roofs(double compute_seconds, double memory_seconds, double exponent) {
+    if (exponent <= 0) return compute_seconds > memory_seconds ? compute_seconds : memory_seconds;
+    const double larger = compute_seconds > memory_seconds ? compute_seconds : memory_seconds;
+    if (larger <= 0) return 0;
+    // Scaled by the larger roof so the powers stay within double range at any exponent.
+    return larger * std::pow(std::pow(compute_seconds / larger, exponent) + std::pow(memory_seconds / larger, exponent),
+                             1.0 / exponent);
+}
 
 // Bytes an Adam/LAMB update moves per parameter it updates: reads the 2-byte gradient and the fp32 master
 // weight and two moments (12), writes the three back (12) and the 2-byte working weight: 28.
@@ -67,7 +92,8 @@ struct KernelTime {
     double memory_seconds = 0;       // bytes / (bandwidth x memory efficiency)
     double quantisation = 1;         // >= 1; 1 for kernels without tiles
     std::int64_t tiles = 0, waves = 0;
-    double seconds() const { return compute_seconds > memory_seconds ? compute_seconds : memory_seconds; }
+    double roof_exponent = 0;        // Efficiency::roof_exponent
+    double seconds() const { return combined_roofs(compute_seconds, memory_seconds, roof_exponent); }
 };
 
 // Time of one kernel (no launch cost). A GPU without an SM count is an InputError for tiled kernels.
