@@ -38,7 +38,7 @@ struct Dimension {
 // Where each parameter sits in the search vector.
 struct Layout {
     std::vector<Dimension> dims;
-    int gemm = -1, conv = -1, attention = -1, memory = -1, roof_exponent = -1, tensor_memory = -1, launch = -1, eval_launch = -1, kernel_overhead = -1, tp_exposed = -1;
+    int gemm = -1, conv = -1, attention = -1, memory = -1, roof_exponent = -1, tensor_memory = -1, launch = -1, eval_launch = -1, kernel_overhead = -1, streaming_overhead = -1, tp_exposed = -1;
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
         eval_step, eval_host_ops;
@@ -76,6 +76,7 @@ struct Problem {
         e.graph_launch_seconds = 2 * e.launch_seconds;
         e.eval_launch_seconds = value(x, layout.eval_launch, 0.0);
         e.kernel_overhead_seconds = value(x, layout.kernel_overhead, 0.0);
+        e.streaming_overhead_seconds = value(x, layout.streaming_overhead, 0.0);
         p.operator_efficiency = e;
         p.operator_host_overlap = shared.host_overlap;
         p.operator_eval_passes = shared.eval_passes;
@@ -185,6 +186,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     if (shared.eval_launch) L.eval_launch = L.add({"eval launch seconds", 2e-6, 2e-3, 5e-5});
     // GPU time per kernel beyond the roofline: 0.1-20 us.
     if (shared.kernel_overhead) L.kernel_overhead = L.add({"kernel overhead seconds", 1e-7, 2e-5, 2e-6});
+    // class-overhead: the streaming kernels' own, within the same bounds (with kernel-overhead only).
+    if (shared.kernel_overhead && shared.class_overhead)
+        L.streaming_overhead = L.add({"streaming kernel overhead seconds", 1e-7, 2e-5, 2e-6});
     std::set<std::string> gpus, workloads, stacks, releases;
     bool any_multi_node = false, any_eval = false;
     for (const CalibrationPoint* p : points) {

@@ -25,7 +25,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
         {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
         {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
-        {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory}};
+        {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
+        {"class-overhead", &SharedFit::class_overhead}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -57,6 +58,9 @@ SharedFit SharedFit::parse(const std::string& list) {
     if (f.logged_overhead && !f.workload_run_overhead)
         throw InputError("logged-overhead sets each workload's per-run overhead from its logs: add workload-run-overhead",
                          Field::shared_parameters);
+    if (f.class_overhead && !f.kernel_overhead)
+        throw InputError("class-overhead fits the streaming kernels' overhead apart from kernel-overhead's: add kernel-overhead",
+                         Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
@@ -71,7 +75,7 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
                                    std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
                                    std::pair{stream_memory, "stream-memory"}, std::pair{roof_blend, "roof-blend"},
-                                   std::pair{tensor_memory, "tensor-memory"}})
+                                   std::pair{tensor_memory, "tensor-memory"}, std::pair{class_overhead, "class-overhead"}})
         if (on) return name;
     return "";
 }
@@ -121,6 +125,7 @@ std::string SharedFit::describe() const {
     add(stream_memory, "stream-memory");
     add(roof_blend, "roof-blend");
     add(tensor_memory, "tensor-memory");
+    add(class_overhead, "class-overhead");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

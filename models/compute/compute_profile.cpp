@@ -168,7 +168,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
             op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
-                            "kernel_overhead_seconds", "eval_launch_seconds", "roof_exponent", "tensor_memory", "speed", "host_overlap", "eval_passes"});
+                            "kernel_overhead_seconds", "eval_launch_seconds", "roof_exponent", "tensor_memory", "streaming_overhead_seconds", "speed", "host_overlap", "eval_passes"});
             layers::Efficiency e;
             e.gemm = op->required("gemm").as_double(1e-3, 1.0);
             e.conv = op->required("conv").as_double(1e-3, 1.0);
@@ -180,6 +180,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             if (auto k = op->optional("eval_launch_seconds")) e.eval_launch_seconds = k->as_double(0.0, 1.0);
             if (auto k = op->optional("roof_exponent")) e.roof_exponent = k->as_double(0.0, 64.0);
             if (auto k = op->optional("tensor_memory")) e.tensor_memory = k->as_double(0.0, 1.0);
+            if (auto k = op->optional("streaming_overhead_seconds")) e.streaming_overhead_seconds = k->as_double(0.0, 1e-3);
             p.operator_efficiency = e;
             if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
             if (auto overlap = op->optional("host_overlap")) p.operator_host_overlap = overlap->as_bool();
@@ -249,6 +250,7 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             if (e->eval_launch_seconds > 0) out << ", eval_launch_seconds: " << e->eval_launch_seconds;
             if (e->roof_exponent > 0) out << ", roof_exponent: " << e->roof_exponent;
             if (e->tensor_memory > 0) out << ", tensor_memory: " << e->tensor_memory;
+            if (e->streaming_overhead_seconds > 0) out << ", streaming_overhead_seconds: " << e->streaming_overhead_seconds;
             out << ", speed: " << p.operator_speed
                 << ", host_overlap: " << (p.operator_host_overlap ? "true" : "false")
                 << (p.operator_eval_passes ? ", eval_passes: true" : "") << "}\n";

@@ -130,6 +130,12 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
     // The overheads first, then each roof (the order every fit so far was computed in: at speed 1 the sum is the
     // same to the bit, and the operator fits are sensitive to the last bits).
     double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
+    if (e.streaming_overhead_seconds > 0) {   // class-overhead: the streaming kernels' own overhead
+        std::size_t streaming = 0;
+        for (const KernelPrice& k : kernels) streaming += k.kind_class == 3 ? 1 : 0;
+        sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size() - streaming) +
+              e.streaming_overhead_seconds * static_cast<double>(streaming);
+    }
     for (const KernelPrice& k : kernels) sum += roof_over_speed(k, e, speed);
     return sum / stack_speed;
 }
@@ -137,7 +143,7 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
 }  // namespace
 
 double kernel_gpu_seconds(const KernelPrice& k, const layers::Efficiency& e) {
-    return roof_seconds(k, e) + e.kernel_overhead_seconds;
+    return roof_seconds(k, e) + layers::kernel_overhead(k.kind_class < 3, e);
 }
 
 bool compute_bound(const KernelPrice& k, const layers::Efficiency& e) { return compute_roof(k, e) >= memory_roof(k, e); }
@@ -288,7 +294,8 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     double optimizer_memory = table.optimizer_memory_seconds / e.memory / speed;
     if (table.optimizer_reference_memory_seconds > 0)
         optimizer_memory = std::min(optimizer_memory, table.optimizer_reference_memory_seconds / e.memory);
-    const double optimizer_gpu = (optimizer_memory + table.optimizer_kernels * e.kernel_overhead_seconds) /
+    // The optimizer's update kernels stream (no tensor-core work).
+    const double optimizer_gpu = (optimizer_memory + table.optimizer_kernels * layers::kernel_overhead(false, e)) /
                                  stack_speed;   // at speed 1 the same to the bit as the earlier (memory + overheads) / speed
     const bool whole_step_graph = table.cuda_graphs == layers::CudaGraphs::full_iteration;
     const double optimizer_host = whole_step_graph ? 0.0 : table.optimizer_kernels * e.launch_seconds;

@@ -33,6 +33,15 @@ const std::vector<CalibrationPoint>& points() {
     return all;
 }
 
+// BERT's H100 results on at most 8 GPUs: a small fit for the options' tests.
+std::vector<CalibrationPoint> bert_h100_up_to_8() {
+    std::vector<CalibrationPoint> bert;
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name == "bert" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
+            bert.push_back(p);
+    return bert;
+}
+
 }  // namespace
 
 TEST_CASE("operator model: in-sample MAPE stays at or below 4.3%", "[operator][calibration]") {
@@ -241,10 +250,7 @@ TEST_CASE("logged-overhead: the per-run overhead is the median logged excess of 
 // stream-memory: the memory efficiency is searched within STREAM's share of the vendor bandwidth (>= 0.75), where
 // the default fit may go down to 0.30 (BERT on H100 at <= 8 GPUs goes below 0.75 without it).
 TEST_CASE("stream-memory: the fitted memory efficiency stays within what STREAM measures", "[operator][calibration]") {
-    std::vector<CalibrationPoint> bert;
-    for (const CalibrationPoint& p : points())
-        if (p.scenario.workload->name == "bert" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            bert.push_back(p);
+    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
     REQUIRE(bert.size() >= 2);
     auto memory_of = [&](const char* shared) {
         const CalibrationReport report = calibrate_operator_points(bert, "test", SharedFit::parse(shared));
@@ -309,10 +315,7 @@ TEST_CASE("release-speed: --like a named system applies its stack and its releas
 // keeps what it fitted.
 TEST_CASE("roof-blend, tensor-memory: fitted within their bounds, off without them, kept by a profile file",
           "[operator][calibration]") {
-    std::vector<CalibrationPoint> bert;
-    for (const CalibrationPoint& p : points())
-        if (p.scenario.workload->name == "bert" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            bert.push_back(p);
+    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
     REQUIRE(bert.size() >= 2);
     const Workload& workload = *bert.front().scenario.workload;
     const GpuSpec& gpu = *bert.front().scenario.gpu;
@@ -332,4 +335,34 @@ TEST_CASE("roof-blend, tensor-memory: fitted within their bounds, off without th
     std::filesystem::remove(file);
     CHECK(back.roof_exponent == Approx(fitted.roof_exponent).epsilon(1e-5));
     CHECK(back.tensor_memory == Approx(fitted.tensor_memory).epsilon(1e-5));
+}
+
+// class-overhead (session 18 option): the streaming kernels' GPU overhead per kernel fitted apart from the
+// tensor-core kernels'; it needs kernel-overhead, is 0 (the shared value) without it, and a profile file keeps it.
+TEST_CASE("class-overhead: a streaming kernel's own overhead, fitted within bounds and kept by a profile file",
+          "[operator][calibration]") {
+    CHECK_THROWS_AS(SharedFit::parse("operator,class-overhead"), InputError);
+    layers::Efficiency e;
+    e.kernel_overhead_seconds = 10e-6;
+    CHECK(layers::kernel_overhead(true, e) == 10e-6);
+    CHECK(layers::kernel_overhead(false, e) == 10e-6);
+    e.streaming_overhead_seconds = 3e-6;
+    CHECK(layers::kernel_overhead(true, e) == 10e-6);
+    CHECK(layers::kernel_overhead(false, e) == 3e-6);
+    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
+    REQUIRE(bert.size() >= 2);
+    const Workload& workload = *bert.front().scenario.workload;
+    const GpuSpec& gpu = *bert.front().scenario.gpu;
+    const CalibrationReport with =
+        calibrate_operator_points(bert, "test", SharedFit::parse("operator,kernel-overhead,class-overhead"));
+    const layers::Efficiency fitted = *with.profiles.find(workload, gpu).operator_efficiency;
+    CHECK(fitted.streaming_overhead_seconds >= 1e-7);
+    CHECK(fitted.streaming_overhead_seconds <= 2e-5);
+    const CalibrationReport without = calibrate_operator_points(bert, "test", SharedFit::parse("operator,kernel-overhead"));
+    CHECK(without.profiles.find(workload, gpu).operator_efficiency->streaming_overhead_seconds == 0);
+    const auto file = std::filesystem::temp_directory_path() / "ttsim_class_overhead_profiles.yaml";
+    with.profiles.save_file(file);
+    const layers::Efficiency back = *ProfileSet::load_file(file).find(workload, gpu).operator_efficiency;
+    std::filesystem::remove(file);
+    CHECK(back.streaming_overhead_seconds == Approx(fitted.streaming_overhead_seconds).epsilon(1e-5));
 }

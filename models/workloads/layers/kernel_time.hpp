@@ -57,6 +57,11 @@ struct Efficiency {
     // last wave, and the gap to the next kernel on the stream (a few microseconds even when replayed from a CUDA
     // graph). 0 in the priors; the operator calibration may fit it (option kernel-overhead).
     double kernel_overhead_seconds = 0;
+    // The streaming kernels' (norms, elementwise, embeddings, the optimizer's update: no tensor-core work) own GPU
+    // overhead per kernel, where fitted apart from the tensor-core kernels' (calibration option class-overhead):
+    // a GEMM's or convolution's tail wave and ramp-up differ from a one-pass elementwise kernel's. 0: the same as
+    // kernel_overhead_seconds.
+    double streaming_overhead_seconds = 0;
     // How a kernel's two roofs combine: 0 takes the larger (a kernel that overlaps its loads with its math
     // perfectly); p > 0 takes (compute^p + memory^p)^(1/p), which is never below the larger and reaches the sum at
     // p = 1 (no overlap): near its ridge point a kernel runs slower than either roof alone (the calibration option
@@ -70,6 +75,11 @@ struct Efficiency {
 // The memory efficiency a kernel of a kind runs at (Efficiency::tensor_memory for the tensor-core kinds where set).
 inline double memory_efficiency(bool tensor_kind, const Efficiency& e) {
     return tensor_kind && e.tensor_memory > 0 ? e.tensor_memory : e.memory;
+}
+
+// The GPU overhead per kernel of a kind (Efficiency::streaming_overhead_seconds for the streaming kinds where set).
+inline double kernel_overhead(bool tensor_kind, const Efficiency& e) {
+    return !tensor_kind && e.streaming_overhead_seconds > 0 ? e.streaming_overhead_seconds : e.kernel_overhead_seconds;
 }
 
 // A kernel's time from its two roofs (Efficiency::roof_exponent): max(compute, memory) at exponent 0, else their
