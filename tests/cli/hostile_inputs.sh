@@ -60,6 +60,15 @@ check "2 MB scalar, missing keys" "missing required key 'cluster'" "long.yaml:[0
 printf 'scenario: collective\ncluster: &a {system: dgx-h100, gpus: 8, x: *a}\n' >"$tmp/alias.yaml"
 check "recursive alias" "" "alias.yaml:[0-9]\+" "$ttsim" run "$tmp/alias.yaml"
 
+# Text that is not UTF-8 (a Latin-1 byte) in a flag, a positional argument and a CSV: refused where it is written,
+# never passed on to the JSON writer (which failed with an internal error, exit 3, before session 18).
+check "--currency not UTF-8" "'--currency': value is not UTF-8 text" "" \
+  "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 --currency $'EU\xe9' --price 3 --format json
+check "scenario path not UTF-8" "is not UTF-8 text" "" "$ttsim" run $'caf\xe9.yaml'
+printf 'workload,system,gpus,global_batch,step_time,label\nbert,dgx-h100,8,768,95ms,caf\xe9\n' >"$tmp/runs.csv"
+check "user-runs CSV not UTF-8" "not UTF-8 text" "runs.csv:2" "$ttsim" calibrate --data "$tmp/runs.csv" --out "$tmp/prof"
+no_output "user-runs CSV not UTF-8" "$tmp/prof"
+
 # 3. An --out directory that cannot be created (a regular file is in the way).
 touch "$tmp/file"
 check "--out under a regular file" "" "" "$ttsim" run scenarios/collective-h100-nvls.yaml --out "$tmp/file/sub"

@@ -2,6 +2,7 @@
 
 #include "sim/config.hpp"
 #include "sim/event_queue.hpp"
+#include "sim/text.hpp"
 
 using namespace ttsim;
 
@@ -40,6 +41,36 @@ TEST_CASE("config errors name file, line and key", "[config]") {
     CHECK(model.required("layers").as_int(1, 1 << 20) == 32);
     auto word = ConfigNode::load_string("n: \"abc\"\n", "w.yaml");
     CHECK_THROWS_WITH(word.required("n").as_int(0, 10), Catch::Contains("quoted") && !Catch::Contains("without quotes"));
+}
+
+// UTF-8 as RFC 3629 defines it: ASCII, 2-4 byte characters; not a lone Latin-1 byte, a truncated character, an
+// overlong form, a UTF-16 surrogate or a code point above U+10FFFF. A scenario holding one is refused at its line.
+TEST_CASE("text that is not UTF-8 is found at its byte, and a scenario holding it is refused there", "[config]") {
+    constexpr auto npos = std::string_view::npos;
+    CHECK(first_invalid_utf8("plain ASCII") == npos);
+    CHECK(first_invalid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9D\x84\x9E") == npos);   // é, €, a 4-byte clef
+    CHECK(first_invalid_utf8("") == npos);
+    CHECK(first_invalid_utf8("caf\xE9") == 3);                 // Latin-1 é
+    CHECK(first_invalid_utf8("ab\xE2\x82") == 2);              // truncated €
+    CHECK(first_invalid_utf8("\xC0\x80") == 0);                // overlong NUL
+    CHECK(first_invalid_utf8("x\xE0\x80\x80") == 1);          // overlong 3-byte form
+    CHECK(first_invalid_utf8("\xED\xA0\x80") == 0);           // a UTF-16 surrogate
+    CHECK(first_invalid_utf8("\xF4\x90\x80\x80") == 0);      // above U+10FFFF
+    CHECK(first_invalid_utf8("\xF5\x80\x80\x80") == 0);
+    CHECK(first_invalid_utf8("\x80") == 0);                    // a lone continuation byte
+    CHECK(first_invalid_utf8("\xC3\xA9\xC3") == 2);
+    const TextPosition at = position_of("a: 1\nname: caf\xE9\n", 14);
+    CHECK(at.line == 2);
+    CHECK(at.column == 10);
+    try {
+        ConfigNode::load_string("a: 1\nname: caf\xE9\n", "t.yaml");
+        FAIL("a Latin-1 byte was accepted");
+    } catch (const InputError& e) {
+        CHECK(e.where().line == 2);
+        CHECK(e.where().column == 10);
+        CHECK_THAT(e.what(), Catch::Contains("not UTF-8"));
+    }
+    CHECK(ConfigNode::load_string("name: \"caf\xC3\xA9\"\n", "t.yaml").required("name").as_string() == "caf\xC3\xA9");
 }
 
 TEST_CASE("events run in (time, insertion) order", "[engine]") {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sim/errors.hpp"
+#include "sim/text.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/exit_codes.hpp"
 
@@ -103,8 +104,13 @@ bool ArgParser::parse(const std::vector<std::string>& args, std::ostream& help_o
                 values_[name] = args[++i];
             }
             if (values_[name].empty()) fail(name, "value must not be empty");
+            if (first_invalid_utf8(values_[name]) != std::string::npos)
+                fail(name, "value is not UTF-8 text (set the terminal's or script's encoding to UTF-8)");
             continue;
         }
+        if (first_invalid_utf8(arg) != std::string::npos)
+            fail("", "argument " + std::to_string(i + 1) + " of 'ttsim " + command_ +
+                         "' is not UTF-8 text (set the terminal's or script's encoding to UTF-8)");
         if (next_positional >= positional_specs_.size() && list_spec_) {
             list_values_.push_back(arg);
             continue;

@@ -167,9 +167,11 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     const int status = refused == counts.size() ? 1 : 0;
 
     if (context.out_dir) {
+        // Both texts before any file or folder, so a failure while formatting leaves nothing behind.
+        const std::string csv_text = csv(rows), json_text = json(name, model, rows);
         ensure_directory(*context.out_dir);
-        write_file_atomically((std::filesystem::path(*context.out_dir) / "results.csv").string(), csv(rows));
-        write_file_atomically((std::filesystem::path(*context.out_dir) / "results.json").string(), json(name, model, rows));
+        write_file_atomically((std::filesystem::path(*context.out_dir) / "results.csv").string(), csv_text);
+        write_file_atomically((std::filesystem::path(*context.out_dir) / "results.json").string(), json_text);
     }
     if (format == "csv") {
         out << csv(rows);

@@ -54,7 +54,7 @@ void build_conv_detector(const ConfigNode& a, LayerGraph& g) {
     const std::int64_t fpn = count_param(a, "fpn_channels");
 
     // Stem: conv 7x7/2 (frozen BN folded, ReLU fused) and a 3x3/2 max-pool.
-    std::int64_t h = count_param(a, "image_size");
+    std::int64_t h = count_param(a, "image_size", 1, kMaxImageSide);
     const std::int64_t image_ch = count_param(a, "image_channels");
     Act x{"image", static_cast<double>(n * image_ch * h * h), false};
     std::int64_t ch = count_param(a, "stem_channels");

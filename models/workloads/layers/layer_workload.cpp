@@ -29,7 +29,7 @@ std::int64_t count_param(const ConfigNode& parent, std::string_view key, std::in
 
 std::int64_t count_param_or(const ConfigNode& parent, std::string_view key, std::int64_t fallback, std::int64_t min) {
     const auto node = optional_param(parent, key);
-    return node ? node->as_int(min, std::int64_t{1} << 40) : fallback;
+    return node ? node->as_int(min, kMaxModelDimension) : fallback;
 }
 
 double number_param_or(const ConfigNode& parent, std::string_view key, double fallback, double min, double max) {
@@ -44,7 +44,7 @@ bool bool_param_or(const ConfigNode& parent, std::string_view key, bool fallback
 
 std::vector<std::int64_t> count_list_param(const ConfigNode& parent, std::string_view key) {
     std::vector<std::int64_t> out;
-    for (const ConfigNode& item : param(parent, key).items()) out.push_back(item.as_int(0, std::int64_t{1} << 40));
+    for (const ConfigNode& item : param(parent, key).items()) out.push_back(item.as_int(0, kMaxModelDimension));
     return out;
 }
 

@@ -124,7 +124,7 @@ void build_unet(const ConfigNode& a, LayerGraph& g) {
             if (ds == (std::int64_t{1} << level)) return true;
         return false;
     };
-    std::int64_t h = count_param(a, "latent_size");
+    std::int64_t h = count_param(a, "latent_size", 1, kMaxImageSide);
     Builder u{g, c, {}};
 
     {   // timestep embedding: sinusoid (no parameters) -> linear -> SiLU -> linear, one row per image
