@@ -43,6 +43,21 @@ std::string describe_layout(const ParallelismConfig& c) {
                        c.distributed_optimizer ? ", distributed optimizer" : "");
 }
 
+void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins, Field tensor_parallel_field,
+                      Field context_parallel_field) {
+    auto check_pin = [&](const std::optional<int>& pin, bool modelled, const char* what, Field field) {
+        if (pin && *pin > 1 && !modelled)
+            throw InputError(std::string(what) + " is not modelled for " + workload.name, field);
+    };
+    check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism", tensor_parallel_field);
+    check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism", context_parallel_field);
+    const int domain = system.gpus_per_nvlink_domain;
+    if (pins.tensor_parallel && *pins.tensor_parallel > domain)
+        throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs", *pins.tensor_parallel,
+                                     domain),
+                         tensor_parallel_field);
+}
+
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile) {
     const auto start = std::chrono::steady_clock::now();
     const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;
@@ -51,18 +66,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                  "layout search needs a GPU count and a global batch (or one per data-parallel rank)");
     const GpuSpec& gpu = *job.system.gpu;
     const LayoutPins& pins = job.pins;
+    check_pins_apply(workload, job.system, pins, job.tensor_parallel_field, job.context_parallel_field);
     const int domain = job.system.gpus_per_nvlink_domain;
-    auto check_pin = [&](const std::optional<int>& pin, bool modelled, const char* what, Field field) {
-        if (pin && *pin > 1 && !modelled)
-            throw InputError(std::string(what) + " is not modelled for " + workload.name, field);
-    };
-    check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism", job.tensor_parallel_field);
-    check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism",
-              job.context_parallel_field);
-    if (pins.tensor_parallel && *pins.tensor_parallel > domain)
-        throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs", *pins.tensor_parallel,
-                                     domain),
-                         job.tensor_parallel_field);
     // A pinned split that does not divide the GPUs matches no layout; say so rather than "none matches the pins".
     const int tp_pin = pins.tensor_parallel.value_or(1), cp_pin = pins.context_parallel.value_or(1);
     if (job.gpus % (tp_pin * cp_pin) != 0) {

@@ -30,6 +30,13 @@
 
 namespace ttsim {
 
+// The checks of `pins` that hold at every GPU count: TP or CP pinned above 1 where the workload does not model it,
+// TP beyond the system's NVLink domain. InputError naming the field given. The search makes them first; a front end
+// that prices many counts (a plan, a user-model scenario) makes them once up front, so an impossible pin is bad
+// input (exit 2), not a configuration that failed at every count.
+void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins,
+                      Field tensor_parallel_field = Field::layout, Field context_parallel_field = Field::layout);
+
 struct LayoutSearchJob {
     std::shared_ptr<const Workload> owned_workload;   // a user-defined model; else `workload` (catalog)
     const Workload* workload = nullptr;

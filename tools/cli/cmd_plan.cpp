@@ -186,6 +186,20 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         if (query.layout.searches() && model_flag(args) != ComputeModel::operator_level)
             args.fail("layout", "a searched layout (fastest or pins) is priced by the operator model: add --model "
                                 "operator, or use --layout published");
+        // A pin no system searched can take at any count (TP beyond every NVLink domain, a split the workload does
+        // not model) is bad input, not a plan whose every row failed.
+        if (query.layout.mode == LayoutMode::pinned &&
+            std::none_of(query.systems.begin(), query.systems.end(), [&](const std::string& system) {
+                try {
+                    check_pins_apply(find_workload(workload), resolve_system(system), query.layout.pins);
+                    return true;
+                } catch (const InputError&) {
+                    return false;
+                }
+            }))
+            args.naming_flags([&] {
+                check_pins_apply(find_workload(workload), resolve_system(query.systems.front()), query.layout.pins);
+            });
     }
     ProfileSet profiles = load_model_profiles(args, true);
     LikeNotes like_notes;

@@ -130,6 +130,14 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     }
     if (context.format) format = *context.format;
     const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
+    // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.
+    if (layout.mode == LayoutMode::pinned) {
+        const ConfigNode node = root.required("layout");
+        node.feeding([&] {
+            check_pins_apply(*model.workload, resolve_system(system), layout.pins);
+            return 0;
+        });
+    }
     const ScenarioProfiles chosen = read_scenario_profiles(root, ComputeModel::operator_level, {gpu});
     const ProfileSet& profiles = chosen.profiles;
 
