@@ -84,5 +84,14 @@ sed -e 's/^system: dgx-h100/system: gb200-nvl72/' -e 's/^gpus: \[4096, 16384\]/g
 "$ttsim" run "$tmp/gb.yaml" >"$tmp/gb.txt"; rc=$?
 check "GB200 user model: a Megatron-style alternative with TP 8" '[[ $rc -eq 0 ]] && grep -q "512 GPUs: Megatron-style (TP 8:" "$tmp/gb.txt"'
 
+# A user model's cost: rented GPU-hours x the scenario's price, whole racks on GB200 (the 8-GPU job rents 72 GPUs).
+sed -e 's/^system: dgx-h100/system: gb200-nvl72/' -e 's/^gpus: .*/gpus: [8]/' scenarios/custom-decoder-7b.yaml >"$tmp/gb8.yaml"
+printf 'cost: {price_per_gpu_hour: {gb200-nvl72: 4.0}}\n' >>"$tmp/gb8.yaml"
+"$ttsim" run "$tmp/gb8.yaml" --format json >"$tmp/gb8.json"; rc=$?
+check "user model cost: rented GPU-hours = 9 x GPU-hours on a 72-GPU rack, cost = rented x 4.0, price given" \
+  '[[ $rc -eq 0 && $(json "$tmp/gb8.json" "(lambda r: abs(r[\"rented_gpu_hours\"] - 9 * r[\"gpu_hours\"]) < 1e-6 * r[\"gpu_hours\"] and abs(r[\"cost\"][\"amount\"] - 4 * r[\"rented_gpu_hours\"]) < 1e-6 * r[\"cost\"][\"amount\"] and not r[\"cost\"][\"price_is_estimate\"] and r[\"energy_kwh\"] > 0)(d[\"results\"][0])") == True ]]'
+"$ttsim" run "$tmp/gb8.yaml" >"$tmp/gb8.txt"
+check "and the table says the rack is rented whole" 'grep -q "8 GPUs: rents 1 rack (72 GPUs)" "$tmp/gb8.txt"'
+
 echo "scenario layout: $fail failed"
 [[ $fail -eq 0 ]]

@@ -8,6 +8,8 @@
 //   gpus: [64, 512, 4096]
 //   layout: fastest              # optional: fastest (default) or tp=..,cp=..[,micro=..,...] pins
 //   profiles: DIR                # optional: a directory with operator_profiles.yaml (default models/profiles)
+//   cost: {...}                  # optional: prices per GPU-hour, as a sweep's (cost_config.hpp)
+//   energy: {...}                # optional: node and switch power, PUE, as a sweep's
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
 #include <algorithm>
@@ -20,6 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include "models/compute/profile_files.hpp"
+#include "models/planning/cost_config.hpp"
+#include "models/planning/prediction_cost.hpp"
 #include "models/planning/results_format.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
@@ -38,17 +42,24 @@ namespace {
 struct Row {
     int gpus = 0;
     Prediction p;
+    planning::PredictionCost cost;   // rented GPU-hours x price, energy: as predict and a sweep row price them
     std::string error;
 };
 
-std::string csv(const std::vector<Row>& rows) {
+// GPU-hours billed: whole allocation units (a node, a GB200 NVL72 rack), as the cost counts them.
+double rented_gpu_hours(const Row& r) {
+    return r.cost.price_per_gpu_hour > 0 ? r.cost.cost / r.cost.price_per_gpu_hour : r.p.gpu_hours;
+}
+
+std::string csv(const std::vector<Row>& rows, const std::string& currency) {
     std::string text =
         "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
         "memory_capacity_gb,layouts_fitting,layouts_valid,alternative_layout,alternative_ttt_minutes,"
-        "alternative_memory_per_gpu_gb,error\n";
+        "alternative_memory_per_gpu_gb,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,"
+        "energy_kwh,error\n";
     for (const Row& r : rows) {
         if (!r.error.empty()) {
-            text += fmt::format("{},,,,,,,,,,,,,,,,{}\n", r.gpus, planning::csv_field(r.error));
+            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{}\n", r.gpus, planning::csv_field(r.error));
             continue;
         }
         const ParallelismConfig& c = r.p.layout;
@@ -58,15 +69,19 @@ std::string csv(const std::vector<Row>& rows) {
                             r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
                             r.p.layouts_enumerated);
         if (r.p.published)
-            text += fmt::format("\"{}\",{:.3f},{:.2f},\n", describe_layout(r.p.published->layout),
+            text += fmt::format("\"{}\",{:.3f},{:.2f},", describe_layout(r.p.published->layout),
                                 r.p.published->ttt_minutes, r.p.published->memory_per_gpu_bytes / 1e9);
         else
-            text += ",,,\n";
+            text += ",,,";
+        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},\n", r.p.gpu_hours, rented_gpu_hours(r),
+                            r.cost.price_per_gpu_hour, r.cost.price_is_estimate ? "true" : "false", r.cost.cost,
+                            planning::csv_field(currency), r.cost.energy.facility_kwh);
     }
     return text;
 }
 
-std::string json(const std::string& name, const UserModel& model, const std::vector<Row>& rows) {
+std::string json(const std::string& name, const UserModel& model, const std::vector<Row>& rows,
+                 const std::string& currency) {
     nlohmann::ordered_json j;
     j["name"] = name;
     j["model"] = model.workload->description;
@@ -91,6 +106,11 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
                                                                     {"ttt_minutes", r.p.published->ttt_minutes},
                                                                     {"memory_per_gpu_bytes", r.p.published->memory_per_gpu_bytes}}
                                            : nlohmann::ordered_json(nullptr);
+        row["gpu_hours"] = r.p.gpu_hours;
+        row["rented_gpu_hours"] = rented_gpu_hours(r);
+        row["cost"] = {{"amount", r.cost.cost}, {"currency", currency},
+                       {"price_per_gpu_hour", r.cost.price_per_gpu_hour}, {"price_is_estimate", r.cost.price_is_estimate}};
+        row["energy_kwh"] = r.cost.energy.facility_kwh;
         row["warnings"] = r.p.warnings;
         j["results"].push_back(std::move(row));
     }
@@ -101,7 +121,7 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output",
-                     "memory_reserve"});
+                     "memory_reserve", "cost", "energy"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
@@ -129,6 +149,11 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         if (output.has("format")) format = output.required("format").as_choice({"table", "csv", "json"});
     }
     if (context.format) format = *context.format;
+    // Prices and power as a sweep reads them (a price not given is the prices.yaml estimate, and the report says so).
+    planning::CostParameters cost;
+    planning::EnergyParameters energy;
+    if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost);
+    if (auto node = root.optional("energy")) planning::read_energy_section(*node, energy);
     const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
     // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.
     if (layout.mode == LayoutMode::pinned) {
@@ -159,6 +184,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         row.gpus = counts[i];
         try {
             row.p = predict(request, profiles);
+            row.cost = planning::cost_of_prediction(row.p, system, energy, cost);
         } catch (const InputError& e) {
             // Only a layout refusal (refuse_layouts: no split valid or fitting) is a row; anything else, such as a
             // count that is not whole nodes, is bad input at its key.
@@ -176,17 +202,17 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
 
     if (context.out_dir) {
         // Both texts before any file or folder, so a failure while formatting leaves nothing behind.
-        const std::string csv_text = csv(rows), json_text = json(name, model, rows);
+        const std::string csv_text = csv(rows, cost.currency), json_text = json(name, model, rows, cost.currency);
         ensure_directory(*context.out_dir);
         write_file_atomically((std::filesystem::path(*context.out_dir) / "results.csv").string(), csv_text);
         write_file_atomically((std::filesystem::path(*context.out_dir) / "results.json").string(), json_text);
     }
     if (format == "csv") {
-        out << csv(rows);
+        out << csv(rows, cost.currency);
         return status;
     }
     if (format == "json") {
-        out << json(name, model, rows);
+        out << json(name, model, rows, cost.currency);
         return status;
     }
     out << name << "\n"
@@ -195,16 +221,22 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << "  system       " << system << ", layouts searched with the operator model ("
         << chosen.source << ")\n";
     for (const std::string& note : all_notes(chosen.notes)) out << "  note         " << note << "\n";
+    out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({system})
+        << "; GPU-hours are billed in whole allocation units\n";
+    out << "  energy       " << planning::describe_energy_model(energy) << "\n";
     out << "\n";
-    out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9}\n", "GPUs", "fastest layout", "TTT (h)", "step (ms)",
-                       "memory (GB)", "fit/valid");
+    const std::string cost_header = "cost (" + cost.currency + ")";
+    out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9} {:>10} {:>12} {:>10}\n", "GPUs", "fastest layout",
+                       "TTT (h)", "step (ms)", "memory (GB)", "fit/valid", "GPU-h", cost_header, "MWh");
     for (const Row& r : rows)
         if (!r.error.empty())
             out << fmt::format("{:>6}  no prediction (below)\n", r.gpus);
         else
-            out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{}\n", r.gpus,
-                           describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms, r.p.memory_per_gpu_bytes / 1e9,
-                           r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting, r.p.layouts_enumerated);
+            out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10.0f} {:>12.0f} {:>10.2f}\n",
+                               r.gpus, describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms,
+                               r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
+                               r.p.layouts_enumerated, rented_gpu_hours(r), r.cost.cost,
+                               r.cost.energy.facility_kwh / 1e3);
     out << "\n";
     for (const Row& r : rows) {
         if (!r.error.empty()) {
@@ -212,6 +244,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
             continue;
         }
         out << "  " << r.gpus << " GPUs: memory " << r.p.memory_summary << "\n";
+        if (rented_gpu_hours(r) > r.p.gpu_hours * (1 + 1e-9))
+            out << "  " << r.gpus << " GPUs: rents " << resolve_system(system).describe_allocation(r.gpus)
+                << ", which the cost and GPU-hours bill whole\n";
         if (r.p.published)
             out << fmt::format("  {} GPUs: {}: {}: {:.2f} h, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,
                                r.p.published->label, describe_layout(r.p.published->layout), r.p.published->ttt_minutes / 60,
