@@ -288,7 +288,8 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         c.global_batch = b;
     } else {
         // The default batch: v4.1's at the nearest published scale, kept within the RCPs (convergence is measured
-        // there), never below v4.1's at fewer GPUs, rounded up to the data-parallel size (workload.hpp).
+        // there), never below a batch v4.1 published at fewer GPUs, rounded to the nearest multiple of the
+        // data-parallel size (workload.hpp).
         const RcpTable rcps = load_rcp_table(workload);
         const auto kept = rcps.kept();
         const int largest_rcp = kept.empty() ? 0 : kept.back().global_batch;

@@ -16,12 +16,11 @@ long long clamp_to_rcps(long long target, int smallest_rcp, int largest_rcp) {
     return target;
 }
 
-}  // namespace
-
-std::vector<CountBatch> default_batches_below(const DefaultBatchRequest& r) {
+// The walk below r.gpus, and the largest v4.1 batch (within the RCPs) published at a smaller count.
+std::vector<CountBatch> walk_below(const DefaultBatchRequest& r, long long& published) {
     TTSIM_ASSERT(r.workload && r.gpus_per_node > 0, "default batch needs a workload and a node size");
     std::vector<CountBatch> walk;
-    long long envelope = 0;
+    published = 0;
     for (int m = r.gpus_per_node; m < r.gpus; m += r.gpus_per_node) {
         ParallelismChoice choice;
         try {
@@ -30,17 +29,29 @@ std::vector<CountBatch> default_batches_below(const DefaultBatchRequest& r) {
             continue;   // a count the default layout cannot hold has no default batch
         }
         const long long dp = choice.config.data_parallel;
-        const long long below = envelope;   // the largest target at fewer GPUs
-        envelope = std::max(clamp_to_rcps(choice.batch_target, r.smallest_rcp, r.largest_rcp), envelope);
-        const long long batch = round_to_data_parallel(envelope, dp, std::max<long long>(below, r.smallest_rcp));
-        walk.push_back({m, static_cast<int>(dp), static_cast<int>(envelope), static_cast<int>(batch)});
+        const long long own = clamp_to_rcps(choice.batch_target, r.smallest_rcp, r.largest_rcp);
+        const long long target = std::max(own, published);
+        const long long batch = round_to_data_parallel(target, dp, std::max<long long>(published, r.smallest_rcp));
+        walk.push_back({m, static_cast<int>(dp), static_cast<int>(target), static_cast<int>(batch)});
+        // A count where v4.1 published a layout of the basis family: its batch is what a larger job never falls
+        // below (an interpolated target between two scales is not: it rises with every node, so holding a larger
+        // count to it would forbid rounding down at all, RetinaNet's 2,217 at 2,048 GPUs becoming 4,096).
+        if (choice.basis.gpus == m) published = std::max(published, own);
     }
     return walk;
 }
 
+}  // namespace
+
+std::vector<CountBatch> default_batches_below(const DefaultBatchRequest& r) {
+    long long published = 0;
+    return walk_below(r, published);
+}
+
 int default_target_below(const DefaultBatchRequest& r) {
-    const std::vector<CountBatch> walk = default_batches_below(r);
-    return walk.empty() ? 0 : walk.back().target;
+    long long published = 0;
+    walk_below(r, published);
+    return static_cast<int>(published);
 }
 
 BatchChoice scaled_default_batch(const DefaultBatchRequest& r) {

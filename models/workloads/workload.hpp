@@ -230,10 +230,11 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
 //  1. the target is kept within the RCPs, where convergence is measured: no more than `largest_rcp` and no less
 //     than `smallest_rcp` (each when > 0); below the smallest the RCPs only clamp, above the largest they
 //     extrapolate;
-//  2. it is at least `at_fewer_gpus`, the largest target at fewer GPUs (0: none; scaled_default_batch below), so
-//     a default never falls below what v4.1 suggests for a smaller job;
-//  3. it is rounded UP to a multiple of data_parallel: rounding to the nearest (or down, to stay under a cap)
-//     lets the batch drop when one more node changes the ranks (SD: 2040 at 680 GPUs, 1376 at 688).
+//  2. it is at least `at_fewer_gpus`, the largest batch v4.1 published at fewer GPUs (0: none;
+//     scaled_default_batch below), so a default never falls below what v4.1 ran with a smaller job;
+//  3. it is rounded to the nearest multiple of data_parallel, up where rounding down would fall below
+//     `at_fewer_gpus` or the smallest RCP batch (SD: 2040 at 680 GPUs, not 1376 at 688, since v4.1 ran 2048 at
+//     512).
 // Each rank's share is split into the fewest micro steps whose micro batch is no larger than `published_micro`.
 // `source` says where `published_batch` came from; `note` says which rules applied, in words for the output.
 struct BatchChoice {
@@ -244,7 +245,7 @@ struct BatchChoice {
 };
 struct BatchBounds {
     int smallest_rcp = 0, largest_rcp = 0;   // 0: no bound
-    int at_fewer_gpus = 0;                   // the largest target at fewer GPUs; 0: none
+    int at_fewer_gpus = 0;                   // the largest batch v4.1 published at fewer GPUs; 0: none
 };
 BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel,
                                  const BatchBounds& bounds, const std::string& source);
@@ -255,15 +256,19 @@ BatchChoice default_global_batch(int published_batch, int published_micro, int d
 long long round_to_data_parallel(long long target, long long data_parallel, long long lower_bound);
 
 // The default global batch at a GPU count, as the sequence over GPU counts a capacity planner walks
-// (default_global_batch above has the rules for one count; implemented in default_batch.cpp). The target is the
-// largest of v4.1's batches (within the RCPs) at this and every smaller whole-node count, so a default never
-// falls below what v4.1 suggests with fewer GPUs, and is then rounded up to the data-parallel size.
+// (default_global_batch above has the rules for one count; implemented in default_batch.cpp). The target is v4.1's
+// batch here (interpolated between published scales, within the RCPs), raised to the largest batch v4.1 published
+// at a smaller count, so a default never falls below what v4.1 ran with fewer GPUs; it is then rounded to the
+// nearest multiple of the data-parallel size, up where down would fall below that published batch. (Until session
+// 18 the floor was the largest interpolated target at any smaller count, which rises node by node, so rounding
+// down was almost never allowed: RetinaNet ran 4,096 at 2,048 GPUs, slower than 1,024 GPUs at 2,048.)
 // Why not strictly non-decreasing batches: with the data-parallel size growing by a node's worth of ranks per
 // step, a non-decreasing sequence of multiples can never lower its per-rank share once the ranks outnumber a
 // node's (k x dp(n) <= j x (dp(n) + d) forces j >= k when dp(n) > d (k - 1)), so every default would scale
 // weakly, its batch growing linearly with GPUs past the RCPs (SD would be refused beyond 336 GPUs instead of
-// 4096). What may fall, then, is only a rounding overshoot: the batch at n is below target(n) + dp(n), and a
-// count that splits the target evenly runs it exactly (SD: 3048 at 1016 GPUs, 2048 at 1024).
+// 4096). What may fall, then, is only a rounding overshoot: the batch at n is within dp(n) / 2 of target(n) where
+// rounding down is allowed, below target(n) + dp(n) otherwise, and a count that splits the target evenly runs it
+// exactly (SD: 3048 at 1016 GPUs, 2048 at 1024).
 struct DefaultBatchRequest {
     const Workload* workload = nullptr;
     std::string_view system_family;    // GPU name, as default_parallelism takes it
@@ -279,8 +284,8 @@ struct DefaultBatchRequest {
 BatchChoice scaled_default_batch(const DefaultBatchRequest& request);
 
 // The walk: at every whole-node count below `gpus` that the default layout holds, ascending, its data-parallel
-// size, target (the running largest v4.1 batch within the RCPs) and default batch; and the last target (0 when
-// there is none): BatchBounds::at_fewer_gpus.
+// size, target (v4.1's batch there within the RCPs, raised to the largest published at a smaller count) and
+// default batch; and the largest batch v4.1 published below `gpus` (0 when none): BatchBounds::at_fewer_gpus.
 struct CountBatch {
     int gpus = 0, data_parallel = 0, target = 0, global_batch = 0;
 };
