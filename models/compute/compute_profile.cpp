@@ -178,7 +178,11 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             e.graph_launch_seconds = op->required("graph_launch_seconds").as_double(0.0, 1.0);
             if (auto k = op->optional("kernel_overhead_seconds")) e.kernel_overhead_seconds = k->as_double(0.0, 1e-3);
             if (auto k = op->optional("eval_launch_seconds")) e.eval_launch_seconds = k->as_double(0.0, 1.0);
-            if (auto k = op->optional("roof_exponent")) e.roof_exponent = k->as_double(0.0, 64.0);
+            if (auto k = op->optional("roof_exponent")) {
+                // 0: off (the larger roof); below 1 the p-norm would exceed the sum of the roofs.
+                e.roof_exponent = k->as_double(0.0, 64.0);
+                if (e.roof_exponent > 0 && e.roof_exponent < 1) k->fail("roof_exponent is 0 (off) or from 1 to 64");
+            }
             if (auto k = op->optional("tensor_memory")) e.tensor_memory = k->as_double(0.0, 1.0);
             if (auto k = op->optional("streaming_overhead_seconds")) e.streaming_overhead_seconds = k->as_double(0.0, 1e-3);
             p.operator_efficiency = e;

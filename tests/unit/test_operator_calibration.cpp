@@ -332,6 +332,18 @@ TEST_CASE("roof-blend, tensor-memory: fitted within their bounds, off without th
     const auto file = std::filesystem::temp_directory_path() / "ttsim_roof_blend_profiles.yaml";
     with.profiles.save_file(file);
     const layers::Efficiency back = *ProfileSet::load_file(file).find(workload, gpu).operator_efficiency;
+    // An exponent below 1 would price a kernel above the sum of its roofs: refused at the key.
+    {
+        std::ifstream in(file);
+        std::stringstream text;
+        text << in.rdbuf();
+        std::string edited = text.str();
+        const auto at = edited.find("roof_exponent: ");
+        REQUIRE(at != std::string::npos);
+        edited.replace(at, edited.find(',', at) - at, "roof_exponent: 0.5");
+        std::ofstream(file) << edited;
+        CHECK_THROWS_WITH(ProfileSet::load_file(file), Catch::Contains("roof_exponent is 0 (off) or from 1 to 64"));
+    }
     std::filesystem::remove(file);
     CHECK(back.roof_exponent == Approx(fitted.roof_exponent).epsilon(1e-5));
     CHECK(back.tensor_memory == Approx(fitted.tensor_memory).epsilon(1e-5));

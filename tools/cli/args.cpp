@@ -104,7 +104,9 @@ bool ArgParser::parse(const std::vector<std::string>& args, std::ostream& help_o
                 values_[name] = args[++i];
             }
             if (values_[name].empty()) fail(name, "value must not be empty");
-            if (first_invalid_utf8(values_[name]) != std::string::npos)
+            // A value may reach a JSON output, which holds UTF-8 only; the output folder never does, and a file
+            // system may name it in any bytes.
+            if (name != "out" && first_invalid_utf8(values_[name]) != std::string::npos)
                 fail(name, "value is not UTF-8 text (set the terminal's or script's encoding to UTF-8)");
             continue;
         }

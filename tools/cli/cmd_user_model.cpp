@@ -43,13 +43,11 @@ struct Row {
     int gpus = 0;
     Prediction p;
     planning::PredictionCost cost;   // rented GPU-hours x price, energy: as predict and a sweep row price them
+    double rented_gpu_hours = 0;     // whole allocation units (a node, a GB200 NVL72 rack), as the cost bills them
     std::string error;
 };
 
-// GPU-hours billed: whole allocation units (a node, a GB200 NVL72 rack), as the cost counts them.
-double rented_gpu_hours(const Row& r) {
-    return r.cost.price_per_gpu_hour > 0 ? r.cost.cost / r.cost.price_per_gpu_hour : r.p.gpu_hours;
-}
+double rented_gpu_hours(const Row& r) { return r.rented_gpu_hours; }
 
 std::string csv(const std::vector<Row>& rows, const std::string& currency) {
     std::string text =
@@ -185,6 +183,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         try {
             row.p = predict(request, profiles);
             row.cost = planning::cost_of_prediction(row.p, system, energy, cost);
+            row.rented_gpu_hours = planning::rented_gpu_hours(resolve_system(system), row.gpus, row.p.ttt_minutes);
         } catch (const InputError& e) {
             // Only a layout refusal (refuse_layouts: no split valid or fitting) is a row; anything else, such as a
             // count that is not whole nodes, is bad input at its key.

@@ -18,13 +18,14 @@ namespace ttsim::layers {
 ConfigNode param(const ConfigNode& parent, std::string_view key);
 std::optional<ConfigNode> optional_param(const ConfigNode& parent, std::string_view key);
 // The largest value any architecture count may take (a width, a vocabulary, a sequence, a channel count): 2^20 =
-// 1,048,576, over 50x the widest published dense model (PaLM 540B: hidden 18,432, FFN 73,728; Gemma: vocabulary
-// 256,000) and a 1M-token training sequence. It keeps every product the builders form in 64-bit integers (a
-// block's 12 x hidden^2 weights over 1,024 layers is under 2^54), so a typo such as hidden: 2147483648 is
-// refused at its key instead of overflowing a parameter count.
+// 1,048,576, about 57x the widest published dense model's hidden size and 14x its FFN (PaLM 540B: 18,432 and
+// 73,728), 4x the largest vocabulary (Gemma: 256,000), and a 1M-token training sequence. It keeps a decoder's
+// products in 64-bit integers (a block's 12 x hidden^2 weights over 1,024 layers is under 2^54), so a typo such as
+// hidden: 2147483648 is refused at its key instead of overflowing a parameter count.
 inline constexpr std::int64_t kMaxModelDimension = std::int64_t{1} << 20;
 // The largest image or latent side, pixels: 2^16 (an image of 65,536 x 65,536; SD v2 trains 512 x 512 images as
-// 64 x 64 latents, RetinaNet 800 x 800), so side^2 x channels x batch stays within 64 bits.
+// 64 x 64 latents, RetinaNet 800 x 800). The convolution families are read from the shipped catalog only (a user's
+// model is a decoder), so their side^2 x channels x batch products are not bounded for arbitrary input here.
 inline constexpr std::int64_t kMaxImageSide = std::int64_t{1} << 16;
 
 std::int64_t count_param(const ConfigNode& parent, std::string_view key, std::int64_t min = 1,
