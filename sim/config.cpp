@@ -64,20 +64,13 @@ ConfigNode ConfigNode::load_file(const std::string& path) {
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {
     // yaml-cpp accepts a NUL byte silently in places; refuse binary input outright.
     if (const auto nul = text.find('\0'); nul != std::string::npos) {
-        const std::string_view before(text.data(), nul);
-        const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
-        const auto line_start = before.rfind('\n');
-        const auto column = static_cast<int>(line_start == std::string_view::npos ? nul + 1 : nul - line_start);
-        throw InputError("file contains a NUL byte; not a YAML text file", SourceLocation{source_name, line, column});
+        const TextPosition at = position_of(text, nul);
+        throw InputError("file contains a NUL byte; not a YAML text file", SourceLocation{source_name, at.line, at.column});
     }
     // YAML is UTF-8 text here (YAML 1.2 section 5.2 allows UTF-16/32 too, which yaml-cpp does not read); a Latin-1
     // byte would otherwise pass into names that the JSON outputs cannot write.
-    if (const auto bad = first_invalid_utf8(text); bad != std::string::npos) {
-        const TextPosition at = position_of(text, bad);
-        throw InputError("not UTF-8 text (a byte that no UTF-8 character starts or continues with; save the file as "
-                         "UTF-8)",
-                         SourceLocation{source_name, at.line, at.column});
-    }
+    require_utf8(text, source_name,
+                 "not UTF-8 text (a byte that no UTF-8 character starts or continues with; save the file as UTF-8)");
     // One document per file: YAML::Load silently ignores everything after a second '---', and YAML::LoadAll
     // (yaml-cpp 0.7) can loop forever on some malformed input (found by tests/fuzz/fuzz_scenario.cpp), so
     // look for a second document ourselves. Document markers only count at the start of a line.

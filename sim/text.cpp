@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "sim/errors.hpp"
+
 namespace ttsim {
 
 std::string name_key(std::string_view name) {
@@ -59,6 +61,13 @@ TextPosition position_of(std::string_view text, std::size_t offset) {
         }
     }
     return p;
+}
+
+void require_utf8(std::string_view text, const std::string& source_name, const std::string& message) {
+    if (const auto bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+        const TextPosition at = position_of(text, bad);
+        throw InputError(message, SourceLocation{source_name, at.line, at.column});
+    }
 }
 
 }  // namespace ttsim

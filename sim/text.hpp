@@ -23,4 +23,8 @@ struct TextPosition {
 };
 TextPosition position_of(std::string_view text, std::size_t offset);
 
+// InputError `message` at `source_name`'s line and column of the first byte of `text` that is not UTF-8; nothing
+// when all of it is.
+void require_utf8(std::string_view text, const std::string& source_name, const std::string& message);
+
 }  // namespace ttsim

@@ -95,10 +95,7 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std
     // A UTF-8 byte-order mark (Excel's "CSV UTF-8" writes one) is not part of the first column's name.
     if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     // Labels and names reach the JSON outputs, which hold UTF-8 only.
-    if (const auto bad = first_invalid_utf8(text); bad != std::string_view::npos) {
-        const TextPosition at = position_of(text, bad);
-        throw InputError("not UTF-8 text (save the CSV as UTF-8)", SourceLocation{source_name, at.line, at.column});
-    }
+    require_utf8(text, source_name, "not UTF-8 text (save the CSV as UTF-8)");
     std::vector<std::vector<std::string>> records;
     int record_line = 1;
     std::vector<std::string> record;

@@ -24,7 +24,8 @@ PredictionCost cost_of_prediction(const Prediction& prediction, const std::strin
     result.price_per_gpu_hour = cost.price_for(system.name);
     result.price_is_estimate = cost.price_is_estimate(system.name);
     // Billed as a sweep or plan row is: the whole allocation units the job rents (a DGX node, an NVL72 rack).
-    result.cost = rented_gpu_hours(system, prediction.gpus, prediction.ttt_minutes) * result.price_per_gpu_hour;
+    result.rented_gpu_hours = rented_gpu_hours(system, prediction.gpus, prediction.ttt_minutes);
+    result.cost = result.rented_gpu_hours * result.price_per_gpu_hour;
     result.energy = energy_of(run_profile_of(point, outcome, energy), energy);
     return result;
 }

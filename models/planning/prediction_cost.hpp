@@ -14,6 +14,7 @@ struct PredictionCost {
     std::string system;              // the resolved system the price is looked up for
     double price_per_gpu_hour = 0;
     bool price_is_estimate = true;   // the prices.yaml estimate, not a price the user gave
+    double rented_gpu_hours = 0;     // whole allocation units (a DGX node, an NVL72 rack), what the cost bills
     double cost = 0;                 // in CostParameters::currency
     EnergyBreakdown energy;          // energy.facility_kwh is the figure reported as "energy"
 };

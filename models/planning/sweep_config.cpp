@@ -467,21 +467,14 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         s.query.layout = read_layout(*layout, s.model);
         // A pin no system searched can take at any count is bad input at the key, as `ttsim plan --layout` says
         // (a topology file sets its own NVLink domains: its points are left to the search).
-        const Workload& workload = find_workload(s.workload);
-        auto takes_pins = [&](const std::string& base) {
-            try {
-                check_pins_apply(workload, resolve_system(base), s.query.layout.pins);
-                return true;
-            } catch (const InputError&) {
-                return false;
-            }
-        };
-        if (s.query.layout.mode == LayoutMode::pinned && !s.query.topology_file &&
-            std::none_of(bases.begin(), bases.end(), takes_pins))
+        if (s.query.layout.mode == LayoutMode::pinned && !s.query.topology_file) {
+            std::vector<System> searched;
+            for (const std::string& base : bases) searched.push_back(resolve_system(base));
             layout->feeding([&] {
-                check_pins_apply(workload, resolve_system(bases.front()), s.query.layout.pins);
+                check_pins_apply_somewhere(find_workload(s.workload), searched, s.query.layout.pins);
                 return 0;
             });
+        }
     }
     return s;
 }

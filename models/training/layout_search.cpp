@@ -58,6 +58,18 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
                          tensor_parallel_field);
 }
 
+void check_pins_apply_somewhere(const Workload& workload, const std::vector<System>& systems, const LayoutPins& pins) {
+    TTSIM_ASSERT(!systems.empty(), "a pin check needs a system");
+    for (const System& system : systems) {
+        try {
+            check_pins_apply(workload, system, pins);
+            return;
+        } catch (const InputError&) {
+        }
+    }
+    check_pins_apply(workload, systems.front(), pins);   // throws the first system's reason
+}
+
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile) {
     const auto start = std::chrono::steady_clock::now();
     const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;

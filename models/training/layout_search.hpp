@@ -36,6 +36,9 @@ namespace ttsim {
 // input (exit 2), not a configuration that failed at every count.
 void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins,
                       Field tensor_parallel_field = Field::layout, Field context_parallel_field = Field::layout);
+// The same for a search over several systems (a plan's): refused (the first system's reason) only where no system
+// takes the pins. `systems` must not be empty.
+void check_pins_apply_somewhere(const Workload& workload, const std::vector<System>& systems, const LayoutPins& pins);
 
 struct LayoutSearchJob {
     std::shared_ptr<const Workload> owned_workload;   // a user-defined model; else `workload` (catalog)

@@ -99,8 +99,10 @@ double class_efficiency(const KernelPrice& k, const layers::Efficiency& e) {
     return by_class[k.kind_class];
 }
 double compute_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.compute_seconds / class_efficiency(k, e); }
+// Classes 0-2 (GEMM, convolution, attention) run on tensor cores; 3 only streams (kind_class above).
+bool tensor_core(const KernelPrice& k) { return k.kind_class < 3; }
 double memory_efficiency(const KernelPrice& k, const layers::Efficiency& e) {
-    return layers::memory_efficiency(k.kind_class < 3, e);
+    return layers::memory_efficiency(tensor_core(k), e);
 }
 double memory_roof(const KernelPrice& k, const layers::Efficiency& e) { return k.memory_seconds / memory_efficiency(k, e); }
 
@@ -132,7 +134,7 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
     double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
     if (e.streaming_overhead_seconds > 0) {   // class-overhead: the streaming kernels' own overhead
         std::size_t streaming = 0;
-        for (const KernelPrice& k : kernels) streaming += k.kind_class == 3 ? 1 : 0;
+        for (const KernelPrice& k : kernels) streaming += tensor_core(k) ? 0 : 1;
         sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size() - streaming) +
               e.streaming_overhead_seconds * static_cast<double>(streaming);
     }
@@ -143,7 +145,7 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
 }  // namespace
 
 double kernel_gpu_seconds(const KernelPrice& k, const layers::Efficiency& e) {
-    return roof_seconds(k, e) + layers::kernel_overhead(k.kind_class < 3, e);
+    return roof_seconds(k, e) + layers::kernel_overhead(tensor_core(k), e);
 }
 
 bool compute_bound(const KernelPrice& k, const layers::Efficiency& e) { return compute_roof(k, e) >= memory_roof(k, e); }

@@ -187,23 +187,14 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
             args.fail("layout", "a searched layout (fastest or pins) is priced by the operator model: add --model "
                                 "operator, or use --layout published");
         // A pin no system searched can take at any count (TP beyond every NVLink domain, a split the workload does
-        // not model) is bad input, not a plan whose every row failed.
-        // The system as the search runs it: a topology file sets its own NVLink domains (with_fabric).
-        auto searched = [&](const std::string& system) {
-            return fabric.topology_file ? with_fabric(resolve_system(system), fabric) : resolve_system(system);
-        };
-        if (query.layout.mode == LayoutMode::pinned &&
-            std::none_of(query.systems.begin(), query.systems.end(), [&](const std::string& system) {
-                try {
-                    check_pins_apply(find_workload(workload), searched(system), query.layout.pins);
-                    return true;
-                } catch (const InputError&) {
-                    return false;
-                }
-            }))
-            args.naming_flags([&] {
-                check_pins_apply(find_workload(workload), searched(query.systems.front()), query.layout.pins);
-            });
+        // not model) is bad input, not a plan whose every row failed. Each system as the search runs it: a topology
+        // file sets its own NVLink domains (with_fabric).
+        if (query.layout.mode == LayoutMode::pinned) {
+            std::vector<System> searched;
+            for (const std::string& system : query.systems)
+                searched.push_back(fabric.topology_file ? with_fabric(resolve_system(system), fabric) : resolve_system(system));
+            args.naming_flags([&] { check_pins_apply_somewhere(find_workload(workload), searched, query.layout.pins); });
+        }
     }
     ProfileSet profiles = load_model_profiles(args, true);
     LikeNotes like_notes;

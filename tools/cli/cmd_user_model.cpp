@@ -43,11 +43,8 @@ struct Row {
     int gpus = 0;
     Prediction p;
     planning::PredictionCost cost;   // rented GPU-hours x price, energy: as predict and a sweep row price them
-    double rented_gpu_hours = 0;     // whole allocation units (a node, a GB200 NVL72 rack), as the cost bills them
     std::string error;
 };
-
-double rented_gpu_hours(const Row& r) { return r.rented_gpu_hours; }
 
 std::string csv(const std::vector<Row>& rows, const std::string& currency) {
     std::string text =
@@ -71,7 +68,7 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
                                 r.p.published->ttt_minutes, r.p.published->memory_per_gpu_bytes / 1e9);
         else
             text += ",,,";
-        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},\n", r.p.gpu_hours, rented_gpu_hours(r),
+        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},\n", r.p.gpu_hours, r.cost.rented_gpu_hours,
                             r.cost.price_per_gpu_hour, r.cost.price_is_estimate ? "true" : "false", r.cost.cost,
                             planning::csv_field(currency), r.cost.energy.facility_kwh);
     }
@@ -105,7 +102,7 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
                                                                     {"memory_per_gpu_bytes", r.p.published->memory_per_gpu_bytes}}
                                            : nlohmann::ordered_json(nullptr);
         row["gpu_hours"] = r.p.gpu_hours;
-        row["rented_gpu_hours"] = rented_gpu_hours(r);
+        row["rented_gpu_hours"] = r.cost.rented_gpu_hours;
         row["cost"] = {{"amount", r.cost.cost}, {"currency", currency},
                        {"price_per_gpu_hour", r.cost.price_per_gpu_hour}, {"price_is_estimate", r.cost.price_is_estimate}};
         row["energy_kwh"] = r.cost.energy.facility_kwh;
@@ -183,7 +180,6 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         try {
             row.p = predict(request, profiles);
             row.cost = planning::cost_of_prediction(row.p, system, energy, cost);
-            row.rented_gpu_hours = planning::rented_gpu_hours(resolve_system(system), row.gpus, row.p.ttt_minutes);
         } catch (const InputError& e) {
             // Only a layout refusal (refuse_layouts: no split valid or fitting) is a row; anything else, such as a
             // count that is not whole nodes, is bad input at its key.
@@ -234,7 +230,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
             out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10.0f} {:>12.0f} {:>10.2f}\n",
                                r.gpus, describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms,
                                r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
-                               r.p.layouts_enumerated, rented_gpu_hours(r), r.cost.cost,
+                               r.p.layouts_enumerated, r.cost.rented_gpu_hours, r.cost.cost,
                                r.cost.energy.facility_kwh / 1e3);
     out << "\n";
     for (const Row& r : rows) {
@@ -243,7 +239,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
             continue;
         }
         out << "  " << r.gpus << " GPUs: memory " << r.p.memory_summary << "\n";
-        if (rented_gpu_hours(r) > r.p.gpu_hours * (1 + 1e-9))
+        if (r.cost.rented_gpu_hours > r.p.gpu_hours * (1 + 1e-9))
             out << "  " << r.gpus << " GPUs: rents " << resolve_system(system).describe_allocation(r.gpus)
                 << ", which the cost and GPU-hours bill whole\n";
         if (r.p.published)

@@ -73,7 +73,7 @@ std::string format_prediction_table(const PredictionReport& report) {
                                             "time-to-train efficiency of `ttsim run`)",
                                             *p.efficiency_vs_8gpu));
     // The cost bills whole allocation units (a node, a GB200 NVL72 rack): say so where that is more than the job.
-    const double rented_hours = c.price_per_gpu_hour > 0 ? c.cost / c.price_per_gpu_hour : p.gpu_hours;
+    const double rented_hours = c.rented_gpu_hours;
     line("GPU hours", rented_hours > p.gpu_hours * (1 + 1e-9)
                           ? fmt::format("{:.3f} ({:.3f} rented: the whole allocation units, which the cost bills)",
                                         p.gpu_hours, rented_hours)

@@ -48,8 +48,7 @@ KernelTime kernel_time(const Kernel& k, const GpuSpec& gpu, const Efficiency& e)
     TTSIM_ASSERT(e.memory > 0 && e.memory <= 1, "memory efficiency must be in (0, 1]");
     KernelTime t;
     t.roof_exponent = e.roof_exponent;
-    const bool tensor_kind = k.kind == KernelKind::gemm || k.kind == KernelKind::conv || k.kind == KernelKind::attention;
-    t.memory_seconds = k.bytes / (gpu.hbm_bandwidth * memory_efficiency(tensor_kind, e));
+    t.memory_seconds = k.bytes / (gpu.hbm_bandwidth * memory_efficiency(tensor_core_kind(k.kind), e));
     if (k.flops <= 0) return t;
     const double eff = class_efficiency(k.kind, e);
     TTSIM_ASSERT(eff > 0 && eff <= 1, "class efficiency must be in (0, 1]");

@@ -72,6 +72,11 @@ struct Efficiency {
     double tensor_memory = 0;
 };
 
+// The kinds that run on tensor cores (a FLOP count and a class efficiency); the others only stream memory.
+inline bool tensor_core_kind(KernelKind kind) {
+    return kind == KernelKind::gemm || kind == KernelKind::conv || kind == KernelKind::attention;
+}
+
 // The memory efficiency a kernel of a kind runs at (Efficiency::tensor_memory for the tensor-core kinds where set).
 inline double memory_efficiency(bool tensor_kind, const Efficiency& e) {
     return tensor_kind && e.tensor_memory > 0 ? e.tensor_memory : e.memory;
