@@ -2,7 +2,11 @@
 // the hold-out (fit on <= N GPUs, predict the larger results).
 #include "models/calibration/calibration.hpp"
 
+#include <cmath>
+
 #include <map>
+
+#include "models/calibration/log_parts.hpp"
 
 namespace ttsim {
 
@@ -18,6 +22,7 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
         if (p.scenario.gpus <= max_gpus) ++counts[p.scenario.gpus];
     const bool forward = scheme == CrossValidationScheme::ForwardChaining;
     CrossValidationReport report;
+    double step_sum = 0, eval_sum = 0;
     for (const auto& [left_out, n] : counts) {
         if (forward && left_out == counts.begin()->first) continue;   // nothing below the smallest count to fit on
         std::vector<CalibrationPoint> fit_set;
@@ -34,12 +39,26 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
             }
         }
         const CalibrationReport fit = calibrate_points(fit_set, "cross-validation fold", shared);
+        std::vector<const CalibrationPoint*> predicted;
         for (const CalibrationPoint* p : test)
             if (kept.count({p->scenario.workload->name, p->scenario.gpu->name}) &&
                 kept.count({p->scenario.workload->name, reference_gpu().name}))
-                report.predicted.push_back(evaluate_point(*p, fit.profiles));
+                predicted.push_back(p);
+        for (const LogPartsCheck& c : log_parts_checks(predicted, fit.profiles)) {
+            report.predicted.push_back(c.point);
+            if (c.logged_step_seconds) {
+                step_sum += std::abs(c.model_step_seconds / *c.logged_step_seconds - 1.0);
+                ++report.step_results;
+            }
+            if (c.logged_eval_seconds && *c.logged_eval_seconds > 0) {
+                eval_sum += std::abs(c.model_eval_seconds / *c.logged_eval_seconds - 1.0);
+                ++report.eval_results;
+            }
+        }
     }
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
+    if (report.step_results > 0) report.step_mape_percent = 100.0 * step_sum / report.step_results;
+    if (report.eval_results > 0) report.eval_mape_percent = 100.0 * eval_sum / report.eval_results;
     return report;
 }
 

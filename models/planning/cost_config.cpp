@@ -1,7 +1,11 @@
 // Money, `cost:` and `energy:` sections of sweeps and plans (and `ttsim plan`'s flags), read strictly.
 #include "models/planning/cost_config.hpp"
 
+#include <algorithm>
 #include <cctype>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "models/training/predict.hpp"
 #include "sim/units.hpp"
@@ -28,7 +32,8 @@ Money parse_money(const std::string& text) {
     return m;
 }
 
-void read_cost_section(const ConfigNode& node, CostParameters& cost) {
+void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::vector<std::string>& priced_systems,
+                       const std::string& owner) {
     node.check_keys({"price_per_gpu_hour", "currency"});
     if (auto currency = node.optional("currency")) {
         cost.currency = currency->as_string();
@@ -41,6 +46,10 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost) {
             for (const std::string& key : price->keys()) {
                 const ConfigNode entry = price->required(key);
                 const std::string system = entry.feeding([&] { return resolve_system(key).name; });
+                if (std::none_of(priced_systems.begin(), priced_systems.end(),
+                                 [&](const std::string& s) { return resolve_system(s).name == system; }))
+                    entry.fail("a price for " + system + ", which " + owner + " (systems: " +
+                               fmt::format("{}", fmt::join(priced_systems, ", ")) + ")");
                 cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
                 cost.given_by_user.insert(system);
             }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "models/planning/cost_energy.hpp"
 #include "sim/config.hpp"
@@ -14,7 +15,11 @@ struct Money {
     std::string currency;              // empty when the text had none
 };
 Money parse_money(const std::string& text);   // "5000USD", "5000 EUR", "5000"; InputError otherwise
-void read_cost_section(const ConfigNode& node, CostParameters& cost);
+// `priced_systems`: the systems the scenario runs (presets or GPU names, a variant as its base system). A price
+// keyed to any other system is refused at its key ("a price for X, which this <owner>"): a typo or a leftover
+// would otherwise silently price nothing.
+void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::vector<std::string>& priced_systems,
+                       const std::string& owner);
 void read_energy_section(const ConfigNode& node, EnergyParameters& energy);
 
 }  // namespace ttsim::planning

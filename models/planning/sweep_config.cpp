@@ -305,7 +305,11 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         }
         if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
     }
-    if (auto cost = root.optional("cost")) read_cost_section(*cost, s.options.cost);
+    if (auto cost = root.optional("cost")) {
+        std::vector<std::string> bases;
+        for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
+        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run");
+    }
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
     if (auto trace = root.optional("trace")) {
         trace->check_keys({"workload", "system", "gpus"});
@@ -337,7 +341,20 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     if (auto plots = root.optional("plots")) s.plots = plots->as_bool();
     s.format = read_format(root);
     s.model = read_compute_model(root);
-    if (auto layout = root.optional("layout")) s.spec.layout = read_layout(*layout, s.model);
+    if (auto layout = root.optional("layout")) {
+        s.spec.layout = read_layout(*layout, s.model);
+        // A sweep prices every workload on every system: a pin one of them cannot take at any count is bad input at
+        // the key (as in a plan), not a series of failed rows (a topology file sets its own NVLink domains: its
+        // points are left to the search).
+        if (s.spec.layout.mode == LayoutMode::pinned && !s.spec.topology_file)
+            layout->feeding([&] {
+                for (const std::string& workload : s.spec.workloads)
+                    for (const std::string& label : s.spec.systems)
+                        check_pins_apply(find_workload(workload), resolve_system(base_system_of(label, s.spec.variants)),
+                                         s.spec.layout.pins);
+                return 0;
+            });
+    }
 
     // Every point is expanded and kept with its result: refuse a sweep whose points alone would not fit
     // (a 16 MiB file can ask for billions) before expanding it. Published counts add a few per series.
@@ -362,7 +379,6 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
     s.workload = canonical_workload(root.required("workload"));
-    if (auto cost = root.optional("cost")) read_cost_section(*cost, s.cost);
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy);
     // Hypothetical GPUs, searched where `systems` names them (as in a sweep).
     if (auto variants = root.optional("gpu_variants")) s.query.variants = read_variants(*variants);
@@ -377,22 +393,14 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         require_variants_used(*variants, s.query.variants, s.query.systems, root.has("systems"));
     std::vector<std::string> bases;
     for (const std::string& label : s.query.systems) bases.push_back(base_system_of(label, s.query.variants));
+    // A price is for a system the plan searches (a variant is priced as its base system).
+    if (auto cost = root.optional("cost")) read_cost_section(*cost, s.cost, bases, "this plan does not search");
     // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.
     if (auto energy = root.optional("energy"))
         if (auto node_power = energy->optional("node_power");
             node_power && std::all_of(bases.begin(), bases.end(), [](const std::string& b) { return resolve_system(b).rack_scale; }))
             node_power->fail("no system searched is rented by the node; a rack-scale system's non-GPU power is its "
                              "rack's published figure less its GPUs' TDP (models/data/prices.yaml power.rack)");
-    // A price is for a system the plan searches (a variant is priced as its base system); any other is a typo
-    // or a leftover that would silently price nothing.
-    if (auto cost = root.optional("cost"))
-        if (auto prices = cost->optional("price_per_gpu_hour"); prices && prices->is_map())
-            for (const std::string& key : prices->keys()) {
-                const std::string system = resolve_system(key).name;
-                if (std::find(bases.begin(), bases.end(), system) == bases.end())
-                    prices->required(key).fail("a price for " + system + ", which this plan does not search (systems: " +
-                                               fmt::format("{}", fmt::join(s.query.systems, ", ")) + ")");
-            }
     // One fabric and one batch rule for every candidate (a sweep compares several).
     if (auto network = root.optional("network")) {
         if (network->is_sequence()) network->fail("a plan runs on one network option; compare several with a sweep");

@@ -53,8 +53,8 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
     check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism", context_parallel_field);
     const int domain = system.gpus_per_nvlink_domain;
     if (pins.tensor_parallel && *pins.tensor_parallel > domain)
-        throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs", *pins.tensor_parallel,
-                                     domain),
+        throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs ({})",
+                                     *pins.tensor_parallel, domain, system.name),
                          tensor_parallel_field);
 }
 

@@ -147,7 +147,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     // Prices and power as a sweep reads them (a price not given is the prices.yaml estimate, and the report says so).
     planning::CostParameters cost;
     planning::EnergyParameters energy;
-    if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost);
+    if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost, {system}, "this scenario does not run");
     if (auto node = root.optional("energy")) planning::read_energy_section(*node, energy);
     const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
     // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.

@@ -40,6 +40,12 @@ double step_time_mape(const std::vector<StepTimeCheck>& checks) {
     return checks.empty() ? 0.0 : 100.0 * sum / static_cast<double>(checks.size());
 }
 
+// The second check of the selection rule (README): the cross-validation predictions' parts against their logs.
+std::string parts_line(const CrossValidationReport& cv) {
+    return fmt::format("their parts against the logs (MAPE): steady step {} over {} results, one evaluation {} over {}",
+                       percent(cv.step_mape_percent), cv.step_results, percent(cv.eval_mape_percent), cv.eval_results);
+}
+
 // One model's figures for the side-by-side report (--compare).
 struct ModelFigures {
     double in_sample = 0, forward = 0, loco = 0, holdout = 0, holdout_step = 0;
@@ -184,9 +190,9 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
             out << (scheme == CrossValidationScheme::ForwardChaining ? "(c) " : "(d) ") << describe(scheme) << " on results with <= 64 GPUs, shared parameters fitted: "
                 << options.shared.describe() << "\n"
                 << format_point_table(cv.predicted) << "cross-validation MAPE: " << percent(cv.mape_percent)
-                << " over " << cv.predicted.size() << " results\n\n";
+                << " over " << cv.predicted.size() << " results\n" << parts_line(cv) << "\n\n";
             summary += describe(scheme) + ": " + percent(cv.mape_percent) + " over " +
-                       std::to_string(cv.predicted.size()) + " results\n";
+                       std::to_string(cv.predicted.size()) + " results; " + parts_line(cv) + "\n";
         }
         out << "cross-validation summary (--shared " << options.shared.describe() << ")\n" << summary;
         return 0;
