@@ -222,9 +222,12 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     const int graph_micro = graph_micro_batch(ref, layout);
     table->graph_micro_batch = graph_micro;
     table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
-    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu, memory);
+    // Gradients as the workload keeps and reduces them (Workload::gradient_dtype): held per GPU and sent by DP.
+    const double gradient_element_bytes = workload.gradient_element_bytes();
+    layers::MemoryAssumptions with_gradients = memory;
+    with_gradients.grad_bytes = gradient_element_bytes;
+    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu, with_gradients);
 
-    const double gradient_element_bytes = 2;   // fp16/bf16 gradients (Workload::gradient_dtype: both 2 bytes)
     const GpuSpec* floor = reference_floor(gpu);   // once per table: the optimizer's update is bounded the same way
     const layers::Layer* previous = nullptr;
     for (const layers::Layer& layer : graph.layers) {

@@ -41,7 +41,7 @@ double read_amount(const ConfigNode& node, double sequence, bool whole, double* 
 
 UserModel load_user_model(const ConfigNode& model) {
     if (!model.is_map()) model.fail("expected a mapping with name, graph, train and global_batch");
-    model.check_keys({"name", "graph", "train", "global_batch", "optimizer"});
+    model.check_keys({"name", "graph", "train", "global_batch", "optimizer", "gradients"});
     const std::string name = model.required("name").as_string();
     if (name.find_first_not_of(" \t") == std::string::npos) model.required("name").fail("must not be blank");
     const ConfigNode graph_node = model.required("graph");
@@ -68,9 +68,13 @@ UserModel load_user_model(const ConfigNode& model) {
     const layers::PerSample per_sample = layers::per_sample(graph);
     w->total_params = static_cast<std::uint64_t>(totals.params);
     w->trainable_params = static_cast<std::uint64_t>(totals.trainable_params);
-    w->gradient_dtype = "bf16";   // the memory model's 2-byte gradients (layers/memory.hpp)
-    w->gradient_dtype_confirmed = false;
-    w->gradient_bytes = w->trainable_params * 2;
+    // Megatron-LM trains bf16 with fp32 main gradients, accumulated and all-reduced in fp32 unless told
+    // --grad-reduce-in-bf16 (megatron/training/arguments.py, the bf16 branch: "bfloat16 requires gradient
+    // accumulation and all-reduce to be done in fp32"; the grad buffer is torch.float): 4 bytes held per trainable
+    // parameter and 4 sent per element by data parallelism. `gradients: bf16` is that flag's layout.
+    w->gradient_dtype = model.has("gradients") ? model.required("gradients").as_choice({"fp32", "bf16"}) : "fp32";
+    w->gradient_dtype_confirmed = model.has("gradients");
+    w->gradient_bytes = static_cast<std::uint64_t>(static_cast<double>(w->trainable_params) * w->gradient_element_bytes());
     w->train_flops_per_sample = per_sample.train_flops;
     w->forward_flops_per_sample = per_sample.forward_flops;
     w->flops_note = fmt::format("layer graph of the user model, one {:.0f}-token sequence", sequence);

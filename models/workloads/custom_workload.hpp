@@ -13,6 +13,9 @@
 //     global_batch: {tokens: 4194304}      # or {samples: N}; tokens must be whole sequences
 //     optimizer: adam                      # adam | lamb (optional, adam): mixed-precision state, 12 bytes per
 //                                          # parameter, as the memory and optimizer models assume
+//     gradients: fp32                      # fp32 | bf16 (optional, fp32): the gradients held per trainable
+//                                          # parameter and reduced over data parallelism; fp32 is Megatron-LM's
+//                                          # bf16 default, bf16 its --grad-reduce-in-bf16
 //
 // No evaluation is timed (none can be described yet). Every key is checked: unknown keys, wrong types and
 // impossible values are InputErrors at file:line:key.

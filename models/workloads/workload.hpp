@@ -137,9 +137,11 @@ struct Workload {
 
     std::uint64_t total_params = 0;         // including frozen weights
     std::uint64_t trainable_params = 0;     // what the optimizer updates and data parallelism all-reduces
-    std::string gradient_dtype;             // "fp16" or "bf16"
+    std::string gradient_dtype;             // "fp16", "bf16" or "fp32" (a user model's Megatron-style main grads)
     bool gradient_dtype_confirmed = false;  // false: dtype assumed (params.md §7 item 4)
     std::uint64_t gradient_bytes = 0;       // per step, whole model = trainable_params * bytes(gradient_dtype)
+    // Bytes of one gradient element as kept and reduced (gradient_dtype): 4 for fp32, else 2.
+    double gradient_element_bytes() const { return gradient_dtype == "fp32" ? 4.0 : 2.0; }
 
     double train_flops_per_sample = 0;      // forward + backward, FLOP, at the sample size ttsim assumes
     double forward_flops_per_sample = 0;    // FLOP

@@ -314,6 +314,33 @@ TEST_CASE("user model: the 7B decoder gets a layout within HBM at 64, 512 and 4,
     }
 }
 
+TEST_CASE("user model: gradients are fp32 by default (Megatron-LM's bf16 training), bf16 when the scenario says so",
+          "[layout_search][memory]") {
+    const ConfigNode root = ConfigNode::load_file(std::string(TTSIM_TESTS_DIR) + "/../scenarios/custom-decoder-7b.yaml");
+    const UserModel fp32 = load_user_model(root.required("model"));
+    auto edited = [&](const std::string& gradients) {
+        YAML::Node model = YAML::Clone(root.required("model").raw());
+        model["gradients"] = gradients;
+        YAML::Emitter text;
+        text << model;
+        return ConfigNode::load_string(text.c_str(), "edited.yaml");
+    };
+    const UserModel bf16 = load_user_model(edited("bf16"));
+    CHECK(fp32.workload->gradient_element_bytes() == 4);
+    CHECK(bf16.workload->gradient_element_bytes() == 2);
+    CHECK(fp32.workload->gradient_bytes == 2 * bf16.workload->gradient_bytes);
+    // Pinned to one layout, the held gradients double and nothing else in memory moves; the fp32 reduction sends
+    // twice the bytes, so the step is no faster.
+    const ProfileSet profiles = operator_set();
+    PredictionRequest a = user_request(fp32, 64), b = user_request(bf16, 64);
+    a.layout = b.layout = parse_layout_request("tp=1,cp=1,micro=2,accumulation=8,distributed_optimizer=on");
+    const Prediction pa = predict(a, profiles), pb = predict(b, profiles);
+    const double trainable = static_cast<double>(fp32.workload->trainable_params);
+    CHECK(pa.memory_per_gpu_bytes - pb.memory_per_gpu_bytes == Approx(2.0 * trainable).epsilon(1e-6));
+    CHECK(pa.step_ms >= pb.step_ms);
+    CHECK_THROWS_WITH(load_user_model(edited("fp8")), Catch::Contains("gradients"));
+}
+
 TEST_CASE("user model: refused without an operator profile, and safe to predict from many threads", "[layout_search]") {
     const UserModel model = decoder_7b();
     const PredictionRequest r = user_request(model, 64);

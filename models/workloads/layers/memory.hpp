@@ -34,7 +34,7 @@ struct MemoryLayout {
 BuildOptions build_options(const MemoryLayout& layout);
 
 struct MemoryAssumptions {
-    double grad_bytes = 2;                 // bf16/fp16 gradients (as models/workloads/workload.hpp assumes)
+    double grad_bytes = 2;                 // bf16/fp16 gradients; a workload's own: Workload::gradient_element_bytes
     double optimizer_bytes = 12;           // fp32 master + Adam/LAMB moments per trainable parameter
     // Prior: ~0.5-1 GB CUDA context and cuBLAS/cuDNN workspaces plus NCCL buffers and caching-allocator
     // fragmentation; 2 GB until measured.
