@@ -31,7 +31,7 @@ std::vector<CountBatch> walk_below(const DefaultBatchRequest& r, long long& publ
         const long long dp = choice.config.data_parallel;
         const long long own = clamp_to_rcps(choice.batch_target, r.smallest_rcp, r.largest_rcp);
         const long long target = std::max(own, published);
-        const long long batch = round_to_data_parallel(target, dp, std::max<long long>(published, r.smallest_rcp));
+        const long long batch = round_to_data_parallel(target, dp, published, r.smallest_rcp, r.largest_rcp);
         walk.push_back({m, static_cast<int>(dp), static_cast<int>(target), static_cast<int>(batch)});
         // A count where v4.1 published a layout of the basis family: its batch is what a larger job never falls
         // below (an interpolated target between two scales is not: it rises with every node, so holding a larger

@@ -109,17 +109,22 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
                          Field::gpus);
     c.data_parallel = gpus / model_parallel;
 
-    // The batch v4.1 suggests here: interpolated in log(batch) over log(GPUs) between the published scales of the
-    // basis family around the requested count (batches grew with scale in v4.1 roughly as a power law).
+    // The batch v4.1 suggests here: interpolated in log(batch) over log(GPUs) between the published scales around
+    // the requested count (batches grew with scale in v4.1 roughly as a power law). The ladder is the reference
+    // platform's (H100-SXM, published from 4 to thousands of GPUs) whatever the GPU: the batch is what convergence
+    // is measured at, a property of the workload and the scale, so a what-if over GPU types compares them at the
+    // same batch (before session 19 an H200 or B200 job at 16 GPUs took its family's 8-GPU batch, 768 for BERT,
+    // where an H100 job took 1,392). An exact match of the family's own published layout keeps its own batch.
     {
+        const std::string& ladder = reference_gpu().name;
         const PublishedParallelism* below = nullptr;
         const PublishedParallelism* above = nullptr;
         for (const PublishedParallelism& p : workload.published_parallelism) {
-            if (p.system_family != nearest->system_family) continue;
+            if (p.system_family != ladder) continue;
             if (p.gpus <= gpus && (!below || p.gpus > below->gpus)) below = &p;
             if (p.gpus >= gpus && (!above || p.gpus < above->gpus)) above = &p;
         }
-        const std::string family = " " + nearest->system_family + " GPUs";
+        const std::string family = " " + ladder + " GPUs";
         if (below && above && below->gpus != above->gpus &&
             below->config.global_batch == above->config.global_batch) {
             choice.batch_target = below->config.global_batch;
@@ -133,8 +138,13 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
                                   std::to_string(below->gpus) + " and " + std::to_string(above->config.global_batch) +
                                   " at " + std::to_string(above->gpus) + family;
         } else {
+            const PublishedParallelism* edge = below ? below : above;   // outside the ladder: its nearest end
+            choice.batch_target = edge->config.global_batch;
+            choice.batch_source = "v4.1's at " + std::to_string(edge->gpus) + family;
+        }
+        if (choice.exact_match) {
             choice.batch_target = nearest->config.global_batch;
-            choice.batch_source = "v4.1's at " + std::to_string(nearest->gpus) + family;
+            choice.batch_source = "v4.1's at " + std::to_string(nearest->gpus) + " " + nearest->system_family + " GPUs";
         }
     }
     if (!choice.exact_match) {
@@ -158,11 +168,17 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
     return choice;
 }
 
-long long round_to_data_parallel(long long target, long long data_parallel, long long lower_bound) {
+long long round_to_data_parallel(long long target, long long data_parallel, long long floor, long long smallest_rcp,
+                                 long long largest_rcp) {
     TTSIM_ASSERT(target > 0 && data_parallel > 0, "batch rounding needs positive sizes");
     const long long up = std::max(data_parallel, (target + data_parallel - 1) / data_parallel * data_parallel);
     const long long down = target / data_parallel * data_parallel;
-    return down >= data_parallel && down >= lower_bound && target - down < up - target ? down : up;
+    const bool down_possible = down >= data_parallel && down >= smallest_rcp;
+    const bool down_nearer = target - down < up - target;
+    if (down_possible && down_nearer && down >= floor) return down;
+    // Up would leave the RCPs' measured convergence: the nearer of the two, even below the floor.
+    if (down_possible && down_nearer && largest_rcp > 0 && up > largest_rcp) return down;
+    return up;
 }
 
 BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel,
@@ -185,10 +201,15 @@ BatchChoice default_global_batch(int published_batch, int published_micro, int d
         why.push_back("raised to " + std::to_string(target) + ", v4.1's batch at fewer GPUs (a default never falls below it)");
     }
     const long long batch =
-        round_to_data_parallel(target, dp, std::max<long long>(bounds.smallest_rcp, bounds.at_fewer_gpus));
+        round_to_data_parallel(target, dp, bounds.at_fewer_gpus, bounds.smallest_rcp, bounds.largest_rcp);
+    const bool below_floor_for_rcps = batch < bounds.at_fewer_gpus;
     if (batch != target)
         why.push_back(std::string("rounded ") + (batch < target ? "down" : "up") + " to a multiple of " +
                       std::to_string(data_parallel) + " data-parallel ranks");
+    if (below_floor_for_rcps)
+        why.push_back("below v4.1's " + std::to_string(bounds.at_fewer_gpus) +
+                      " at fewer GPUs: rounding up, farther, would pass the largest RCP batch " +
+                      std::to_string(bounds.largest_rcp));
     if (bounds.largest_rcp > 0 && batch > bounds.largest_rcp)
         why.push_back("beyond the largest RCP batch " + std::to_string(bounds.largest_rcp) + ": convergence extrapolated");
     b.note = "global batch " + std::to_string(batch) + " (" +

@@ -218,8 +218,9 @@ struct ParallelismChoice {
     PublishedParallelism basis;             // the published configuration it was derived from
     bool exact_match = false;               // same family and same GPU count as published
     // The global batch v4.1 suggests at this GPU count: the published one at an exact match, else interpolated
-    // log-linearly in GPU count between the two published scales around it (same family as `basis`), or the
-    // nearest one outside their range; and where it came from, in words.
+    // log-linearly in GPU count between the two published H100-SXM scales around it (the reference platform's
+    // ladder whatever the GPU, so GPU types compare at one batch), or the nearest end outside their range; and
+    // where it came from, in words.
     int batch_target = 0;
     std::string batch_source;
     std::string batch_note;                 // how the global batch was derived (empty for an exact match)
@@ -235,8 +236,10 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
 //  2. it is at least `at_fewer_gpus`, the largest batch v4.1 published at fewer GPUs (0: none;
 //     scaled_default_batch below), so a default never falls below what v4.1 ran with a smaller job;
 //  3. it is rounded to the nearest multiple of data_parallel, up where rounding down would fall below
-//     `at_fewer_gpus` or the smallest RCP batch (SD: 2040 at 680 GPUs, not 1376 at 688, since v4.1 ran 2048 at
-//     512).
+//     `at_fewer_gpus` or the smallest RCP batch (SD: 2064 at 688 GPUs, not 1376, since v4.1 ran 2048 at 512),
+//     unless rounding up is the farther and passes the largest RCP batch: the measured convergence outranks the
+//     floor (SD: 2040 at 680 GPUs and 2000 at 1000, not 2720 and 3000; the note says it falls below the batch at
+//     fewer GPUs for that reason).
 // Each rank's share is split into the fewest micro steps whose micro batch is no larger than `published_micro`.
 // `source` says where `published_batch` came from; `note` says which rules applied, in words for the output.
 struct BatchChoice {
@@ -252,10 +255,12 @@ struct BatchBounds {
 BatchChoice default_global_batch(int published_batch, int published_micro, int data_parallel,
                                  const BatchBounds& bounds, const std::string& source);
 // A batch target as a whole number of samples per data-parallel rank: the nearest multiple of `data_parallel`
-// (ties up), never below one sample per rank nor, rounding down, below `lower_bound` (then up). Always rounding up
-// could nearly double the batch (RetinaNet's 2,217 at 2,048 GPUs became 4,096), and with it the samples to
-// converge.
-long long round_to_data_parallel(long long target, long long data_parallel, long long lower_bound);
+// (ties up), never below one sample per rank or `smallest_rcp`, and, rounding down, not below `floor` (then up)
+// unless up is the farther and passes `largest_rcp` (> 0): the RCPs' measured convergence outranks the floor
+// (SD at 1,000 GPUs: 2,000, not 3,000; at 688: 2,064 just past 2,048 rather than 1,376). Always rounding up could
+// nearly double the batch (RetinaNet's 2,217 at 2,048 GPUs became 4,096), and with it the samples to converge.
+long long round_to_data_parallel(long long target, long long data_parallel, long long floor, long long smallest_rcp,
+                                 long long largest_rcp);
 
 // The default global batch at a GPU count, as the sequence over GPU counts a capacity planner walks
 // (default_global_batch above has the rules for one count; implemented in default_batch.cpp). The target is v4.1's
