@@ -6,8 +6,14 @@
 // Leaves (both tiers). Nodes are grouped into scalable units (SU) of 32 node slots. Each SU has one leaf per
 // rail, and NIC k of every node of the SU plugs into leaf k of that SU ("rail-optimised": same-rail traffic
 // inside an SU crosses one switch, SPOD_H100). A 64-port leaf thus has 32 ports down (one per node) and 32
-// ports up, which makes it non-blocking. With an oversubscription ratio R the uplink capacity is divided by
-// R (the same spines, thinner trunks), so a 2.0 fabric halves every leaf's uplink bandwidth.
+// ports up, which makes it non-blocking. With an oversubscription ratio R a leaf keeps 32 / R uplink cables,
+// each a full port (an oversubscribed fabric has fewer cables, not slower ones). While that is at least one
+// cable per spine it reaches, every trunk just has 1/R of its cables (a 2.0 fabric halves every trunk); beyond,
+// the leaf reaches only as many spines as it has cables, one cable each, the same first spines of its group for
+// every leaf (so every two leaves still meet at a spine). Until session 19 the trunks only thinned, so at R = 8
+// a leaf-spine trunk of 2 cables carried 100 Gb/s, and a flow held to one trunk (static ECMP, a SHARP
+// aggregation tree's edge) got a quarter of the one 400G cable it has on a real fabric: SHARP lost 60 % of its
+// bandwidth at 1,024 GPUs, ring under static routing 63 % (a new-user trial's finding).
 //
 // Two tiers (up to 64 leaves = 8 SU of DGX = 2,048 GPUs, SPOD_B200). Every leaf connects to EVERY spine,
 // splitting its 32 uplinks evenly, so all rails share one spine group and cross-rail traffic needs only
@@ -43,6 +49,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -114,7 +121,11 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     const SimTime into_switch = spec.cable_latency + spec.switch_latency;
     const SimTime into_nic = spec.cable_latency;
     const double port = spec.port_bandwidth_bytes_per_s;
-    const double leaf_spine_bw = shape.cables_leaf_to_spine * port / spec.oversubscription;
+    // The spines each leaf reaches (of all of them in two tiers, of its group in three) and each trunk's bandwidth:
+    // the leaf's uplink cables, 32 / R, spread over them (see the top of the file).
+    const double uplink_cables = (spec.switch_ports / 2) / spec.oversubscription;
+    const int reached = std::clamp(static_cast<int>(std::floor(uplink_cables + 1e-9)), 1, shape.spines_per_group);
+    const double leaf_spine_bw = uplink_cables * port / reached;
     const double spine_core_bw = shape.cables_spine_to_core * port;
 
     // Leaves, indexed [unit * rails + rail].
@@ -143,7 +154,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
 
     if (shape.tiers == 2) {
         std::vector<Vertex> spines;
-        for (int s = 0; s < shape.spines; ++s)
+        for (int s = 0; s < reached; ++s)   // the spines no leaf reaches are not built
             spines.push_back(topology.add_vertex(VertexKind::SpineSwitch, "spine" + std::to_string(s)));
         for (std::size_t l = 0; l < leaves.size(); ++l)
             for (Vertex spine : spines) {
@@ -152,7 +163,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
                 leaf_up[l].push_back(up);
                 leaf_down[l].push_back(up + 1);
             }
-        if (shape.spines > 1) declare_leaf_groups();
+        if (reached > 1) declare_leaf_groups();
         return shape;
     }
 
@@ -176,7 +187,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     for (int u = 0; u < shape.units; ++u) {
         const int pod = u / units_per_pod;
         for (int r = 0; r < rails; ++r)
-            for (int g = 0; g < per_group; ++g) {
+            for (int g = 0; g < reached; ++g) {
                 const auto l = static_cast<std::size_t>(u * rails + r);
                 const LinkId up = topology.add_duplex_link(
                     leaves[l], spines[static_cast<std::size_t>((pod * rails + r) * per_group + g)],
@@ -185,7 +196,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
                 leaf_down[l].push_back(up + 1);
             }
     }
-    if (per_group > 1) declare_leaf_groups();
+    if (reached > 1) declare_leaf_groups();
     for (int group = 0; group < shape.pods * rails; ++group) {
         std::vector<LinkId> to_cores, from_cores;
         for (int g = 0; g < per_group; ++g)

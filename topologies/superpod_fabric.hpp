@@ -50,7 +50,8 @@ int superpod_max_nodes(int rails, int nodes_per_unit = 32, int switch_ports = 64
 
 // Adds the leaf/spine/core switches and links for all GPUs already in `topology` (their NICs, by node and
 // rail), declares its spray groups and sets the topology's routing to spec.routing. Must run before
-// topology.finalize(). Returns the shape it built.
+// topology.finalize(). Returns its non-blocking shape (an oversubscribed fabric builds fewer leaf uplink cables,
+// reaching fewer spines where it has fewer cables than spines: superpod_fabric.cpp).
 SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec& spec);
 
 }  // namespace ttsim

@@ -112,3 +112,34 @@ TEST_CASE("SHARP's aggregation trees and one-node collectives ignore the routing
     CHECK(run(a, CollectiveOp::AllReduce, kGiB, CollectiveAlgorithm::Ring, node).duration ==
           run(s, CollectiveOp::AllReduce, kGiB, CollectiveAlgorithm::Ring, node).duration);
 }
+
+TEST_CASE("oversubscription removes leaf up-link cables, not speed: one SHARP tree per leaf keeps a full cable",
+          "[collective][fabric]") {
+    // 1,024 GPUs = 4 scalable units, 16 spines, 2 cables per leaf-spine trunk non-blocking. At R = 8 a leaf keeps
+    // 32 / 8 = 4 uplink cables, so it reaches 4 spines with one 400G cable each. Each rail's aggregation tree
+    // crosses each leaf's up-links once, and a ring crosses them once per rail and unit: both need one cable a
+    // leaf, so neither slows until R = 32 (one cable left). Before, R thinned every trunk to 2 x 400 / R Gb/s and
+    // a tree edge, held to one trunk, got 100 Gb/s at R = 8: SHARP 420 -> 162 GB/s busbw, static ring 204 -> 75.
+    for (const FabricRouting routing : {FabricRouting::Adaptive, FabricRouting::StaticEcmp}) {
+        for (const CollectiveAlgorithm algorithm : {CollectiveAlgorithm::Sharp, CollectiveAlgorithm::Ring}) {
+            double non_blocking = 0;
+            for (const double oversubscription : {1.0, 4.0, 8.0, 16.0}) {
+                INFO((routing == FabricRouting::Adaptive ? "adaptive" : "static") << ", R = " << oversubscription);
+                const Topology topo = preset(1024, routing, oversubscription);
+                CollectiveSimulator sim(topo, CollectiveOptions{.sharp_enabled = true});
+                const CollectiveResult r = run(sim, CollectiveOp::AllReduce, kGiB, algorithm);
+                CHECK(r.max_link_utilisation <= 1.0 + 1e-9);
+                if (oversubscription == 1.0) non_blocking = r.duration.seconds();
+                CHECK(r.duration.seconds() == Approx(non_blocking).epsilon(1e-6));
+            }
+        }
+    }
+    // The up-link capacity a leaf keeps is still 1/R of its down-links: traffic that needs every up-link (the
+    // tree's, here) slows as R grows.
+    const auto tree_seconds = [](double oversubscription) {
+        const Topology topo = preset(1024, FabricRouting::Adaptive, oversubscription);
+        CollectiveSimulator sim(topo);
+        return run(sim, CollectiveOp::AllReduce, kGiB, CollectiveAlgorithm::Tree, {}, NcclProtocol::Simple).duration.seconds();
+    };
+    CHECK(tree_seconds(8.0) > 4.0 * tree_seconds(1.0));
+}
