@@ -6,13 +6,15 @@
 namespace ttsim::planning {
 
 PredictionCost cost_of_prediction(const Prediction& prediction, const std::string& system_name,
-                                  const EnergyParameters& energy, const CostParameters& cost) {
-    const System system = resolve_system(system_name);
+                                  const EnergyParameters& energy, const CostParameters& cost,
+                                  std::optional<AllocationUnit> allocation) {
+    const System system = with_allocation(resolve_system(system_name), allocation);
     // The point and outcome a sweep would have made of this prediction: what run_profile_of reads.
     SweepPoint point;
     point.workload = prediction.workload;
     point.system = point.base_system = system.name;
     point.gpus = prediction.gpus;
+    point.allocation = allocation;
     PointOutcome outcome;
     outcome.ok = true;
     outcome.prediction = prediction;

@@ -3,8 +3,10 @@
 // run_profile_of), so that `predict --gpus N` and a plan's row at N GPUs give the same figures.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "models/hardware/system.hpp"
 #include "models/planning/cost_energy.hpp"
 #include "models/training/predict.hpp"
 
@@ -19,8 +21,10 @@ struct PredictionCost {
     EnergyBreakdown energy;          // energy.facility_kwh is the figure reported as "energy"
 };
 
-// `system` is the system the prediction ran on (a preset or GPU name, as PredictionRequest::system).
+// `system` is the system the prediction ran on (a preset or GPU name, as PredictionRequest::system); `allocation`
+// what it is rented by where the user chose (a GB200 NVL72's trays), else the system's own unit.
 PredictionCost cost_of_prediction(const Prediction& prediction, const std::string& system,
-                                  const EnergyParameters& energy, const CostParameters& cost);
+                                  const EnergyParameters& energy, const CostParameters& cost,
+                                  std::optional<AllocationUnit> allocation = std::nullopt);
 
 }  // namespace ttsim::planning

@@ -7,6 +7,7 @@
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/point_prediction.hpp"
 #include "models/planning/plan_query.hpp"
+#include "models/planning/prediction_cost.hpp"
 #include "models/planning/reference_prices.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "sim/config.hpp"
@@ -195,4 +196,20 @@ TEST_CASE("allocation units: a sweep bills its points by the scenario's allocati
                           "energy: {node_power: 3kW}\n",
                           "np.yaml")),
                       Catch::Contains("np.yaml:5") && Catch::Contains("rented by the node"));
+}
+
+TEST_CASE("allocation units: one prediction billed by trays where the user rents trays", "[allocation]") {
+    // 8 GB200s: a 72-GPU rack by default (the rented GPU-hours 9x the used ones), two 4-GPU trays exactly.
+    const Prediction p = predict(test::prediction_request("bert", "gb200-nvl72", 8), test::shipped_profile_set());
+    const planning::EnergyParameters energy;
+    const planning::CostParameters prices;
+    const planning::PredictionCost rack = planning::cost_of_prediction(p, "gb200-nvl72", energy, prices);
+    const planning::PredictionCost tray =
+        planning::cost_of_prediction(p, "gb200-nvl72", energy, prices, AllocationUnit::tray);
+    CHECK(rack.rented_gpu_hours == Approx(9.0 * p.gpu_hours).epsilon(1e-9));
+    CHECK(tray.rented_gpu_hours == Approx(p.gpu_hours).epsilon(1e-9));
+    CHECK(tray.cost == Approx(rack.cost / 9.0).epsilon(1e-9));
+    CHECK(tray.energy.facility_kwh < rack.energy.facility_kwh);   // no idle rack of 64 GPUs and its share of power
+    CHECK_THROWS_WITH(planning::cost_of_prediction(p, "dgx-h100", energy, prices, AllocationUnit::tray),
+                      Catch::Contains("rented by the node"));
 }

@@ -97,6 +97,10 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "
                 "domain, which has no switch fabric)",
                 "on for NVIDIA jobs spanning NVLink domains, as v4.1")
+        .option("allocation", "rack|tray",
+                "what a rack-scale system (gb200-nvl72) is rented by: whole NVL72 racks or 4-GPU compute trays; the "
+                "GPU-hours billed, cost and energy follow it (DGX systems: the node only)",
+                "the system's own unit: node (DGX), rack (gb200-nvl72)")
         .option("profiles", "DIR", "directory with the calibrated profiles (profiles.yaml, operator_profiles.yaml)",
                 "models/profiles")
         .option("format", "F", "table, csv or json", "table")
@@ -129,6 +133,11 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     const planning::CostParameters prices = parser.naming_flags(
         [&] { return price_flags(parser, {resolve_system(request.system).name}); });
     const planning::EnergyParameters energy;
+    std::optional<AllocationUnit> allocation;
+    if (parser.has("allocation")) {
+        allocation = parser.get_parsed("allocation", [](const std::string& s) { return parse_allocation(s); });
+        parser.naming_flags([&] { (void)with_allocation(resolve_system(request.system), allocation); });
+    }
     std::optional<OutputDir> output;
     if (const auto dir = parser.get_optional("out")) output.emplace(*dir);   // checked now, written after
     parser.naming_flags([&] { check_split_with_default(parser, request); });
@@ -148,14 +157,15 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     Prediction& p = explained.prediction;
     p.warnings.insert(p.warnings.end(), like_notes.begin(), like_notes.end());
     // A count that is not whole allocation units is answered, but what it rents is said (system.hpp).
-    if (std::string w = partial_allocation_warning(resolve_system(request.system), request.gpus); !w.empty())
+    if (std::string w = partial_allocation_warning(with_allocation(resolve_system(request.system), allocation), request.gpus);
+        !w.empty())
         p.warnings.push_back(std::move(w));
 
     PredictionReport report;
     report.prediction = &p;
     report.prices = &prices;
     report.energy = &energy;
-    report.cost = planning::cost_of_prediction(p, request.system, energy, prices);
+    report.cost = planning::cost_of_prediction(p, request.system, energy, prices, allocation);
     const std::string results_json = format_prediction_json(report), results_csv = format_prediction_csv(report);
     const std::string text = format == "json"  ? results_json
                              : format == "csv" ? results_csv

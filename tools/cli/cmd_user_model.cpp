@@ -10,6 +10,7 @@
 //   profiles: DIR                # optional: a directory with operator_profiles.yaml (default models/profiles)
 //   cost: {...}                  # optional: prices per GPU-hour, as a sweep's (cost_config.hpp)
 //   energy: {...}                # optional: node and switch power, PUE, as a sweep's
+//   allocation: tray             # optional: rack | tray, what a rack-scale system is rented by, as a plan's
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
 #include <algorithm>
@@ -116,7 +117,7 @@ std::string json(const std::string& name, const UserModel& model, const std::vec
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output",
-                     "memory_reserve", "cost", "energy"});
+                     "memory_reserve", "cost", "energy", "allocation"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
@@ -149,6 +150,11 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     planning::EnergyParameters energy;
     if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost, {system}, "this scenario does not run");
     if (auto node = root.optional("energy")) planning::read_energy_section(*node, energy);
+    std::optional<AllocationUnit> allocation;
+    if (auto node = root.optional("allocation")) {
+        allocation = parse_allocation(node->as_choice({"rack", "tray"}));
+        node->feeding([&] { return with_allocation(resolve_system(system), allocation); });
+    }
     const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
     // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.
     if (layout.mode == LayoutMode::pinned) {
@@ -179,7 +185,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         row.gpus = counts[i];
         try {
             row.p = predict(request, profiles);
-            row.cost = planning::cost_of_prediction(row.p, system, energy, cost);
+            row.cost = planning::cost_of_prediction(row.p, system, energy, cost, allocation);
         } catch (const InputError& e) {
             // Only a layout refusal (refuse_layouts: no split valid or fitting) is a row; anything else, such as a
             // count that is not whole nodes, is bad input at its key.
@@ -217,7 +223,8 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << chosen.source << ")\n";
     for (const std::string& note : all_notes(chosen.notes)) out << "  note         " << note << "\n";
     out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({system})
-        << "; GPU-hours are billed in whole allocation units\n";
+        << "; GPU-hours are billed in whole allocation units"
+        << (allocation ? std::string(" (") + to_string(*allocation) + "s, as the scenario's allocation)" : std::string()) << "\n";
     out << "  energy       " << planning::describe_energy_model(energy) << "\n";
     out << "\n";
     const std::string cost_header = "cost (" + cost.currency + ")";
@@ -240,7 +247,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         }
         out << "  " << r.gpus << " GPUs: memory " << r.p.memory_summary << "\n";
         if (r.cost.rented_gpu_hours > r.p.gpu_hours * (1 + 1e-9))
-            out << "  " << r.gpus << " GPUs: rents " << resolve_system(system).describe_allocation(r.gpus)
+            out << "  " << r.gpus << " GPUs: rents " << with_allocation(resolve_system(system), allocation).describe_allocation(r.gpus)
                 << ", which the cost and GPU-hours bill whole\n";
         if (r.p.published)
             out << fmt::format("  {} GPUs: {}: {}: {:.2f} h, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,
