@@ -7,10 +7,12 @@
 // rail, and NIC k of every node of the SU plugs into leaf k of that SU ("rail-optimised": same-rail traffic
 // inside an SU crosses one switch, SPOD_H100). A 64-port leaf thus has 32 ports down (one per node) and 32
 // ports up, which makes it non-blocking. With an oversubscription ratio R a leaf keeps 32 / R uplink cables,
-// each a full port (an oversubscribed fabric has fewer cables, not slower ones). While that is at least one
-// cable per spine it reaches, every trunk just has 1/R of its cables (a 2.0 fabric halves every trunk); beyond,
-// the leaf reaches only as many spines as it has cables, one cable each, the same first spines of its group for
-// every leaf (so every two leaves still meet at a spine). Until session 19 the trunks only thinned, so at R = 8
+// each a full port (an oversubscribed fabric has fewer cables, not slower ones), rounded down to a whole cable
+// (R = 3: 10 cables, 3.2:1 in effect); beyond R = 32 one cable is left, thinned to 32 / R of a port. While the
+// cables are at least the spines a leaf reaches, every trunk just has its share of them (a 2.0 fabric halves
+// every trunk); with fewer, the leaf reaches only as many spines as it has cables, one cable each, the same first
+// spines of its group for every leaf (so every two leaves still meet at a spine), and the spines (and in three
+// tiers their core planes) that no leaf reaches are not built. Until session 19 the trunks only thinned, so at R = 8
 // a leaf-spine trunk of 2 cables carried 100 Gb/s, and a flow held to one trunk (static ECMP, a SHARP
 // aggregation tree's edge) got a quarter of the one 400G cable it has on a real fabric: SHARP lost 60 % of its
 // bandwidth at 1,024 GPUs, ring under static routing 63 % (a new-user trial's finding).
@@ -123,9 +125,10 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     const double port = spec.port_bandwidth_bytes_per_s;
     // The spines each leaf reaches (of all of them in two tiers, of its group in three) and each trunk's bandwidth:
     // the leaf's uplink cables, 32 / R, spread over them (see the top of the file).
-    const double uplink_cables = (spec.switch_ports / 2) / spec.oversubscription;
-    const int reached = std::clamp(static_cast<int>(std::floor(uplink_cables + 1e-9)), 1, shape.spines_per_group);
-    const double leaf_spine_bw = uplink_cables * port / reached;
+    const double exact_cables = (spec.switch_ports / 2) / spec.oversubscription;
+    const int cables = std::max(1, static_cast<int>(std::floor(exact_cables + 1e-9)));
+    const int reached = std::min(cables, shape.spines_per_group);
+    const double leaf_spine_bw = (exact_cables < 1 ? exact_cables : static_cast<double>(cables)) * port / reached;
     const double spine_core_bw = shape.cables_spine_to_core * port;
 
     // Leaves, indexed [unit * rails + rail].
@@ -168,7 +171,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     }
 
     // Three tiers. Spines indexed [(pod * rails + rail) * G + g]; cores [g * K + k].
-    const int per_group = shape.spines_per_group;
+    const int per_group = reached;   // spines built per (pod, rail) group, and core planes
     std::vector<Vertex> spines;
     spines.reserve(static_cast<std::size_t>(shape.spines));
     for (int p = 0; p < shape.pods; ++p)
@@ -187,7 +190,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     for (int u = 0; u < shape.units; ++u) {
         const int pod = u / units_per_pod;
         for (int r = 0; r < rails; ++r)
-            for (int g = 0; g < reached; ++g) {
+            for (int g = 0; g < per_group; ++g) {
                 const auto l = static_cast<std::size_t>(u * rails + r);
                 const LinkId up = topology.add_duplex_link(
                     leaves[l], spines[static_cast<std::size_t>((pod * rails + r) * per_group + g)],
@@ -196,7 +199,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
                 leaf_down[l].push_back(up + 1);
             }
     }
-    if (reached > 1) declare_leaf_groups();
+    if (per_group > 1) declare_leaf_groups();
     for (int group = 0; group < shape.pods * rails; ++group) {
         std::vector<LinkId> to_cores, from_cores;
         for (int g = 0; g < per_group; ++g)

@@ -48,8 +48,13 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
                 const std::string system = entry.feeding([&] { return resolve_system(key).name; });
                 if (std::none_of(priced_systems.begin(), priced_systems.end(),
                                  [&](const std::string& s) { return resolve_system(s).name == system; }))
+                {
+                    std::vector<std::string> listed;   // once each: a sweep's variants share their base system
+                    for (const std::string& s : priced_systems)
+                        if (std::find(listed.begin(), listed.end(), s) == listed.end()) listed.push_back(s);
                     entry.fail("a price for " + system + ", which " + owner + " (systems: " +
-                               fmt::format("{}", fmt::join(priced_systems, ", ")) + ")");
+                               fmt::format("{}", fmt::join(listed, ", ")) + ")");
+                }
                 cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
                 cost.given_by_user.insert(system);
             }

@@ -43,7 +43,8 @@ struct LayerPrices {
     std::string name;
     bool block = true;                     // a repeated block (one captured graph each under per_layer)
     std::vector<KernelPrice> forward, backward;
-    double gradient_bytes = 0;             // this GPU's gradients of the layer (trainable parameters x 2 bytes)
+    double gradient_bytes = 0;             // this GPU's gradients of the layer (trainable parameters x
+                                           // Workload::gradient_element_bytes)
 };
 
 struct OperatorTable {

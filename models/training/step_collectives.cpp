@@ -254,7 +254,10 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
             if (rs.ranks > 0) out.bucket_collectives.push_back(std::move(rs));
             if (ar.ranks > 0) out.bucket_collectives.push_back(std::move(ar));
             out.bucket_name = dp_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
-            out.param_all_gather_seconds = pricer.seconds(CollectiveOp::AllGather, gradient_bytes, dp_in_domain);
+            // The updated parameters are all-gathered in the model's 16-bit dtype (Megatron-LM's DistributedOptimizer
+            // gathers its bf16 param buffer), not at the gradients' width: half a user model's fp32 gradient bytes.
+            const double parameter_bytes = gradient_bytes * 2.0 / workload.gradient_element_bytes();
+            out.param_all_gather_seconds = pricer.seconds(CollectiveOp::AllGather, parameter_bytes, dp_in_domain);
             out.optimizer_shards = optimizer_shards_of(c, groups);
         }
     }

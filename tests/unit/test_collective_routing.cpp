@@ -118,7 +118,7 @@ TEST_CASE("oversubscription removes leaf up-link cables, not speed: one SHARP tr
     // 1,024 GPUs = 4 scalable units, 16 spines, 2 cables per leaf-spine trunk non-blocking. At R = 8 a leaf keeps
     // 32 / 8 = 4 uplink cables, so it reaches 4 spines with one 400G cable each. Each rail's aggregation tree
     // crosses each leaf's up-links once, and a ring crosses them once per rail and unit: both need one cable a
-    // leaf, so neither slows until R = 32 (one cable left). Before, R thinned every trunk to 2 x 400 / R Gb/s and
+    // leaf, so neither slows through R = 32 (one cable left). Before, R thinned every trunk to 2 x 400 / R Gb/s and
     // a tree edge, held to one trunk, got 100 Gb/s at R = 8: SHARP 420 -> 162 GB/s busbw, static ring 204 -> 75.
     for (const FabricRouting routing : {FabricRouting::Adaptive, FabricRouting::StaticEcmp}) {
         for (const CollectiveAlgorithm algorithm : {CollectiveAlgorithm::Sharp, CollectiveAlgorithm::Ring}) {
@@ -142,4 +142,21 @@ TEST_CASE("oversubscription removes leaf up-link cables, not speed: one SHARP tr
         return run(sim, CollectiveOp::AllReduce, kGiB, CollectiveAlgorithm::Tree, {}, NcclProtocol::Simple).duration.seconds();
     };
     CHECK(tree_seconds(8.0) > 4.0 * tree_seconds(1.0));
+}
+
+TEST_CASE("oversubscription counts whole up-link cables, in two and three tiers", "[collective][fabric]") {
+    const auto seconds = [](int gpus, double oversubscription) {
+        const Topology topo = preset(gpus, FabricRouting::Adaptive, oversubscription);
+        CollectiveSimulator sim(topo);
+        return run(sim, CollectiveOp::AllToAll, kGiB, CollectiveAlgorithm::Auto).duration.seconds();
+    };
+    // R = 3 leaves 32 / 3 = 10.67 cables a leaf: 10 whole ones, as R = 3.2.
+    CHECK(seconds(1024, 3.0) == Approx(seconds(1024, 3.2)).epsilon(1e-9));
+    // Three tiers (4,096 GPUs): R = 20 and R = 32 both leave one cable a leaf, reaching one spine of its group (the
+    // spines no leaf reaches, and their core planes, are not built, so they add no capacity); R = 16 leaves two.
+    const double one_cable = seconds(4096, 32.0);
+    CHECK(seconds(4096, 20.0) == Approx(one_cable).epsilon(1e-9));
+    CHECK(seconds(4096, 16.0) < 0.75 * one_cable);
+    // Beyond R = 32 the last cable thins: slower still.
+    CHECK(seconds(4096, 64.0) > 1.5 * one_cable);
 }

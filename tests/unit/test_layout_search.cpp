@@ -7,6 +7,7 @@
 #include "models/compute/profile_files.hpp"
 #include "models/planning/point_prediction.hpp"
 #include "models/training/layout_search.hpp"
+#include "models/training/step_collectives.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "prediction_helpers.hpp"
 #include "sim/errors.hpp"
@@ -338,6 +339,18 @@ TEST_CASE("user model: gradients are fp32 by default (Megatron-LM's bf16 trainin
     const double trainable = static_cast<double>(fp32.workload->trainable_params);
     CHECK(pa.memory_per_gpu_bytes - pb.memory_per_gpu_bytes == Approx(2.0 * trainable).epsilon(1e-6));
     CHECK(pa.step_ms >= pb.step_ms);
+    // The reduction sends the gradients' width; the distributed optimizer's all-gather sends the bf16 parameters
+    // either way (Megatron-LM), so only the bucket collectives change.
+    ParallelismConfig layout = pa.layout;
+    REQUIRE(layout.distributed_optimizer);
+    StepCollectiveSession session(resolve_system("dgx-h100"), 64, layout.sharp);
+    const StepCollectives ca = session.price(*fp32.workload, layout), cb = session.price(*bf16.workload, layout);
+    CHECK(ca.param_all_gather_seconds > 0);
+    CHECK(ca.param_all_gather_seconds == Approx(cb.param_all_gather_seconds).epsilon(1e-12));
+    double bucket_a = 0, bucket_b = 0;
+    for (double t : ca.bucket_seconds) bucket_a += t;
+    for (double t : cb.bucket_seconds) bucket_b += t;
+    CHECK(bucket_a > 1.5 * bucket_b);
     CHECK_THROWS_WITH(load_user_model(edited("fp8")), Catch::Contains("gradients"));
 }
 

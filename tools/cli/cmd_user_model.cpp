@@ -148,6 +148,8 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     // Prices and power as a sweep reads them (a price not given is the prices.yaml estimate, and the report says so).
     planning::CostParameters cost;
     planning::EnergyParameters energy;
+    const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
+    // After the system is known good, so a mistyped one is refused at its own key.
     if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost, {system}, "this scenario does not run");
     if (auto node = root.optional("energy")) planning::read_energy_section(*node, energy);
     std::optional<AllocationUnit> allocation;
@@ -155,7 +157,6 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         allocation = parse_allocation(node->as_choice({"rack", "tray"}));
         node->feeding([&] { return with_allocation(resolve_system(system), allocation); });
     }
-    const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
     // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.
     if (layout.mode == LayoutMode::pinned) {
         const ConfigNode node = root.required("layout");
