@@ -196,6 +196,9 @@ std::vector<std::string> ConfigNode::keys() const {
     std::vector<std::string> out;
     for (const auto& entry : node_) {
         if (!entry.first.IsScalar()) ConfigNode(entry.first, file_, path_).fail("keys must be plain names");
+        // yaml-cpp keeps both of a duplicate key, and a map read by its keys would take one silently.
+        if (std::find(out.begin(), out.end(), entry.first.Scalar()) != out.end())
+            ConfigNode(entry.first, file_, join_path(path_, entry.first.Scalar())).fail("duplicate key");
         out.push_back(entry.first.Scalar());
     }
     return out;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -33,7 +34,7 @@ Money parse_money(const std::string& text) {
 }
 
 void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::vector<std::string>& priced_systems,
-                       const std::string& owner) {
+                       const std::string& owner, const std::vector<std::pair<std::string, std::string>>& variants) {
     node.check_keys({"price_per_gpu_hour", "currency"});
     if (auto currency = node.optional("currency")) {
         cost.currency = currency->as_string();
@@ -43,9 +44,16 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
     }
     if (auto price = node.optional("price_per_gpu_hour")) {
         if (price->is_map()) {
+            std::map<std::string, std::string> key_of;   // system -> the key that priced it
             for (const std::string& key : price->keys()) {
                 const ConfigNode entry = price->required(key);
+                for (const auto& [name, base] : variants)
+                    if (key == name)
+                        entry.fail("'" + name + "' is a hypothetical variant of " + base +
+                                   ", priced as its base system: give the price to " + base);
                 const std::string system = entry.feeding([&] { return resolve_system(key).name; });
+                if (const auto [it, fresh] = key_of.emplace(system, key); !fresh)
+                    entry.fail("a second price for " + system + " (also priced as '" + it->second + "')");
                 if (std::none_of(priced_systems.begin(), priced_systems.end(),
                                  [&](const std::string& s) { return resolve_system(s).name == system; }))
                 {

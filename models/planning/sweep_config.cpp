@@ -269,9 +269,19 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         s.spec.networks.clear();
         std::set<std::string> names;
         const std::vector<ConfigNode> items = network->is_sequence() ? network->items() : std::vector<ConfigNode>{*network};
+        // A NIC or an oversubscription only acts on a job that spans NVLink domains: an option setting one where no
+        // point of the sweep does would label rows with a fabric they never used (predict refuses it the same way).
+        const bool any_spans = root.has("cluster") || s.spec.gpu_counts.empty() ||
+                               std::any_of(s.spec.systems.begin(), s.spec.systems.end(), [&](const std::string& label) {
+                                   return resolve_system(base_system_of(label, s.spec.variants)).spans_domains(s.spec.gpu_counts.back());
+                               });
         for (const ConfigNode& item : items) {
             NetworkOption n = read_network(item);
             if (!names.insert(n.name).second) item.fail("duplicate network option name '" + n.name + "'");
+            if (!any_spans && (n.nic != NicSpeed::Ndr400 || n.oversubscription > 1.0))
+                item.fail("network option '" + n.name + "' sets a " + (n.oversubscription > 1.0 ? "leaf oversubscription" : "NIC") +
+                          ", but no point of this sweep spans NVLink domains (largest " +
+                          std::to_string(s.spec.gpu_counts.back()) + " GPUs): it would change nothing");
             s.spec.networks.push_back(std::move(n));
         }
         if (s.spec.networks.empty()) network->fail("must list at least one network option");
@@ -308,7 +318,9 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     if (auto cost = root.optional("cost")) {
         std::vector<std::string> bases;
         for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
-        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run");
+        std::vector<std::pair<std::string, std::string>> variants;
+        for (const HardwareVariant& v : s.spec.variants) variants.emplace_back(v.name, v.base_system);
+        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variants);
     }
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
     if (auto trace = root.optional("trace")) {
@@ -394,7 +406,11 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     std::vector<std::string> bases;
     for (const std::string& label : s.query.systems) bases.push_back(base_system_of(label, s.query.variants));
     // A price is for a system the plan searches (a variant is priced as its base system).
-    if (auto cost = root.optional("cost")) read_cost_section(*cost, s.cost, bases, "this plan does not search");
+    if (auto cost = root.optional("cost")) {
+        std::vector<std::pair<std::string, std::string>> variants;
+        for (const HardwareVariant& v : s.query.variants) variants.emplace_back(v.name, v.base_system);
+        read_cost_section(*cost, s.cost, bases, "this plan does not search", variants);
+    }
     // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.
     if (auto energy = root.optional("energy"))
         if (auto node_power = energy->optional("node_power");

@@ -58,6 +58,14 @@ check "sweep with every point failed still prints the table" 'grep -q "not run" 
 printf 'scenario: sweep\nworkloads: [llama2_70b_lora]\nsystems: [dgx-h100]\ngpus: [8, 8192]\nplots: false\n' >"$tmp/some.yaml"
 "$ttsim" run "$tmp/some.yaml" >/dev/null 2>&1; rc=$?
 check "sweep with one point ok exits 0" '[[ $rc -eq 0 ]]'
+# With plots and --out: a workload none of whose points ran is not plotted (gnuplot refuses an all-undefined plot,
+# which used to fail the whole run with exit 2 and leave nothing); the others are, and the run exits 0.
+if command -v gnuplot >/dev/null; then
+    printf 'scenario: sweep\nworkloads: [bert, llama2_70b_lora]\nsystems: [dgx-h100]\ngpus: [64]\nmodel: operator\nbatch: {global: 96}\n' >"$tmp/partial.yaml"
+    "$ttsim" run "$tmp/partial.yaml" --out "$tmp/partial" >/dev/null 2>&1; rc=$?
+    check "sweep with one workload failed everywhere exits 0 with --out" '[[ $rc -eq 0 ]]'
+    check "its other workload is plotted, the failed one is not" '[[ -f $tmp/partial/llama2_70b_lora_ttt.png && ! -e $tmp/partial/bert_ttt.png ]]'
+fi
 
 # validate's reports exclude each other (exit 2, naming the flag); --log-parts prints every result's logged parts.
 "$ttsim" validate --log-parts --run-lines >/dev/null 2>"$tmp/parts_err.txt"; rc=$?

@@ -1,7 +1,9 @@
 #include "tools/cli/plots.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -63,6 +65,12 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
     }
     std::vector<std::string> images;
     for (const std::string& workload : workloads) {
+        // A workload none of whose points was predicted has nothing to draw (gnuplot refuses an all-undefined
+        // plot); the tables say why each point failed.
+        const bool any_predicted = std::any_of(series_of[workload].begin(), series_of[workload].end(), [&](const auto* s) {
+            return std::any_of(s->points.begin(), s->points.end(), [&](std::size_t i) { return result.points[i].outcome.ok; });
+        });
+        if (!any_predicted) continue;
         std::ostringstream data, published, script;
         data << "# gpus ttt_minutes efficiency; one block per series (gnuplot index)\n";
         published << "# gpus published_minutes (MLPerf v4.1 median of distinct results)\n";
@@ -158,8 +166,13 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
         write_file_atomically(base + ".gp", script.str());
         const std::string command =
             "cd " + shell_word(out_dir) + " && gnuplot " + shell_word(stem + ".gp") + " 2>" + shell_word(stem + ".log");
-        if (std::system(command.c_str()) != 0)
-            throw InputError("gnuplot failed on " + base + ".gp (its messages are in " + base + ".log)", {}, "plots");
+        if (std::system(command.c_str()) != 0) {
+            // The folder of a failed run is removed, the log with it: its first lines go into the message.
+            std::ifstream log(base + ".log");
+            std::string first, line;
+            for (int n = 0; n < 4 && std::getline(log, line); ++n) first += (first.empty() ? "" : " | ") + line;
+            throw InputError("gnuplot failed on " + stem + ".gp" + (first.empty() ? "" : ": " + first), {}, "plots");
+        }
         std::remove((base + ".log").c_str());
         for (std::size_t k = images.size() - 4; k < images.size(); ++k)
             if (std::rename((images[k] + kTemporarySuffix).c_str(), images[k].c_str()) != 0)
