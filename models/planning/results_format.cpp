@@ -204,7 +204,7 @@ std::string format_sweep_csv(const SweepResult& result) {
     out << "index,workload,system,gpu,network,nic,sharp,oversubscription,batch_rule,gpus,status,error,global_batch,"
            "tp,cp,dp,micro_batch,gradient_accumulation,ttt_minutes,ttt_p10_minutes,ttt_p90_minutes,steps,step_ms,"
            "compute_ms,exposed_comm_ms,fixed_ms,eval_minutes,samples_to_converge,reference_gpus,speedup,ttt_efficiency,"
-           "marginal_doubling_efficiency,gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
+           "marginal_doubling_efficiency,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
            "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
            "published_predicted_minutes,error_percent,warnings,routing,sharp_used,pareto_cost,layout_choice,"
            "published_layout_minutes\n";
@@ -216,7 +216,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << csv_field(pt.network.nic.label()) << "," << sharp_text(pt) << ","
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
-            out << "error," << csv_field(r.outcome.error) << std::string(36, ',') << "," << to_string(pt.routing)
+            out << "error," << csv_field(r.outcome.error) << std::string(37, ',') << "," << to_string(pt.routing)
                 << ",,,,\n";
             continue;
         }
@@ -228,7 +228,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << "," << number(p.fixed_ms) << "," << number(p.eval_minutes) << "," << number(p.samples_to_converge)
             << "," << r.reference_gpus << "," << number(r.metrics.speedup) << "," << number(r.metrics.efficiency)
             << "," << (r.metrics.marginal_doubling_efficiency ? number(*r.metrics.marginal_doubling_efficiency) : "")
-            << "," << number(p.gpu_hours) << "," << number(r.price_per_gpu_hour) << ","
+            << "," << number(p.gpu_hours) << "," << number(r.rented_gpu_hours) << "," << number(r.price_per_gpu_hour) << ","
             << (result.options.cost.price_is_estimate(pt.base_system) ? "true" : "false") << "," << number(r.cost) << ","
             << csv_field(result.options.cost.currency) << "," << number(r.energy.gpu_kwh) << ","
             << number(r.energy.node_kwh) << "," << number(r.energy.network_kwh) << "," << number(r.energy.facility_kwh)
@@ -314,7 +314,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
             e["error"] = r.outcome.error;
             // The numbers a consumer sorts or sums by are present as null, never 0 (CSV: empty).
             for (const char* key : {"global_batch", "ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours",
-                                    "cost", "energy_kwh"})
+                                    "rented_gpu_hours", "cost", "energy_kwh"})
                 e[key] = nullptr;
             points.push_back(e);
             continue;
@@ -340,6 +340,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["marginal_doubling_efficiency"] =
             r.metrics.marginal_doubling_efficiency ? json(*r.metrics.marginal_doubling_efficiency) : json(nullptr);
         e["gpu_hours"] = p.gpu_hours;
+        e["rented_gpu_hours"] = r.rented_gpu_hours;
         e["cost"] = {{"amount", r.cost}, {"currency", o.cost.currency}, {"price_per_gpu_hour", r.price_per_gpu_hour},
                      {"price_is_estimate", o.cost.price_is_estimate(pt.base_system)}};
         e["energy_kwh"] = {{"gpu", r.energy.gpu_kwh}, {"nodes", r.energy.node_kwh}, {"network", r.energy.network_kwh},

@@ -187,7 +187,8 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
         r.energy = energy_of(run_profile_of(r.point, r.outcome, options.energy), options.energy);
         r.price_per_gpu_hour = options.cost.price_for(r.point.base_system);
         // Billed in whole allocation units (cost_energy.hpp).
-        r.cost = rented_gpu_hours(point_system(r.point), r.point.gpus, p.ttt_minutes) * r.price_per_gpu_hour;
+        r.rented_gpu_hours = rented_gpu_hours(point_system(r.point), r.point.gpus, p.ttt_minutes);
+        r.cost = r.rented_gpu_hours * r.price_per_gpu_hour;
     }
 
     // Pareto fronts of (TTT, GPU-hours) and (TTT, cost) per workload, over all its ok points.

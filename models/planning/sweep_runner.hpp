@@ -50,7 +50,8 @@ struct PointResult {
     std::optional<PublishedComparison> comparison;
     std::vector<std::string> notes;          // derived here (superlinear scaling, batch differs from published)
     EnergyBreakdown energy;
-    double cost = 0;                         // GPU-hours x price, in options.cost.currency
+    double cost = 0;                         // rented GPU-hours x price, in options.cost.currency
+    double rented_gpu_hours = 0;             // whole allocation units x their GPUs x TTT: what the cost bills
     double price_per_gpu_hour = 0;
 };
 

@@ -68,6 +68,16 @@ rack, tray = ({int(r["gpus"]): float(r["cost"]) for r in csv.DictReader(open(f))
 assert abs(rack[36] / tray[36] - 2) < 1e-6, (rack, tray)
 assert abs(rack[72] / tray[72] - 1) < 1e-9, (rack, tray)
 PY'
+check "sweep rows state the rented GPU-hours the cost bills (CSV and JSON)" 'python3 - "$tmp/sweep-rack" <<"PY"
+import csv, json, sys
+d = sys.argv[1]
+for r in csv.DictReader(open(d + "/results.csv")):
+    rented, used = float(r["rented_gpu_hours"]), float(r["gpu_hours"])
+    assert abs(float(r["cost"]) - rented * float(r["price_per_gpu_hour"])) <= 1e-6 * float(r["cost"]), r
+    assert abs(rented / used - (2 if r["gpus"] == "36" else 1)) < 1e-6, r
+for p in json.load(open(d + "/results.json"))["points"]:
+    assert abs(p["cost"]["amount"] - p["rented_gpu_hours"] * p["cost"]["price_per_gpu_hour"]) <= 1e-6 * p["cost"]["amount"]
+PY'
 # predict on part of a rack: the cost bills the whole rack, and the GPU-hours line says so beside the job's own.
 "$ttsim" predict --workload bert --system gb200-nvl72 --gpus 8 >"$tmp/part.txt" 2>&1
 check "predict on 8 GPUs of a rack: GPU hours show the rented ones the cost bills" \
