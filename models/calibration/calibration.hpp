@@ -80,7 +80,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory, roof-blend, tensor-memory, class-overhead";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory, roof-blend, tensor-memory, class-overhead, same-die";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -176,6 +176,11 @@ struct SharedFit {
     // class-overhead (operator, with kernel-overhead): the streaming kernels' GPU overhead per kernel
     // (layers::Efficiency::streaming_overhead_seconds) fitted apart from the tensor-core kernels'.
     bool class_overhead = false;
+    // same-die (operator): a GPU on the reference GPU's compute die (gpus.yaml `die`: H200 is H100's GH100 with
+    // faster HBM) keeps the reference's speed, 1, instead of a fitted one: the same SMs at the same clocks can differ
+    // only in what the roofline already prices (HBM bandwidth). The shipped fit gives H200 0.77, pricing its
+    // compute-bound kernels 31 % slower than an H100's, which is what lets memory-bound kernels stand in for them.
+    bool same_die = false;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,

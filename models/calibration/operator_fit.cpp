@@ -201,8 +201,11 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         any_eval = any_eval || p->scenario.evaluations > 0;
     }
     // Speed of a GPU family against its roofline: 0.3-3x the reference GPU's.
+    // With same-die, a GPU on the reference's die keeps its speed (1): not searched.
     for (const std::string& gpu : gpus)
-        if (gpu != reference_gpu().name) L.gpu_speed[gpu] = L.add({gpu + " speed", 0.3, 3.0, 1.0});
+        if (gpu != reference_gpu().name &&
+            !(shared.same_die && !find_gpu(gpu).die.empty() && find_gpu(gpu).die == reference_gpu().die))
+            L.gpu_speed[gpu] = L.add({gpu + " speed", 0.3, 3.0, 1.0});
     // Per workload: fixed step cost 10 us..1 s; run overhead 10 ms..5 min (as the lumped fit's bounds).
     // With logged-overhead, a workload whose fit results have a logged first-segment excess takes the median of
     // them (clamped to the same bounds) instead of a searched overhead.

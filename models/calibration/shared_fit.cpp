@@ -26,7 +26,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
         {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
         {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
-        {"class-overhead", &SharedFit::class_overhead}};
+        {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -75,7 +75,8 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
                                    std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
                                    std::pair{stream_memory, "stream-memory"}, std::pair{roof_blend, "roof-blend"},
-                                   std::pair{tensor_memory, "tensor-memory"}, std::pair{class_overhead, "class-overhead"}})
+                                   std::pair{tensor_memory, "tensor-memory"}, std::pair{class_overhead, "class-overhead"},
+                                   std::pair{same_die, "same-die"}})
         if (on) return name;
     return "";
 }
@@ -126,6 +127,7 @@ std::string SharedFit::describe() const {
     add(roof_blend, "roof-blend");
     add(tensor_memory, "tensor-memory");
     add(class_overhead, "class-overhead");
+    add(same_die, "same-die");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

@@ -21,7 +21,7 @@ GpuSpec read_gpu(const ConfigNode& entry, double idle_fraction) {
     entry.check_keys({"name", "description", "vendor", "aliases", "bf16_dense", "fp8_dense", "hbm_capacity",
                       "hbm_reported", "hbm_bandwidth", "scaleup_links", "scaleup_per_direction",
                       "scaleup_bidirectional", "collective_link_bandwidth", "scaleup_switched",
-                      "gpus_per_scaleup_domain", "nics_per_gpu", "nic_per_direction", "tdp", "sms"});
+                      "gpus_per_scaleup_domain", "nics_per_gpu", "nic_per_direction", "tdp", "sms", "die"});
     GpuSpec g;
     g.name = entry.required("name").as_string();
     g.description = entry.required("description").as_string();
@@ -44,6 +44,7 @@ GpuSpec read_gpu(const ConfigNode& entry, double idle_fraction) {
     g.nic_bandwidth_per_direction = sourced(entry, "nic_per_direction").as_bandwidth();
     g.tdp_watts = sourced(entry, "tdp").as_power();
     if (entry.has("sms")) g.sms = sourced_count(entry, "sms", 1);
+    if (entry.has("die")) g.die = sourced(entry, "die").as_string();
     g.idle_watts = idle_fraction * g.tdp_watts;
     entry.feeding([&] { validate_gpu_spec(g); });
     return g;

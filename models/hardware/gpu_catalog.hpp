@@ -52,6 +52,7 @@ struct GpuSpec {
     // Streaming multiprocessors (AMD: compute units): how many GEMM/conv tiles run at once, for wave
     // quantisation in the operator model (models/workloads/layers/kernel_time.hpp). nullopt: no sourced count.
     std::optional<int> sms;
+    std::string die;                        // the compute die (gpus.yaml `die`), e.g. GH100; empty: not stated
 
     // Power.
     double tdp_watts = 0;

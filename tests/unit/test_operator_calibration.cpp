@@ -378,3 +378,24 @@ TEST_CASE("class-overhead: a streaming kernel's own overhead, fitted within boun
     std::filesystem::remove(file);
     CHECK(back.streaming_overhead_seconds == Approx(fitted.streaming_overhead_seconds).epsilon(1e-5));
 }
+
+// same-die (session 19 option): a GPU on the reference GPU's die (gpus.yaml die: H200 is H100's GH100) keeps speed 1
+// instead of a fitted one; another die (B200) is still fitted. A small fit: BERT on H100 and H200 at 8 GPUs.
+TEST_CASE("same-die: an H200 keeps the H100's speed, not a fitted one", "[operator][calibration]") {
+    CHECK(find_gpu("H200-SXM").die == "GH100");
+    CHECK(find_gpu("H200-SXM").die == reference_gpu().die);
+    CHECK(find_gpu("B200").die != reference_gpu().die);
+    std::vector<CalibrationPoint> bert;
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name == "bert" && p.scenario.gpus == 8 &&
+            (p.scenario.gpu->name == "H100-SXM" || p.scenario.gpu->name == "H200-SXM"))
+            bert.push_back(p);
+    REQUIRE(bert.size() >= 4);
+    const Workload& workload = *bert.front().scenario.workload;
+    const GpuSpec& h200 = find_gpu("H200-SXM");
+    const CalibrationReport pinned = calibrate_operator_points(bert, "test", SharedFit::parse("operator,same-die"));
+    CHECK(pinned.profiles.find(workload, h200).operator_speed == 1.0);
+    const CalibrationReport free = calibrate_operator_points(bert, "test", SharedFit::parse("operator"));
+    CHECK(free.profiles.find(workload, h200).operator_speed != 1.0);
+    CHECK(SharedFit::parse("operator,same-die").describe() == "operator,same-die");
+}
