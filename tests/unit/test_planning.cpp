@@ -418,7 +418,7 @@ TEST_CASE("training scenarios take the fabric routing of their systems", "[plann
     }
     // Network what-ifs run on the simulated fabric too, so they take its routing.
     const auto what_if = ConfigNode::load_string(
-        "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8]\nnetwork: {nic: xdr}\nrouting: static\n",
+        "scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8, 16]\nnetwork: {nic: xdr}\nrouting: static\n",
         "whatif.yaml");
     CHECK(read_sweep_scenario(what_if).spec.routing == FabricRouting::StaticEcmp);
 }
