@@ -63,11 +63,11 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
                     entry.fail("a price for " + system + ", which " + owner + " (systems: " +
                                fmt::format("{}", fmt::join(listed, ", ")) + ")");
                 }
-                cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
+                cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6) + 0.0;   // + 0.0: -0 prints as 0
                 cost.given_by_user.insert(system);
             }
         } else {
-            const double value = price->as_double(0.0, 1e6);
+            const double value = price->as_double(0.0, 1e6) + 0.0;   // -0 would print "-0.00"
             cost.price_per_gpu_hour.clear();
             cost.default_price = value;
             cost.default_given_by_user = true;

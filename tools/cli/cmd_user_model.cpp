@@ -229,16 +229,18 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     out << "  energy       " << planning::describe_energy_model(energy) << "\n";
     out << "\n";
     const std::string cost_header = "cost (" + cost.currency + ")";
+    // Whole units where they are large, cents and hundredths where they are not (a small job's 0.32 USD is not 0).
+    const auto amount = [](double v) { return fmt::format("{:.{}f}", v, v >= 100 ? 0 : v >= 1 ? 2 : 3); };
     out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9} {:>10} {:>12} {:>10}\n", "GPUs", "fastest layout",
                        "TTT (h)", "step (ms)", "memory (GB)", "fit/valid", "GPU-h", cost_header, "MWh");
     for (const Row& r : rows)
         if (!r.error.empty())
             out << fmt::format("{:>6}  no prediction (below)\n", r.gpus);
         else
-            out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10.0f} {:>12.0f} {:>10.2f}\n",
+            out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10} {:>12} {:>10.2f}\n",
                                r.gpus, describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms,
                                r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
-                               r.p.layouts_enumerated, r.cost.rented_gpu_hours, r.cost.cost,
+                               r.p.layouts_enumerated, amount(r.cost.rented_gpu_hours), amount(r.cost.cost),
                                r.cost.energy.facility_kwh / 1e3);
     out << "\n";
     for (const Row& r : rows) {
