@@ -224,7 +224,8 @@ void check_job_size(const System& system, int gpus) {
                              std::to_string(gpus) + ")",
                          Field::gpus);
     if (gpus > system.gpus_per_node && gpus % system.gpus_per_node != 0)
-        throw InputError(std::to_string(gpus) + " GPUs is not a whole number of " + system.name + " nodes (" +
+        throw InputError(std::to_string(gpus) + " GPUs is not a whole number of " + system.name +
+                             (system.rack_scale ? " compute trays (" : " nodes (") +   // a rack's node is a tray
                              std::to_string(system.gpus_per_node) + " GPUs each)",
                          Field::gpus);
     // Named by the system (a generic node's shape is named "<GPU> node").
