@@ -47,10 +47,13 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
             std::map<std::string, std::string> key_of;   // system -> the key that priced it
             for (const std::string& key : price->keys()) {
                 const ConfigNode entry = price->required(key);
-                for (const auto& [name, base] : variants)
-                    if (key == name)
-                        entry.fail("'" + name + "' is a hypothetical variant of " + base +
-                                   ", priced as its base system: give the price to " + base);
+                // A hypothetical variant is priced under its own name (else as its base system).
+                if (std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == key; })) {
+                    if (const auto [it, fresh] = key_of.emplace(key, key); !fresh) entry.fail("duplicate key");
+                    cost.price_per_gpu_hour[key] = entry.as_double(0.0, 1e6) + 0.0;
+                    cost.given_by_user.insert(key);
+                    continue;
+                }
                 const std::string system = entry.feeding([&] { return resolve_system(key).name; });
                 if (const auto [it, fresh] = key_of.emplace(system, key); !fresh)
                     entry.fail("a second price for " + system + " (also priced as '" + it->second + "')");

@@ -26,13 +26,28 @@ bool CostParameters::price_is_estimate(const std::string& system) const {
     return price_per_gpu_hour.count(system) ? true : !default_given_by_user;
 }
 
-std::string CostParameters::describe_prices(const std::vector<std::string>& systems) const {
+double CostParameters::price_of(const std::string& label, const std::string& base) const {
+    if (label != base && given_by_user.count(label)) return price_per_gpu_hour.at(label);
+    return price_for(base);
+}
+
+bool CostParameters::price_of_is_estimate(const std::string& label, const std::string& base) const {
+    return label != base && given_by_user.count(label) ? false : price_is_estimate(base);
+}
+
+std::string CostParameters::describe_prices(const std::vector<std::string>& catalog_systems) const {
+    std::vector<std::pair<std::string, std::string>> systems;
+    for (const std::string& s : catalog_systems) systems.emplace_back(s, s);
+    return describe_prices(systems);
+}
+
+std::string CostParameters::describe_prices(const std::vector<std::pair<std::string, std::string>>& systems) const {
     std::string text;
     bool any_estimate = false;
-    for (const std::string& system : systems) {
-        const bool estimate = price_is_estimate(system);
+    for (const auto& [label, base] : systems) {
+        const bool estimate = price_of_is_estimate(label, base);
         any_estimate = any_estimate || estimate;
-        text += fmt::format("{}{} {:.2f} {}{}", text.empty() ? "" : ", ", system, price_for(system), currency,
+        text += fmt::format("{}{} {:.2f} {}{}", text.empty() ? "" : ", ", label, price_of(label, base), currency,
                             estimate ? " (default estimate)" : "");
     }
     if (any_estimate)

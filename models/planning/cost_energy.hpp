@@ -55,8 +55,14 @@ struct CostParameters {
     bool default_given_by_user = false;    // one price for all systems was given
     double price_for(const std::string& system) const;
     bool price_is_estimate(const std::string& system) const;
-    // "dgx-h100 2.50 USD (given), dgx-b200 5.00 USD (default estimate, ...)" for the listed systems.
-    std::string describe_prices(const std::vector<std::string>& systems) const;
+    // A system as a scenario labels it (a hypothetical variant's name) on its base system: the label's own price
+    // where the user gave one (cost.price_per_gpu_hour keyed to a gpu_variants name), else the base system's.
+    double price_of(const std::string& label, const std::string& base) const;
+    bool price_of_is_estimate(const std::string& label, const std::string& base) const;
+    // "dgx-h100 2.50 USD (given), dgx-b200 5.00 USD (default estimate, ...)" for the listed systems, each
+    // (label, base system): a variant reads its own price or its base's.
+    std::string describe_prices(const std::vector<std::pair<std::string, std::string>>& systems) const;
+    std::string describe_prices(const std::vector<std::string>& catalog_systems) const;
 };
 
 // What energy_of() needs about a run; plain numbers so the model is testable by hand.

@@ -80,7 +80,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.layout = describe_layout(outcome.prediction.layout);
         e.global_batch = outcome.prediction.global_batch;
         // Billed in whole units (cost_energy.hpp); a variant is priced as its base system.
-        e.cost = rented_gpu_hours(point_system(point), point.gpus, e.ttt_minutes) * cost.price_for(point.base_system);
+        e.cost = rented_gpu_hours(point_system(point), point.gpus, e.ttt_minutes) * cost.price_of(point.system, point.base_system);
         e.energy_kwh = energy_of(run_profile_of(point, outcome, energy), energy).facility_kwh;
         e.warnings = outcome.prediction.warnings;
         return e;

@@ -10,9 +10,19 @@
 #include <fmt/format.h>
 
 #include "models/planning/results_format.hpp"
+#include "models/planning/variant_config.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim::planning {
+
+namespace {
+// Each searched system as (label, base system), so a variant's price reads as it was charged (its own or its base's).
+std::vector<std::pair<std::string, std::string>> labelled_systems(const PlanQuery& q) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& label : q.systems) out.emplace_back(label, base_system_of(label, q.variants));
+    return out;
+}
+}  // namespace
 
 std::string objective_text(Objective objective) {
     switch (objective) {
@@ -252,7 +262,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
            "averaged as an MLPerf score); constraints judged at "
         << to_string(q.constraints.confidence) << " (--confidence, --margin)\n";
     out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
-    out << "  price per GPU-hour: " << ctx.cost->describe_prices(q.systems) << "; " << kBillingRule << "\n";
+    out << "  price per GPU-hour: " << ctx.cost->describe_prices(labelled_systems(q)) << "; " << kBillingRule << "\n";
     out << "  " << describe_energy_model(*ctx.energy) << "\n";
     return out.str();
 }
@@ -335,7 +345,7 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
                               {"command", holdout.command}};
     }
     j["energy_model"] = describe_energy_model(*ctx.energy);
-    j["prices"] = ctx.cost->describe_prices(q.systems);
+    j["prices"] = ctx.cost->describe_prices(labelled_systems(q));
     j["billing"] = kBillingRule;
     j["search_range"] = {{"from", q.gpu_counts.empty() ? 0 : q.gpu_counts.front()},
                          {"to", q.gpu_counts.empty() ? 0 : q.gpu_counts.back()}};

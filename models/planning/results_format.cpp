@@ -60,11 +60,16 @@ std::string join_numbers(const std::vector<int>& values, const std::string& sepa
 }
 
 // The systems of the sweep's series, in order of first appearance (for the price statement).
-std::vector<std::string> base_systems(const SweepResult& result) {
-    std::vector<std::string> systems;
-    for (const PointResult& r : result.points)
-        if (std::find(systems.begin(), systems.end(), r.point.base_system) == systems.end())
-            systems.push_back(r.point.base_system);
+// The systems whose prices a sweep used, each (label, base system): the base systems, and a variant where it has
+// a price of its own.
+std::vector<std::pair<std::string, std::string>> priced_systems(const SweepResult& result, const CostParameters& cost) {
+    std::vector<std::pair<std::string, std::string>> systems;
+    for (const PointResult& r : result.points) {
+        const bool own = r.point.system != r.point.base_system && cost.given_by_user.count(r.point.system);
+        const std::pair<std::string, std::string> entry =
+            own ? std::pair{r.point.system, r.point.base_system} : std::pair{r.point.base_system, r.point.base_system};
+        if (std::find(systems.begin(), systems.end(), entry) == systems.end()) systems.push_back(entry);
+    }
     return systems;
 }
 
@@ -175,7 +180,7 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
     out << describe_break_even(o) << "\n";
     out << "pareto: no other point of the workload is both faster and uses fewer GPU-hours; pareto($): the same "
            "with cost instead of GPU-hours, where prices differ\n";
-    out << "cost = rented GPU-hours x price per GPU-hour: " << o.cost.describe_prices(base_systems(result)) << "; "
+    out << "cost = rented GPU-hours x price per GPU-hour: " << o.cost.describe_prices(priced_systems(result, o.cost)) << "; "
         << kBillingRule << "\n";
     out << describe_energy_model(o.energy) << "\n";
     std::size_t searched = 0, ran = 0;
@@ -229,7 +234,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << "," << r.reference_gpus << "," << number(r.metrics.speedup) << "," << number(r.metrics.efficiency)
             << "," << (r.metrics.marginal_doubling_efficiency ? number(*r.metrics.marginal_doubling_efficiency) : "")
             << "," << number(p.gpu_hours) << "," << number(r.rented_gpu_hours) << "," << number(r.price_per_gpu_hour) << ","
-            << (result.options.cost.price_is_estimate(pt.base_system) ? "true" : "false") << "," << number(r.cost) << ","
+            << (result.options.cost.price_of_is_estimate(pt.system, pt.base_system) ? "true" : "false") << "," << number(r.cost) << ","
             << csv_field(result.options.cost.currency) << "," << number(r.energy.gpu_kwh) << ","
             << number(r.energy.node_kwh) << "," << number(r.energy.network_kwh) << "," << number(r.energy.facility_kwh)
             << "," << (r.pareto ? "true" : "false") << ","
@@ -269,7 +274,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
                        {"switch_watts", o.energy.switch_watts},
                        {"pue", o.energy.pue},
                        {"currency", o.cost.currency},
-                       {"prices", o.cost.describe_prices(base_systems(result))}};
+                       {"prices", o.cost.describe_prices(priced_systems(result, o.cost))}};
     json series = json::array();
     for (const SeriesSummary& s : result.series) {
         json e;
@@ -342,7 +347,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["gpu_hours"] = p.gpu_hours;
         e["rented_gpu_hours"] = r.rented_gpu_hours;
         e["cost"] = {{"amount", r.cost}, {"currency", o.cost.currency}, {"price_per_gpu_hour", r.price_per_gpu_hour},
-                     {"price_is_estimate", o.cost.price_is_estimate(pt.base_system)}};
+                     {"price_is_estimate", o.cost.price_of_is_estimate(pt.system, pt.base_system)}};
         e["energy_kwh"] = {{"gpu", r.energy.gpu_kwh}, {"nodes", r.energy.node_kwh}, {"network", r.energy.network_kwh},
                            {"it", r.energy.it_kwh}, {"total", r.energy.facility_kwh}};
         e["pareto"] = r.pareto;

@@ -185,7 +185,7 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
             }
         }
         r.energy = energy_of(run_profile_of(r.point, r.outcome, options.energy), options.energy);
-        r.price_per_gpu_hour = options.cost.price_for(r.point.base_system);
+        r.price_per_gpu_hour = options.cost.price_of(r.point.system, r.point.base_system);
         // Billed in whole allocation units (cost_energy.hpp).
         r.rented_gpu_hours = rented_gpu_hours(point_system(r.point), r.point.gpus, p.ttt_minutes);
         r.cost = r.rented_gpu_hours * r.price_per_gpu_hour;

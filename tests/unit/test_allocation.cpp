@@ -213,3 +213,34 @@ TEST_CASE("allocation units: one prediction billed by trays where the user rents
     CHECK_THROWS_WITH(planning::cost_of_prediction(p, "dgx-h100", energy, prices, AllocationUnit::tray),
                       Catch::Contains("rented by the node"));
 }
+
+TEST_CASE("prices: a hypothetical variant is priced under its own name where given, else as its base system",
+          "[allocation][cost]") {
+    const SweepScenario s = read_sweep_scenario(ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\n"
+        "gpu_variants:\n  - {name: h100-2xnvlink, base: dgx-h100, nvlink_bandwidth: 900GB/s}\n"
+        "  - {name: h100-2xhbm, base: dgx-h100, hbm_bandwidth: 6.7TB/s}\n"
+        "systems: [dgx-h100, h100-2xnvlink, h100-2xhbm]\ngpus: [8]\n"
+        "cost: {price_per_gpu_hour: {dgx-h100: 2.5, h100-2xnvlink: 9.0}}\n",
+        "variants.yaml"));
+    const planning::CostParameters& cost = s.options.cost;
+    CHECK(cost.price_of("h100-2xnvlink", "dgx-h100") == 9.0);
+    CHECK_FALSE(cost.price_of_is_estimate("h100-2xnvlink", "dgx-h100"));
+    CHECK(cost.price_of("h100-2xhbm", "dgx-h100") == 2.5);   // no price of its own: its base's
+    CHECK(cost.price_of("dgx-h100", "dgx-h100") == 2.5);
+    // The price line reads as charged (before, a plan's line showed a variant at the default estimate).
+    const std::vector<std::pair<std::string, std::string>> labelled = {
+        {"dgx-h100", "dgx-h100"}, {"h100-2xnvlink", "dgx-h100"}, {"h100-2xhbm", "dgx-h100"}};
+    const std::string line = cost.describe_prices(labelled);
+    CHECK(line.find("h100-2xnvlink 9.00 USD") != std::string::npos);
+    CHECK(line.find("h100-2xhbm 2.50 USD") != std::string::npos);
+    CHECK(line.find("default estimate") == std::string::npos);
+    // A variant's name priced twice is refused as any duplicate key is.
+    CHECK_THROWS_WITH(read_sweep_scenario(ConfigNode::load_string(
+                          "scenario: sweep\nworkloads: [bert]\n"
+                          "gpu_variants:\n  - {name: h100-2xnvlink, base: dgx-h100, nvlink_bandwidth: 900GB/s}\n"
+                          "systems: [h100-2xnvlink]\ngpus: [8]\n"
+                          "cost: {price_per_gpu_hour: {h100-2xnvlink: 9.0, h100-2xnvlink: 8.0}}\n",
+                          "twice.yaml")),
+                      Catch::Contains("duplicate key"));
+}

@@ -223,7 +223,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << "  system       " << system << ", layouts searched with the operator model ("
         << chosen.source << ")\n";
     for (const std::string& note : all_notes(chosen.notes)) out << "  note         " << note << "\n";
-    out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({system})
+    out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({resolve_system(system).name})
         << "; GPU-hours are billed in whole allocation units"
         << (allocation ? std::string(" (") + to_string(*allocation) + "s, as the scenario's allocation)" : std::string()) << "\n";
     out << "  energy       " << planning::describe_energy_model(energy) << "\n";
