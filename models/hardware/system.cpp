@@ -131,6 +131,18 @@ System with_allocation(System system, std::optional<AllocationUnit> choice) {
     return system;
 }
 
+System with_allocation_where_applicable(System system, std::optional<AllocationUnit> unit) {
+    if (!unit || !system.rack_scale) return system;
+    return with_allocation(std::move(system), unit);
+}
+
+void check_allocation_applies_somewhere(const std::vector<std::string>& systems, std::optional<AllocationUnit> unit) {
+    if (!unit || systems.empty()) return;
+    for (const std::string& name : systems)
+        if (resolve_system(name).rack_scale) return;
+    (void)with_allocation(resolve_system(systems.front()), unit);   // throws the first system's reason
+}
+
 std::string partial_allocation_warning(const System& system, int gpus) {
     if (gpus % system.allocation_unit_gpus == 0) return {};
     return plural(gpus, "GPU") + (gpus == 1 ? " is" : " are") + " not a whole number of " + system.name + " " + to_string(system.allocation) +

@@ -96,6 +96,12 @@ System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string l
 // `system` rented by `unit`: a rack-scale system by the rack or the tray; nullopt keeps the system's own unit.
 // InputError keyed "allocation" naming the system's own unit where it has no such unit (a DGX: the node only).
 System with_allocation(System system, std::optional<AllocationUnit> unit);
+// The same where the system has that unit (a rack-scale system), else the system as it is: a plan or sweep over
+// DGX and GB200 systems rents the GB200 by the `allocation` chosen and each DGX by its node.
+System with_allocation_where_applicable(System system, std::optional<AllocationUnit> unit);
+// Refuses `unit` (InputError keyed allocation, the first system's reason) unless one of `systems` (catalog names)
+// is rented that way; nullopt is always fine.
+void check_allocation_applies_somewhere(const std::vector<std::string>& systems, std::optional<AllocationUnit> unit);
 
 // "36 GPUs is not a whole number of gb200-nvl72 racks (72 GPUs each): it rents 1 rack (72 GPUs), billed whole",
 // or "" when `gpus` fills whole units. Predictions still answer (a user may ask about 36 GPUs); reports warn.

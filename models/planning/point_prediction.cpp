@@ -38,7 +38,7 @@ std::vector<std::string> variant_unit_notes(const GpuSpec& base, const GpuSpec& 
 }
 
 System point_system(const SweepPoint& point) {
-    System system = with_allocation(resolve_system(point.base_system), point.allocation);
+    System system = with_allocation_where_applicable(resolve_system(point.base_system), point.allocation);
     // On a topology file the rented unit is the file's server (with_fabric), not the preset's DGX node or rack.
     if (point.topology_file) system = with_fabric(std::move(system), FabricChoice{.topology_file = point.topology_file});
     return system;

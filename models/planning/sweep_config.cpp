@@ -158,7 +158,11 @@ std::optional<AllocationUnit> read_allocation(const ConfigNode& root, const std:
     const auto x = root.optional("allocation");
     if (!x) return std::nullopt;
     const AllocationUnit unit = parse_allocation(x->as_choice({"rack", "tray"}));
-    for (const std::string& base : base_systems) x->feeding([&] { (void)with_allocation(resolve_system(base), unit); });
+    // Applies to the rack-scale systems; refused where no system searched is one (a DGX is rented by the node only).
+    x->feeding([&] {
+        check_allocation_applies_somewhere(base_systems, unit);
+        return 0;
+    });
     return unit;
 }
 
@@ -482,7 +486,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     // searched has that unit (a DGX is rented by the node only).
     s.query.allocation = read_allocation(root, bases);
     s.query.unit_of = [variants = s.query.variants, unit = s.query.allocation](const std::string& system) {
-        return plan_unit(with_allocation(resolve_system(base_system_of(system, variants)), unit));
+        return plan_unit(with_allocation_where_applicable(resolve_system(base_system_of(system, variants)), unit));
     };
     if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
     s.format = read_format(root);

@@ -37,7 +37,11 @@ refused() {   # NAME EXPECTED-TEXT COMMAND...: exit 2 and the text on stderr
     check "$name: no output" '[[ ! -s "$tmp/out" ]]'
 }
 refused "--allocation on a DGX" "'--allocation'" "$ttsim" plan --workload bert --system dgx-h100 --deadline 1min --allocation tray
-refused "--allocation on a DGX" "rented by the node" "$ttsim" plan --workload bert --system dgx-h100,gb200-nvl72 --deadline 1min --allocation rack
+refused "--allocation on DGXs only" "rented by the node" "$ttsim" plan --workload bert --system dgx-h100,dgx-b200 --deadline 1min --allocation rack
+# Beside a GB200 a DGX keeps its node: DGX nodes against GB200 trays in one plan.
+"$ttsim" plan --workload bert --system dgx-h100,gb200-nvl72 --deadline 10min --allocation tray >"$tmp/mixed.txt" 2>&1; rc=$?
+check "plan over a DGX and a GB200 by the tray: exit 0, trays and a node" \
+    '[[ $rc -eq 0 ]] && grep -q "trays (8 GPUs) of gb200-nvl72" "$tmp/mixed.txt" && grep -q "1 node (8 GPUs) of dgx-h100" "$tmp/mixed.txt"' 
 refused "--allocation node" "valid: rack, tray" "$ttsim" plan --workload bert --system gb200-nvl72 --deadline 1min --allocation node
 refused "--max-gpus below a rack" "'--max-gpus'" "$ttsim" plan --workload bert --system gb200-nvl72 --deadline 1min --max-gpus 64
 refused "--node-power on racks only" "'--node-power'" "$ttsim" plan --workload bert --system gb200-nvl72 --deadline 1min --node-power 3kW

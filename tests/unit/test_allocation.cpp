@@ -163,11 +163,18 @@ TEST_CASE("allocation units: a GB200 plan answers whole racks by default, trays 
 }
 
 TEST_CASE("allocation units: a plan scenario's allocation is checked at its key", "[allocation]") {
+    // Beside a rack-scale system a DGX keeps its node (a plan can weigh DGX nodes against GB200 trays); with no
+    // rack-scale system searched the unit cannot apply and is refused at its key.
+    const PlanScenario mixed = read_plan_scenario(ConfigNode::load_string(
+        "scenario: plan\nworkload: bert\nsystems: [dgx-h100, gb200-nvl72]\ndeadline: 1min\nallocation: tray\n", "mixed.yaml"));
+    CHECK(mixed.query.unit_of("gb200-nvl72").gpus == 4);
+    CHECK(mixed.query.unit_of("dgx-h100").gpus == 8);
+    CHECK(mixed.query.unit_of("dgx-h100").unit == AllocationUnit::node);
     CHECK_THROWS_WITH(read_plan_scenario(ConfigNode::load_string(
-                          "scenario: plan\nworkload: bert\nsystems: [dgx-h100, gb200-nvl72]\ndeadline: 1min\n"
+                          "scenario: plan\nworkload: bert\nsystems: [dgx-h100, dgx-b200]\ndeadline: 1min\n"
                           "allocation: tray\n",
-                          "mixed.yaml")),
-                      Catch::Contains("mixed.yaml:5") && Catch::Contains("dgx-h100 is rented by the node"));
+                          "dgxs.yaml")),
+                      Catch::Contains("dgxs.yaml:5") && Catch::Contains("dgx-h100 is rented by the node"));
     CHECK_THROWS_WITH(read_plan_scenario(ConfigNode::load_string(
                           "scenario: plan\nworkload: bert\nsystems: [gb200-nvl72]\ndeadline: 1min\nallocation: node\n",
                           "node.yaml")),
@@ -187,6 +194,10 @@ TEST_CASE("allocation units: a sweep bills its points by the scenario's allocati
     REQUIRE(trays.spec.allocation == std::optional<AllocationUnit>(AllocationUnit::tray));
     for (const SweepPoint& p : expand_sweep(trays.spec)) CHECK(point_system(p).allocation_unit_gpus == 4);
     for (const SweepPoint& p : expand_sweep(racks.spec)) CHECK(point_system(p).allocation_unit_gpus == 72);
+    const SweepScenario mixed = read_sweep_scenario(ConfigNode::load_string(
+        "scenario: sweep\nworkloads: [bert]\nsystems: [dgx-h100, gb200-nvl72]\ngpus: [72]\nallocation: tray\n", "mixed.yaml"));
+    for (const SweepPoint& p : expand_sweep(mixed.spec))
+        CHECK(point_system(p).allocation_unit_gpus == (p.base_system == "gb200-nvl72" ? 4 : 8));
     CHECK_THROWS_WITH(read_sweep_scenario(ConfigNode::load_string(
                           "scenario: sweep\nworkloads: [bert]\nsystems: [dgx-h100]\ngpus: [8]\nallocation: rack\n",
                           "dgx.yaml")),

@@ -60,7 +60,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("minimise", "O", "gpus, time, cost, gpu-hours or energy")
         .option("allocation", "rack|tray",
                 "what a rack-scale system (gb200-nvl72) is rented by: whole NVL72 racks or 4-GPU compute trays; "
-                "counts searched, GPU-hours billed and energy follow it (DGX systems: the node only)",
+                "counts searched, GPU-hours billed and energy follow it (a DGX searched beside it keeps its node; "
+                "refused where no system searched is rack-scale)",
                 "each system's own unit: node (DGX), rack (gb200-nvl72)")
         .option("min-gpus", "N", "smallest GPU count searched", "8")
         .option("max-gpus", "N", "largest GPU count searched", "8192")
@@ -159,12 +160,12 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     }
     if (args.has("allocation")) {
         const AllocationUnit unit = args.get_parsed("allocation", [](const std::string& s) { return parse_allocation(s); });
-        for (const std::string& system : query.systems)
-            args.naming_flags([&] { (void)with_allocation(resolve_system(system), unit); });
+        // Applies to the rack-scale systems searched (each DGX keeps its node); refused where there is none.
+        args.naming_flags([&] { check_allocation_applies_somewhere(query.systems, unit); });
         query.allocation = unit;
     }
     query.unit_of = [unit = query.allocation](const std::string& system) {
-        return planning::plan_unit(with_allocation(resolve_system(system), unit));
+        return planning::plan_unit(with_allocation_where_applicable(resolve_system(system), unit));
     };
     args.naming_flags([&] { planning::check_plan_range(query); });
     query.threads = worker_threads(args);
