@@ -59,7 +59,7 @@ double parse_number(std::string_view text) {
     if (ec != std::errc() || ptr != text.data() + text.size() || text.empty())
         throw InputError("expected a number, got " + quoted(text));
     if (!std::isfinite(number)) throw InputError("number " + quoted(text) + " is not finite");
-    return number;
+    return number + 0.0;   // -0 reads as 0: no report prints "-0.00" for what a user wrote as -0
 }
 
 std::optional<long> parse_whole_number(std::string_view text, long min, long max) {

@@ -50,7 +50,7 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
                 // A hypothetical variant is priced under its own name (else as its base system).
                 if (std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == key; })) {
                     if (const auto [it, fresh] = key_of.emplace(key, key); !fresh) entry.fail("duplicate key");
-                    cost.price_per_gpu_hour[key] = entry.as_double(0.0, 1e6) + 0.0;
+                    cost.price_per_gpu_hour[key] = entry.as_double(0.0, 1e6);
                     cost.given_by_user.insert(key);
                     continue;
                 }
@@ -66,11 +66,11 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
                     entry.fail("a price for " + system + ", which " + owner + " (systems: " +
                                fmt::format("{}", fmt::join(listed, ", ")) + ")");
                 }
-                cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6) + 0.0;   // + 0.0: -0 prints as 0
+                cost.price_per_gpu_hour[system] = entry.as_double(0.0, 1e6);
                 cost.given_by_user.insert(system);
             }
         } else {
-            const double value = price->as_double(0.0, 1e6) + 0.0;   // -0 would print "-0.00"
+            const double value = price->as_double(0.0, 1e6);
             cost.price_per_gpu_hour.clear();
             cost.default_price = value;
             cost.default_given_by_user = true;

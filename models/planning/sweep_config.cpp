@@ -237,6 +237,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         push_unique(s.spec.systems, canonical_system(item, item.as_string(), s.spec.variants), item);
     if (s.spec.systems.empty()) systems.fail("must list at least one system");
     if (auto variants = root.optional("gpu_variants")) require_variants_used(*variants, s.spec.variants, s.spec.systems, true);
+    const std::vector<std::string> bases = base_systems_of(s.spec.systems, s.spec.variants);   // each system's catalog base
 
     if (root.has("gpus") || !root.has("cluster")) s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
     // Every count must fit every system's nodes (one partial node is fine), here, before anything runs (a
@@ -253,11 +254,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
                                                 : std::string("; {from, to} doubles from 'from', so 'from' must be a "
                                                               "whole number of nodes too")));
     }
-    {
-        std::vector<std::string> bases;
-        for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
-        s.spec.allocation = read_allocation(root, bases);
-    }
+    s.spec.allocation = read_allocation(root, bases);
     s.spec.add_published_gpu_counts = s.kind == "scaling-study";
     if (auto x = root.optional("include_published_gpus")) s.spec.add_published_gpu_counts = x->as_bool();
 
@@ -276,8 +273,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         // A NIC or an oversubscription only acts on a job that spans NVLink domains: an option setting one where no
         // point of the sweep does would label rows with a fabric they never used (predict refuses it the same way).
         const bool any_spans = root.has("cluster") || s.spec.gpu_counts.empty() ||
-                               std::any_of(s.spec.systems.begin(), s.spec.systems.end(), [&](const std::string& label) {
-                                   return resolve_system(base_system_of(label, s.spec.variants)).spans_domains(s.spec.gpu_counts.back());
+                               std::any_of(bases.begin(), bases.end(), [&](const std::string& base) {
+                                   return resolve_system(base).spans_domains(s.spec.gpu_counts.back());
                                });
         for (const ConfigNode& item : items) {
             NetworkOption n = read_network(item);
@@ -298,8 +295,6 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         if (std::any_of(s.spec.networks.begin(), s.spec.networks.end(), [](const NetworkOption& n) { return n.sharp; }))
             sharp->fail("network options set 'sharp' themselves (the what-if form); set SHARP in one place");
         if (*s.spec.sharp) {
-            std::vector<std::string> bases;
-            for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
             const std::string nowhere = sharp_unavailable_everywhere(bases, s.spec.gpu_counts.back());
             if (!nowhere.empty()) sharp->fail(nowhere + "; no point of this sweep spans two domains");
         }
@@ -319,13 +314,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         }
         if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
     }
-    if (auto cost = root.optional("cost")) {
-        std::vector<std::string> bases;
-        for (const std::string& label : s.spec.systems) bases.push_back(base_system_of(label, s.spec.variants));
-        std::vector<std::pair<std::string, std::string>> variants;
-        for (const HardwareVariant& v : s.spec.variants) variants.emplace_back(v.name, v.base_system);
-        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variants);
-    }
+    if (auto cost = root.optional("cost"))
+        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variant_bases(s.spec.variants));
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
     if (auto trace = root.optional("trace")) {
         trace->check_keys({"workload", "system", "gpus"});
@@ -365,9 +355,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         if (s.spec.layout.mode == LayoutMode::pinned && !s.spec.topology_file)
             layout->feeding([&] {
                 for (const std::string& workload : s.spec.workloads)
-                    for (const std::string& label : s.spec.systems)
-                        check_pins_apply(find_workload(workload), resolve_system(base_system_of(label, s.spec.variants)),
-                                         s.spec.layout.pins);
+                    for (const std::string& base : bases)
+                        check_pins_apply(find_workload(workload), resolve_system(base), s.spec.layout.pins);
                 return 0;
             });
     }
@@ -407,14 +396,10 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     }
     if (auto variants = root.optional("gpu_variants"))
         require_variants_used(*variants, s.query.variants, s.query.systems, root.has("systems"));
-    std::vector<std::string> bases;
-    for (const std::string& label : s.query.systems) bases.push_back(base_system_of(label, s.query.variants));
-    // A price is for a system the plan searches (a variant is priced as its base system).
-    if (auto cost = root.optional("cost")) {
-        std::vector<std::pair<std::string, std::string>> variants;
-        for (const HardwareVariant& v : s.query.variants) variants.emplace_back(v.name, v.base_system);
-        read_cost_section(*cost, s.cost, bases, "this plan does not search", variants);
-    }
+    const std::vector<std::string> bases = base_systems_of(s.query.systems, s.query.variants);
+    // A price is for a system the plan searches, or a variant of it under its own name.
+    if (auto cost = root.optional("cost"))
+        read_cost_section(*cost, s.cost, bases, "this plan does not search", variant_bases(s.query.variants));
     // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.
     if (auto energy = root.optional("energy"))
         if (auto node_power = energy->optional("node_power");

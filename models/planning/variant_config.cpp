@@ -92,6 +92,18 @@ std::string base_system_of(const std::string& label, const std::vector<HardwareV
     return label;
 }
 
+std::vector<std::string> base_systems_of(const std::vector<std::string>& labels, const std::vector<HardwareVariant>& variants) {
+    std::vector<std::string> bases;
+    for (const std::string& label : labels) bases.push_back(base_system_of(label, variants));
+    return bases;
+}
+
+std::vector<std::pair<std::string, std::string>> variant_bases(const std::vector<HardwareVariant>& variants) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const HardwareVariant& v : variants) out.emplace_back(v.name, v.base_system);
+    return out;
+}
+
 std::vector<std::string> catalog_gpus(const std::vector<std::string>& systems, const std::vector<HardwareVariant>& variants) {
     std::set<std::string> gpus;
     for (const std::string& label : systems) gpus.insert(resolve_system(base_system_of(label, variants)).catalog_gpu->name);

@@ -148,20 +148,21 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     // Prices and power as a sweep reads them (a price not given is the prices.yaml estimate, and the report says so).
     planning::CostParameters cost;
     planning::EnergyParameters energy;
-    const std::string gpu = system_node.feeding([&] { return resolve_system(system).catalog_gpu->name; });
+    const System resolved = system_node.feeding([&] { return resolve_system(system); });
+    const std::string gpu = resolved.catalog_gpu->name;
     // After the system is known good, so a mistyped one is refused at its own key.
     if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost, {system}, "this scenario does not run");
     if (auto node = root.optional("energy")) planning::read_energy_section(*node, energy);
     std::optional<AllocationUnit> allocation;
     if (auto node = root.optional("allocation")) {
         allocation = parse_allocation(node->as_choice({"rack", "tray"}));
-        node->feeding([&] { return with_allocation(resolve_system(system), allocation); });
+        node->feeding([&] { return with_allocation(resolved, allocation); });
     }
     // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.
     if (layout.mode == LayoutMode::pinned) {
         const ConfigNode node = root.required("layout");
         node.feeding([&] {
-            check_pins_apply(*model.workload, resolve_system(system), layout.pins);
+            check_pins_apply(*model.workload, resolved, layout.pins);
             return 0;
         });
     }
@@ -223,7 +224,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << "  system       " << system << ", layouts searched with the operator model ("
         << chosen.source << ")\n";
     for (const std::string& note : all_notes(chosen.notes)) out << "  note         " << note << "\n";
-    out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({resolve_system(system).name})
+    out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({resolved.name})
         << "; GPU-hours are billed in whole allocation units"
         << (allocation ? std::string(" (") + to_string(*allocation) + "s, as the scenario's allocation)" : std::string()) << "\n";
     out << "  energy       " << planning::describe_energy_model(energy) << "\n";
@@ -250,7 +251,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         }
         out << "  " << r.gpus << " GPUs: memory " << r.p.memory_summary << "\n";
         if (r.cost.rented_gpu_hours > r.p.gpu_hours * (1 + 1e-9))
-            out << "  " << r.gpus << " GPUs: rents " << with_allocation(resolve_system(system), allocation).describe_allocation(r.gpus)
+            out << "  " << r.gpus << " GPUs: rents " << with_allocation(resolved, allocation).describe_allocation(r.gpus)
                 << ", which the cost and GPU-hours bill whole\n";
         if (r.p.published)
             out << fmt::format("  {} GPUs: {}: {}: {:.2f} h, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,

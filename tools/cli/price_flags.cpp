@@ -25,7 +25,7 @@ planning::CostParameters price_flags(const ArgParser& args, const std::vector<st
     if (!price) return cost;
     if (price->find('=') == std::string::npos) {
         cost.price_per_gpu_hour.clear();
-        cost.default_price = args.get_double("price", 0.0, 1e6) + 0.0;   // + 0.0: -0 prints as 0
+        cost.default_price = args.get_double("price", 0.0, 1e6);
         cost.default_given_by_user = true;
         return cost;
     }
@@ -41,7 +41,7 @@ planning::CostParameters price_flags(const ArgParser& args, const std::vector<st
         if (value < 0) args.fail("price", "must not be negative");
         if (std::find(systems.begin(), systems.end(), system) == systems.end())
             args.fail("price", "a price for " + system + ", which --system does not name");
-        cost.price_per_gpu_hour[system] = value + 0.0;
+        cost.price_per_gpu_hour[system] = value;
         cost.given_by_user.insert(system);
     }
     return cost;
