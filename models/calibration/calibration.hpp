@@ -80,7 +80,7 @@ struct CalibrationPoint {
 // lists them).
 inline constexpr const char* kSharedParameterNames =
     "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory, roof-blend, tensor-memory, class-overhead, same-die";
+    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory, roof-blend, tensor-memory, class-overhead, same-die, eval-stage";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -181,6 +181,16 @@ struct SharedFit {
     // only in what the roofline already prices (HBM bandwidth). The shipped fit gives H200 0.77, pricing its
     // compute-bound kernels 31 % slower than an H100's, which is what lets memory-bound kernels stand in for them.
     bool same_die = false;
+    // eval-stage (operator, with an evaluation term: eval-passes, eval-host-ops, eval-launch, eval-cost,
+    // eval-step-cost, eval-fixed): a fit in two stages. The first fits every other term, with evaluations priced as
+    // without those terms; the second fits only the evaluation terms and the per-run overheads, the rest held at
+    // the first stage's values. The evaluation's costs are then read from the evaluation logs and the run minutes
+    // without moving the kernel efficiencies, launch and per-kernel costs that price every training step: on the
+    // <= 64-GPU results those are identified by the steps (16-224 samples a GPU), and a joint fit lets the
+    // evaluations' host-bound passes (LoRA's eager TP4 x CP2 forwards, BERT's eager batches of 16) pull them.
+    bool eval_stage = false;
+    // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).
+    SharedFit without_evaluation_terms() const;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
     // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,

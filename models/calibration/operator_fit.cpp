@@ -43,6 +43,7 @@ struct Layout {
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
         eval_step, eval_host_ops;
     std::map<std::string, double> logged_run_overhead;   // logged-overhead: seconds per workload, not searched
+    std::set<std::string> gpus, workloads;               // of the fitted results
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -56,6 +57,17 @@ struct Problem {
     Layout layout;
     SharedFit shared;
     int* evaluations;
+    // eval-stage's second stage: the full log-parameter vector with every dimension at its first-stage value, and
+    // the dimensions the search moves (the search vector holds only these). Empty: the search moves every one.
+    std::vector<double> frozen;
+    std::vector<int> free_dims;
+
+    std::vector<double> expand(const std::vector<double>& searched) const {
+        if (free_dims.empty()) return searched;
+        std::vector<double> full = frozen;
+        for (std::size_t i = 0; i < free_dims.size(); ++i) full[static_cast<std::size_t>(free_dims[i])] = searched[i];
+        return full;
+    }
 
     double value(const std::vector<double>& x, int index, double fallback) const {
         return index < 0 ? fallback : std::exp(x[static_cast<std::size_t>(index)]);
@@ -112,8 +124,9 @@ struct Problem {
         return speed;
     }
 
-    double operator()(const std::vector<double>& x) const {
+    double operator()(const std::vector<double>& searched) const {
         ++*evaluations;
+        const std::vector<double> x = expand(searched);
         // Each result's loss on TBB threads (every one simulates its own iteration), summed in result order, so
         // the fit is the same at any thread count.
         std::vector<double> losses(points->size());
@@ -149,21 +162,10 @@ struct Problem {
 };
 
 
-}  // namespace
-
-CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& all_points, const std::string& description,
-                                            const SharedFit& shared) {
-    std::vector<const CalibrationPoint*> points;
-    for (const CalibrationPoint& p : all_points)
-        if (p.scenario.operator_table) points.push_back(&p);
-    TTSIM_ASSERT(!points.empty(), "operator calibration without a result whose workload has a layer graph");
-
-    Problem problem;
-    problem.points = &points;
-    problem.shared = shared;
-    CalibrationReport report;
-    problem.evaluations = &report.objective_evaluations;
-    Layout& L = problem.layout;
+// The searched dimensions of a fit with these options on these results.
+Layout build_layout(const std::vector<const CalibrationPoint*>& points, const SharedFit& shared) {
+    Layout layout;
+    Layout& L = layout;
     // Efficiencies: a GEMM reaches 20-100 % of the dense peak, convolutions and attention 5-100 %, a streaming
     // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time. (A floor of 0.75, below STREAM's
     // 0.79-0.93 of the vendor bandwidth, hardware/params.md §1, was tried in session 9 with eval-passes: forward
@@ -189,7 +191,8 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     // class-overhead: the streaming kernels' own, within the same bounds (with kernel-overhead only).
     if (shared.kernel_overhead && shared.class_overhead)
         L.streaming_overhead = L.add({"streaming kernel overhead seconds", 1e-7, 2e-5, 2e-6});
-    std::set<std::string> gpus, workloads, stacks, releases;
+    std::set<std::string>&gpus = L.gpus, &workloads = L.workloads;
+    std::set<std::string> stacks, releases;
     bool any_multi_node = false, any_eval = false;
     for (const CalibrationPoint* p : points) {
         gpus.insert(p->scenario.gpu->name);
@@ -264,29 +267,88 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     if (shared.release_speed)
         for (const std::string& release : releases) L.stack_speed[release] = L.add({release + " speed", 0.5, 2.0, 1.0});
 
-    for (const CalibrationPoint* p : points) {
-        std::vector<int>& indices = problem.speed_indices.emplace_back();
-        for (const std::string& key : speed_keys(*p))
-            if (const auto found = L.stack_speed.find(key); found != L.stack_speed.end()) indices.push_back(found->second);
+    return layout;
+}
+
+}  // namespace
+
+CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& all_points, const std::string& description,
+                                            const SharedFit& shared) {
+    std::vector<const CalibrationPoint*> points;
+    for (const CalibrationPoint& p : all_points)
+        if (p.scenario.operator_table) points.push_back(&p);
+    TTSIM_ASSERT(!points.empty(), "operator calibration without a result whose workload has a layer graph");
+
+    CalibrationReport report;
+    // The problem of one stage: these options' dimensions, each result's speed indices into them, its weight.
+    auto prepare = [&](const SharedFit& options) {
+        Problem problem;
+        problem.points = &points;
+        problem.shared = options;
+        problem.evaluations = &report.objective_evaluations;
+        problem.layout = build_layout(points, options);
+        for (const CalibrationPoint* p : points) {
+            std::vector<int>& indices = problem.speed_indices.emplace_back();
+            for (const std::string& key : speed_keys(*p))
+                if (const auto found = problem.layout.stack_speed.find(key); found != problem.layout.stack_speed.end())
+                    indices.push_back(found->second);
+        }
+        std::map<std::pair<std::string, int>, int> per_count;
+        for (const CalibrationPoint* p : points) ++per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}];
+        for (const CalibrationPoint* p : points)
+            problem.weights.push_back(options.configuration_weights
+                                          ? 1.0 / per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}]
+                                          : 1.0);
+        return problem;
+    };
+    // Searches the problem's free dimensions (all when it freezes none) from `x` (log values, every dimension).
+    auto search = [](const Problem& problem, std::vector<double>& x) {
+        std::vector<double> searched, lower, upper;
+        for (std::size_t i = 0; i < problem.layout.dims.size(); ++i) {
+            if (!problem.free_dims.empty() &&
+                std::find(problem.free_dims.begin(), problem.free_dims.end(), static_cast<int>(i)) == problem.free_dims.end())
+                continue;
+            searched.push_back(x[i]);
+            lower.push_back(std::log(problem.layout.dims[i].lower));
+            upper.push_back(std::log(problem.layout.dims[i].upper));
+        }
+        minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, searched, lower, upper, 20000,
+                         0.3, kOperatorFitExtraStarts);
+        x = problem.expand(searched);
+    };
+    auto log_starts = [](const Layout& layout) {
+        std::vector<double> x;
+        for (const Dimension& d : layout.dims) x.push_back(std::log(d.start));
+        return x;
+    };
+
+    Problem problem = prepare(shared);
+    const Layout& L = problem.layout;
+    std::vector<double> x = log_starts(L);
+    if (shared.eval_stage) {
+        // eval-stage: first every term but the evaluation's own, then only those and the per-run overheads with the
+        // rest held at the first stage's values (calibration.hpp SharedFit::eval_stage).
+        const Problem first = prepare(shared.without_evaluation_terms());
+        std::vector<double> first_x = log_starts(first.layout);
+        search(first, first_x);
+        std::set<int> run_overheads;
+        for (const auto& [w, index] : L.workload_run_overhead) run_overheads.insert(index);
+        if (L.run_overhead >= 0) run_overheads.insert(L.run_overhead);
+        for (std::size_t i = 0; i < L.dims.size(); ++i) {
+            const auto same = std::find_if(first.layout.dims.begin(), first.layout.dims.end(),
+                                           [&](const Dimension& d) { return d.name == L.dims[i].name; });
+            if (same != first.layout.dims.end())
+                x[i] = first_x[static_cast<std::size_t>(same - first.layout.dims.begin())];
+            if (same == first.layout.dims.end() || run_overheads.count(static_cast<int>(i)))
+                problem.free_dims.push_back(static_cast<int>(i));
+        }
+        problem.frozen = x;
+        TTSIM_ASSERT(!problem.free_dims.empty(), "eval-stage without a second-stage dimension");
     }
+    search(problem, x);
 
-    std::map<std::pair<std::string, int>, int> per_count;
-    for (const CalibrationPoint* p : points) ++per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}];
-    for (const CalibrationPoint* p : points)
-        problem.weights.push_back(shared.configuration_weights
-                                      ? 1.0 / per_count[{p->scenario.workload->name + "/" + p->scenario.gpu->name, p->scenario.gpus}]
-                                      : 1.0);
-
-    std::vector<double> x, lower, upper;
-    for (const Dimension& d : L.dims) {
-        x.push_back(std::log(d.start));
-        lower.push_back(std::log(d.lower));
-        upper.push_back(std::log(d.upper));
-    }
-    minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, x, lower, upper, 20000, 0.3, kOperatorFitExtraStarts);
-
-    for (const std::string& w : workloads)
-        for (const std::string& gpu : gpus) {
+    for (const std::string& w : L.workloads)
+        for (const std::string& gpu : L.gpus) {
             ComputeProfile p = problem.profile(x, w, gpu);
             // What this workload on this GPU was fitted on, so predictions outside it say they extrapolate.
             for (const CalibrationPoint* point : points) {
@@ -309,7 +371,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         sum += std::pow(std::log1p(report.fitted.back().error), 2);
     }
     report.rms_log_error = points.empty() ? 0.0 : std::sqrt(sum / points.size());
-    report.data_description = description + "\nmodel: operator-level (layer graphs, roofline kernels); fitted: ";
+    report.data_description = description + "\nmodel: operator-level (layer graphs, roofline kernels); fitted" +
+                              (shared.eval_stage ? " (eval-stage: the evaluation terms and per-run overheads in a second stage)" : "") +
+                              ": ";
     for (std::size_t i = 0; i < L.dims.size(); ++i)
         report.data_description += (i ? ", " : "") + L.dims[i].name + " " + units::format_number(std::exp(x[i]), 4);
     for (const auto& [w, seconds] : L.logged_run_overhead)

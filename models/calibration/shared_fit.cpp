@@ -26,7 +26,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
         {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
         {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
-        {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die}};
+        {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die},
+        {"eval-stage", &SharedFit::eval_stage}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -61,6 +62,12 @@ SharedFit SharedFit::parse(const std::string& list) {
     if (f.class_overhead && !f.kernel_overhead)
         throw InputError("class-overhead fits the streaming kernels' overhead apart from kernel-overhead's: add kernel-overhead",
                          Field::shared_parameters);
+    if (f.eval_stage && !(f.eval_passes || f.eval_cost || f.eval_step_cost || f.eval_fixed))
+        throw InputError("eval-stage fits the evaluation's terms in a second stage: add eval-passes (with eval-host-ops or "
+                         "eval-launch), eval-cost, eval-step-cost or eval-fixed",
+                         Field::shared_parameters);
+    if (f.eval_stage && !f.operator_model)
+        throw InputError("eval-stage is a fit of the operator model: add operator to the list", Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
@@ -76,13 +83,20 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
                                    std::pair{stream_memory, "stream-memory"}, std::pair{roof_blend, "roof-blend"},
                                    std::pair{tensor_memory, "tensor-memory"}, std::pair{class_overhead, "class-overhead"},
-                                   std::pair{same_die, "same-die"}})
+                                   std::pair{same_die, "same-die"}, std::pair{eval_stage, "eval-stage"}})
         if (on) return name;
     return "";
 }
 
 LossTerms SharedFit::loss_terms() const {
     return LossTerms{run_logs, robust, step_logs, eval_logs, warmup_logs};
+}
+
+SharedFit SharedFit::without_evaluation_terms() const {
+    SharedFit f = *this;
+    f.eval_passes = f.eval_host_ops = f.eval_launch = f.eval_cost = f.eval_step_cost = f.eval_fixed = false;
+    f.eval_stage = false;
+    return f;
 }
 
 SharedFit SharedFit::operator_defaults() {
@@ -128,6 +142,7 @@ std::string SharedFit::describe() const {
     add(tensor_memory, "tensor-memory");
     add(class_overhead, "class-overhead");
     add(same_die, "same-die");
+    add(eval_stage, "eval-stage");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
