@@ -399,3 +399,46 @@ TEST_CASE("same-die: an H200 keeps the H100's speed, not a fitted one", "[operat
     CHECK(free.profiles.find(workload, h200).operator_speed != 1.0);
     CHECK(SharedFit::parse("operator,same-die").describe() == "operator,same-die");
 }
+
+// eval-stage (session 20 option): the first stage is the fit without the evaluation's terms, so every parameter that
+// prices a training step comes out exactly as that fit's; the second moves only the evaluation terms and the per-run
+// overheads. A small fit: BERT on H100 at <= 8 GPUs (eager evaluations of batches of 16).
+TEST_CASE("eval-stage: the step's parameters are the fit without evaluation terms, only those and the run overhead move",
+          "[operator][calibration]") {
+    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
+    REQUIRE(bert.size() >= 4);
+    const Workload& workload = *bert.front().scenario.workload;
+    const GpuSpec& gpu = *bert.front().scenario.gpu;
+    const std::string base = "operator,kernel-overhead,workload-run-overhead";
+    const SharedFit staged_options = SharedFit::parse(base + ",eval-passes,eval-host-ops,eval-stage");
+    CHECK(staged_options.without_evaluation_terms().describe() == SharedFit::parse(base).describe());
+    const ComputeProfile plain = calibrate_operator_points(bert, "test", SharedFit::parse(base)).profiles.find(workload, gpu);
+    const CalibrationReport staged_report = calibrate_operator_points(bert, "test", staged_options);
+    const ComputeProfile staged = staged_report.profiles.find(workload, gpu);
+    const layers::Efficiency& a = *plain.operator_efficiency;
+    const layers::Efficiency& b = *staged.operator_efficiency;
+    CHECK(b.gemm == a.gemm);
+    CHECK(b.conv == a.conv);
+    CHECK(b.attention == a.attention);
+    CHECK(b.memory == a.memory);
+    CHECK(b.launch_seconds == a.launch_seconds);
+    CHECK(b.kernel_overhead_seconds == a.kernel_overhead_seconds);
+    CHECK(staged.fixed_step_seconds == plain.fixed_step_seconds);
+    CHECK(staged.step_jitter_cv == plain.step_jitter_cv);
+    // The second stage searched the evaluation's host operations within their bounds (1-100,000 a sample).
+    CHECK(staged.operator_eval_passes);
+    CHECK(staged.eval_host_kernels_per_sample >= 1.0);
+    CHECK(staged.eval_host_kernels_per_sample <= 1e5);
+    CHECK(staged_report.data_description.find("eval-stage") != std::string::npos);
+    // A joint fit with the same terms moves the step's parameters too (what the option is for).
+    const ComputeProfile joint =
+        calibrate_operator_points(bert, "test", SharedFit::parse(base + ",eval-passes,eval-host-ops")).profiles.find(workload, gpu);
+    CHECK((joint.operator_efficiency->gemm != a.gemm || joint.operator_efficiency->launch_seconds != a.launch_seconds ||
+           joint.operator_efficiency->kernel_overhead_seconds != a.kernel_overhead_seconds));
+}
+
+TEST_CASE("eval-stage: refused without an evaluation term or without the operator model", "[operator][calibration]") {
+    CHECK_THROWS_WITH(SharedFit::parse("operator,eval-stage"), Catch::Contains("add eval-passes"));
+    CHECK_THROWS_WITH(SharedFit::parse("eval-cost,eval-stage"), Catch::Contains("operator"));
+    CHECK(SharedFit::parse("operator,eval-cost,eval-stage").describe() == "operator,eval-cost,eval-stage");
+}
