@@ -28,6 +28,8 @@ constexpr double kEfficiencyPriorSigma = 0.26;
 
 // Starts of the fit besides the priors (fit_loss.hpp minimise_bounded): the objective has several local optima.
 constexpr int kOperatorFitExtraStarts = 4;
+// eval-stage's second stage (a few dimensions, flat where the evaluations are GPU-bound): more starts.
+constexpr int kEvalStageExtraStarts = 16;
 
 // One searched value: its bounds (physical plausibility, not tuning) and its start (the priors of kernel_time.hpp).
 struct Dimension {
@@ -302,7 +304,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         return problem;
     };
     // Searches the problem's free dimensions (all when it freezes none) from `x` (log values, every dimension).
-    auto search = [](const Problem& problem, std::vector<double>& x) {
+    auto search = [](const Problem& problem, std::vector<double>& x, int extra_starts) {
         std::vector<double> searched, lower, upper;
         for (std::size_t i = 0; i < problem.layout.dims.size(); ++i) {
             if (!problem.free_dims.empty() &&
@@ -313,7 +315,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
             upper.push_back(std::log(problem.layout.dims[i].upper));
         }
         minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, searched, lower, upper, 20000,
-                         0.3, kOperatorFitExtraStarts);
+                         0.3, extra_starts);
         x = problem.expand(searched);
     };
     auto log_starts = [](const Layout& layout) {
@@ -330,7 +332,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         // rest held at the first stage's values (calibration.hpp SharedFit::eval_stage).
         const Problem first = prepare(shared.without_evaluation_terms());
         std::vector<double> first_x = log_starts(first.layout);
-        search(first, first_x);
+        search(first, first_x, kOperatorFitExtraStarts);
         std::set<int> run_overheads;
         for (const auto& [w, index] : L.workload_run_overhead) run_overheads.insert(index);
         if (L.run_overhead >= 0) run_overheads.insert(L.run_overhead);
@@ -345,7 +347,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         problem.frozen = x;
         TTSIM_ASSERT(!problem.free_dims.empty(), "eval-stage without a second-stage dimension");
     }
-    search(problem, x);
+    // The second stage searches few dimensions, but the loss is flat in an evaluation's host cost wherever its passes
+    // are GPU-bound (a pass takes max(GPU, host)), so a start below the GPU time never sees it: more starts.
+    search(problem, x, problem.free_dims.empty() ? kOperatorFitExtraStarts : kEvalStageExtraStarts);
 
     for (const std::string& w : L.workloads)
         for (const std::string& gpu : L.gpus) {
