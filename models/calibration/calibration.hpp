@@ -184,10 +184,11 @@ struct SharedFit {
     // eval-stage (operator, with an evaluation term: eval-passes, eval-host-ops, eval-launch, eval-cost,
     // eval-step-cost, eval-fixed): a fit in two stages. The first fits every other term, with evaluations priced as
     // without those terms; the second fits only the evaluation terms and the per-run overheads, the rest held at
-    // the first stage's values. The evaluation's costs are then read from the evaluation logs and the run minutes
-    // without moving the kernel efficiencies, launch and per-kernel costs that price every training step: on the
-    // <= 64-GPU results those are identified by the steps (16-224 samples a GPU), and a joint fit lets the
-    // evaluations' host-bound passes (LoRA's eager TP4 x CP2 forwards, BERT's eager batches of 16) pull them.
+    // the first stage's values. The evaluation terms' costs are then read from the evaluation logs and the run
+    // minutes without moving the kernel efficiencies, launch and per-kernel costs that price every training step:
+    // those come from the first stage, as without the terms (its eval-logs, where on, still compares evaluations
+    // priced as training forwards), and a joint fit lets the evaluations' host-bound passes (LoRA's eager TP4 x CP2
+    // forwards, BERT's eager batches of 16) pull them. objective_evaluations counts both stages.
     bool eval_stage = false;
     // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).
     SharedFit without_evaluation_terms() const;

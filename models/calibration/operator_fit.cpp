@@ -193,7 +193,8 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     // class-overhead: the streaming kernels' own, within the same bounds (with kernel-overhead only).
     if (shared.kernel_overhead && shared.class_overhead)
         L.streaming_overhead = L.add({"streaming kernel overhead seconds", 1e-7, 2e-5, 2e-6});
-    std::set<std::string>&gpus = L.gpus, &workloads = L.workloads;
+    std::set<std::string>& gpus = L.gpus;
+    std::set<std::string>& workloads = L.workloads;
     std::set<std::string> stacks, releases;
     bool any_multi_node = false, any_eval = false;
     for (const CalibrationPoint* p : points) {
@@ -305,14 +306,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     };
     // Searches the problem's free dimensions (all when it freezes none) from `x` (log values, every dimension).
     auto search = [](const Problem& problem, std::vector<double>& x, int extra_starts) {
+        std::vector<int> dims = problem.free_dims;   // ascending, as expand() reads them
+        if (dims.empty())
+            for (std::size_t i = 0; i < problem.layout.dims.size(); ++i) dims.push_back(static_cast<int>(i));
         std::vector<double> searched, lower, upper;
-        for (std::size_t i = 0; i < problem.layout.dims.size(); ++i) {
-            if (!problem.free_dims.empty() &&
-                std::find(problem.free_dims.begin(), problem.free_dims.end(), static_cast<int>(i)) == problem.free_dims.end())
-                continue;
-            searched.push_back(x[i]);
-            lower.push_back(std::log(problem.layout.dims[i].lower));
-            upper.push_back(std::log(problem.layout.dims[i].upper));
+        for (int i : dims) {
+            searched.push_back(x[static_cast<std::size_t>(i)]);
+            lower.push_back(std::log(problem.layout.dims[static_cast<std::size_t>(i)].lower));
+            upper.push_back(std::log(problem.layout.dims[static_cast<std::size_t>(i)].upper));
         }
         minimise_bounded([&problem](const std::vector<double>& v) { return problem(v); }, searched, lower, upper, 20000,
                          0.3, extra_starts);
@@ -345,11 +346,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
                 problem.free_dims.push_back(static_cast<int>(i));
         }
         problem.frozen = x;
-        TTSIM_ASSERT(!problem.free_dims.empty(), "eval-stage without a second-stage dimension");
+        // The second stage searches few dimensions, but the loss is flat in an evaluation's host cost wherever its
+        // passes are GPU-bound (a pass takes max(GPU, host)), so a start below the GPU time never sees it: more
+        // starts. Results with nothing for it to fit (a fold without evaluations on the clock, and no per-run
+        // overhead) keep the first stage's values.
+        if (!problem.free_dims.empty()) search(problem, x, kEvalStageExtraStarts);
+    } else {
+        search(problem, x, kOperatorFitExtraStarts);
     }
-    // The second stage searches few dimensions, but the loss is flat in an evaluation's host cost wherever its passes
-    // are GPU-bound (a pass takes max(GPU, host)), so a start below the GPU time never sees it: more starts.
-    search(problem, x, problem.free_dims.empty() ? kOperatorFitExtraStarts : kEvalStageExtraStarts);
 
     for (const std::string& w : L.workloads)
         for (const std::string& gpu : L.gpus) {

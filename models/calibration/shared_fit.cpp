@@ -62,7 +62,7 @@ SharedFit SharedFit::parse(const std::string& list) {
     if (f.class_overhead && !f.kernel_overhead)
         throw InputError("class-overhead fits the streaming kernels' overhead apart from kernel-overhead's: add kernel-overhead",
                          Field::shared_parameters);
-    if (f.eval_stage && !(f.eval_passes || f.eval_cost || f.eval_step_cost || f.eval_fixed))
+    if (f.eval_stage && !(f.eval_host_ops || f.eval_launch || f.eval_cost || f.eval_step_cost || f.eval_fixed))
         throw InputError("eval-stage fits the evaluation's terms in a second stage: add eval-passes (with eval-host-ops or "
                          "eval-launch), eval-cost, eval-step-cost or eval-fixed",
                          Field::shared_parameters);

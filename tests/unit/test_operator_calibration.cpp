@@ -410,7 +410,9 @@ TEST_CASE("eval-stage: the step's parameters are the fit without evaluation term
     const Workload& workload = *bert.front().scenario.workload;
     const GpuSpec& gpu = *bert.front().scenario.gpu;
     const std::string base = "operator,kernel-overhead,workload-run-overhead";
-    const SharedFit staged_options = SharedFit::parse(base + ",eval-passes,eval-host-ops,eval-stage");
+    // eval-launch puts a dimension between two of the first stage's (launch, kernel overhead): values are matched by
+    // name, not by position.
+    const SharedFit staged_options = SharedFit::parse(base + ",eval-passes,eval-host-ops,eval-launch,eval-stage");
     CHECK(staged_options.without_evaluation_terms().describe() == SharedFit::parse(base).describe());
     const ComputeProfile plain = calibrate_operator_points(bert, "test", SharedFit::parse(base)).profiles.find(workload, gpu);
     const CalibrationReport staged_report = calibrate_operator_points(bert, "test", staged_options);
@@ -424,11 +426,16 @@ TEST_CASE("eval-stage: the step's parameters are the fit without evaluation term
     CHECK(b.launch_seconds == a.launch_seconds);
     CHECK(b.kernel_overhead_seconds == a.kernel_overhead_seconds);
     CHECK(staged.fixed_step_seconds == plain.fixed_step_seconds);
-    CHECK(staged.step_jitter_cv == plain.step_jitter_cv);
-    // The second stage searched the evaluation's host operations within their bounds (1-100,000 a sample).
+    // The second stage searched the evaluation's host operations and launch cost within their bounds, off their
+    // starts (100 a sample, 50 us), and refitted the per-run overhead.
     CHECK(staged.operator_eval_passes);
     CHECK(staged.eval_host_kernels_per_sample >= 1.0);
     CHECK(staged.eval_host_kernels_per_sample <= 1e5);
+    CHECK(staged.eval_host_kernels_per_sample != Approx(100.0));
+    CHECK(b.eval_launch_seconds >= 2e-6);
+    CHECK(b.eval_launch_seconds <= 2e-3);
+    CHECK(b.eval_launch_seconds != Approx(5e-5));
+    CHECK(staged.run_overhead_seconds != plain.run_overhead_seconds);
     CHECK(staged_report.data_description.find("eval-stage") != std::string::npos);
     // A joint fit with the same terms moves the step's parameters too (what the option is for).
     const ComputeProfile joint =
@@ -439,6 +446,7 @@ TEST_CASE("eval-stage: the step's parameters are the fit without evaluation term
 
 TEST_CASE("eval-stage: refused without an evaluation term or without the operator model", "[operator][calibration]") {
     CHECK_THROWS_WITH(SharedFit::parse("operator,eval-stage"), Catch::Contains("add eval-passes"));
-    CHECK_THROWS_WITH(SharedFit::parse("eval-cost,eval-stage"), Catch::Contains("operator"));
+    CHECK_THROWS_WITH(SharedFit::parse("operator,eval-passes,eval-stage"), Catch::Contains("add eval-passes"));
+    CHECK_THROWS_WITH(SharedFit::parse("eval-fixed,eval-stage"), Catch::Contains("eval-stage is a fit of the operator model"));
     CHECK(SharedFit::parse("operator,eval-cost,eval-stage").describe() == "operator,eval-cost,eval-stage");
 }
