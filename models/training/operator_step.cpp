@@ -177,6 +177,16 @@ layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph
     return m;
 }
 
+// The layer graph's build options for this layout at `graph_micro` rows: its shape, and the facts of its submission
+// that differ from the workload description's (precision, a masked-LM head on every token).
+layers::BuildOptions graph_options(const ParallelismConfig& layout, int graph_micro) {
+    layers::BuildOptions o = layers::build_options(memory_layout_of(layout, graph_micro));
+    if (!layout.precision.empty())
+        o.precision = layout.precision == "fp8" ? layers::MathPrecision::fp8 : layers::MathPrecision::bf16;
+    o.head_on_all_tokens = layout.head_on_all_tokens;
+    return o;
+}
+
 // A micro batch of packed rows: a partly filled row costs a whole one.
 int graph_micro_batch(const LayerModelRef& ref, const ParallelismConfig& layout) {
     return std::max(1, static_cast<int>(std::ceil(layout.samples_per_micro_batch / ref.samples_per_graph_sample - 1e-9)));
@@ -194,8 +204,7 @@ ConfigNode layer_description(const Workload& workload) {
 layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
                                       const ParallelismConfig& layout) {
     const LayerModelRef& ref = *workload.layer_model;
-    const layers::MemoryLayout m = memory_layout_of(layout, graph_micro_batch(ref, layout));
-    return layers::build_layer_graph(description, ref.file, layers::build_options(m));
+    return layers::build_layer_graph(description, ref.file, graph_options(layout, graph_micro_batch(ref, layout)));
 }
 
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
@@ -374,7 +383,7 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
         return table;
     }
     const layers::LayerGraph graph =
-        layers::build_layer_graph(description, workload.layer_model->file, layers::build_options(memory_layout_of(layout, rows)));
+        layers::build_layer_graph(description, workload.layer_model->file, graph_options(layout, rows));
     for (const layers::Layer& layer : graph.layers)
         table->layers.push_back({layer.name, layer.role == layers::LayerRole::block, price_list(layer.forward, gpu), {}, 0});
     return table;

@@ -54,6 +54,10 @@ struct ParallelismConfig {
     int eval_batch = 0;
     double eval_samples_per_graph_sample = 0;
     std::string eval_cuda_graphs;
+    // Facts of this submission that differ from the workload description's (layers::BuildOptions): the GEMM/conv
+    // precision (empty: the workload's) and a masked-LM head on every token (NVIDIA's BERT at 3,472 GPUs).
+    std::string precision;
+    bool head_on_all_tokens = false;
 
     int gpus() const { return model_split() * data_parallel; }
     int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank

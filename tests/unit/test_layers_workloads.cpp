@@ -3,6 +3,8 @@
 // Parameters must match exactly (they are closed-form counts); FLOPs to 1e-6 unless a gap is explained.
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "models/data_dir.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
 #include "models/workloads/workload.hpp"
@@ -142,4 +144,50 @@ TEST_CASE("RetinaNet layer graph matches the reference data", "[layers]") {
     // workload_catalog.yaml's 1.1689 TFLOP keeps those two dgrads (7.86 GFLOP), hence the gap to it.
     CHECK(s.train_flops == Approx(number(data.required("flops").required("train_per_image").required("value"))).epsilon(1e-12));
     CHECK(find_workload("retinanet").train_flops_per_sample - s.train_flops == Approx(7'864'320'000).epsilon(1e-9));
+}
+
+// A published layout's own facts (BuildOptions precision, head_on_all_tokens; workload_catalog.yaml `precision`,
+// `head_tokens`): NVIDIA's BERT at 3,472 GPUs ran fp16 GEMMs and the MLM head on all 512 positions of a row.
+TEST_CASE("a layout's precision and all-token MLM head change the BERT graph as its submission ran", "[layers]") {
+    BuildOptions plain;
+    BuildOptions all_tokens;
+    all_tokens.head_on_all_tokens = true;
+    all_tokens.precision = MathPrecision::bf16;
+    const LayerGraph masked = load_shipped_layer_workload("bert_large", plain);
+    const LayerGraph every = load_shipped_layer_workload("bert_large", all_tokens);
+    auto decoder_flops = [](const LayerGraph& g) {
+        for (const Layer& l : g.layers)
+            for (const Kernel& k : l.forward)
+                if (k.name.find("mlm_decoder") != std::string::npos) return k.flops;
+        return 0.0;
+    };
+    REQUIRE(decoder_flops(masked) > 0);
+    CHECK(decoder_flops(every) == Approx(decoder_flops(masked) * 512.0 / 76.0));   // 512 tokens a row, 76 masked
+    auto gemm_precisions = [](const LayerGraph& g) {
+        std::set<MathPrecision> seen;
+        for (const Layer& l : g.layers)
+            for (const Kernel& k : l.forward)
+                if (k.kind == KernelKind::gemm) seen.insert(k.precision);
+        return seen;
+    };
+    CHECK(masked.facts.precision == MathPrecision::fp8);   // the workload's own (TE FP8 in the 1-node configs)
+    CHECK(gemm_precisions(masked) == std::set<MathPrecision>{MathPrecision::fp8});
+    CHECK(gemm_precisions(every) == std::set<MathPrecision>{MathPrecision::bf16});
+    // The published 3,472-GPU layout carries both; the 8-GPU one neither.
+    const Workload& bert = find_workload("bert");
+    bool found = false;
+    for (const PublishedParallelism& p : bert.published_parallelism) {
+        if (p.system_family != "H100-SXM") continue;
+        if (p.gpus == 3472) {
+            found = true;
+            CHECK(p.config.precision == "fp16");
+            CHECK(p.config.head_on_all_tokens);
+        } else {
+            CHECK(p.config.precision.empty());
+            CHECK_FALSE(p.config.head_on_all_tokens);
+        }
+    }
+    CHECK(found);
+    // Only an encoder has a masked-LM head to run on every token.
+    CHECK_THROWS_WITH(load_shipped_layer_workload("llama2_70b_lora", all_tokens), Catch::Contains("transformer_encoder"));
 }

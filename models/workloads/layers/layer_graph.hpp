@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,11 @@ struct BuildOptions {
     bool sequence_parallel = false;        // norms/elementwise and their activations split over TP as well
     bool recompute_override = false;       // use `recompute` below instead of the workload's own
     Recompute recompute = Recompute::none;
+    // Facts of one submission that differ from the workload description's (a published layout's `precision` and
+    // `head_tokens`): the GEMM/conv precision, and a masked-LM head run on every token instead of the masked
+    // ones only (NVIDIA's BERT without --dense_seq_output; transformer_encoder only).
+    std::optional<MathPrecision> precision;
+    bool head_on_all_tokens = false;
 };
 
 // Facts about how a workload is trained that are not layer shapes; each is in the workload YAML with a source.

@@ -128,6 +128,10 @@ LayerGraph build_layer_graph(const ConfigNode& description, const std::string& n
     graph.family = family.as_string();
     if (auto unit = optional_param(description, "sample_unit")) graph.sample_unit = unit->as_string();
     graph.facts = read_facts(description.optional("training"));
+    if (options.precision) graph.facts.precision = *options.precision;
+    if (options.head_on_all_tokens && graph.family != "transformer_encoder")
+        throw InputError("a masked-LM head on every token (head_tokens: all) applies to a transformer_encoder, not to '" +
+                         name + "' (" + graph.family + ")");
     const auto it = families().find(graph.family);
     if (it == families().end()) {
         std::string valid;

@@ -116,7 +116,9 @@ void build_transformer_encoder(const ConfigNode& a, LayerGraph& g) {
         const Act tanh = b.elementwise("tanh", {pooled}, pooled.elements, {pooled});
         const Act nsp = b.linear("nsp", tanh, firsts, c.hidden, nsp_classes, true, true);
         b.elementwise("nsp_loss", {nsp}, static_cast<double>(firsts), {nsp});
-        const std::int64_t m = masked * g.options.micro_batch;
+        // The masked tokens only (dense_seq_output), or every token of the row where the submission runs the head on
+        // all positions and masks the loss (BuildOptions::head_on_all_tokens).
+        const std::int64_t m = (g.options.head_on_all_tokens ? per_sample_tokens : masked) * g.options.micro_batch;
         const Act picked = b.elementwise("gather_masked", {x}, static_cast<double>(m) * c.hidden);
         const Act transform = b.linear("mlm_transform", picked, m, c.hidden, c.hidden, true, true);
         b.keep(transform);   // GELU fused in the epilogue: its backward needs the pre-activation
