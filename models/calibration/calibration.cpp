@@ -79,12 +79,13 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
         if (run.success && run.minutes && run.convergence_point) runs[run.key()].push_back(&run);
     // Logged step and evaluation times (shipped v4.1_timing.csv), by the same key. A log's step time counts only
     // where its evaluations were logged too: without eval intervals its segments include the evaluations.
-    std::map<std::string, std::vector<double>> logged_steps, logged_evals, logged_excesses;
+    std::map<std::string, std::vector<double>> logged_steps, logged_evals, logged_excesses, logged_scorings;
     for (const MlperfTiming& t : load_mlperf_timing()) {
         if (!t.log_read || !t.eval_blocking_minutes) continue;
         if (t.step_ms && *t.step_ms > 0) logged_steps[t.key()].push_back(*t.step_ms / 1e3);
         if (const auto excess = t.first_segment_excess_seconds()) logged_excesses[t.key()].push_back(*excess);
         if (const auto eval = t.eval_blocking_seconds()) logged_evals[t.key()].push_back(*eval);
+        if (const auto scoring = t.final_scoring_seconds()) logged_scorings[t.key()].push_back(*scoring);
     }
     std::vector<CalibrationPoint> points;
     for (const std::string& family : options.families) {
@@ -121,6 +122,8 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                 p.measured_eval_seconds = median(found->second);
             if (const auto found = logged_excesses.find(r.key()); found != logged_excesses.end())
                 p.measured_excess_seconds = median(found->second);
+            if (const auto found = logged_scorings.find(r.key()); found != logged_scorings.end())
+                p.measured_final_scoring_seconds = median(found->second);
             points.push_back(std::move(p));
         }
     }

@@ -45,6 +45,7 @@ struct Layout {
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
         eval_step, eval_host_ops;
     std::map<std::string, double> logged_run_overhead;   // logged-overhead: seconds per workload, not searched
+    std::map<std::string, double> logged_scoring;        // logged-scoring: seconds per workload, added to the overhead
     std::set<std::string> gpus, workloads;               // of the fitted results
     int add(Dimension d) {
         dims.push_back(std::move(d));
@@ -102,6 +103,8 @@ struct Problem {
         p.run_overhead_seconds = logged != layout.logged_run_overhead.end() ? logged->second
                                  : run != layout.workload_run_overhead.end() ? value(x, run->second, 0.0)
                                                                              : value(x, layout.run_overhead, 0.0);
+        if (const auto scoring = layout.logged_scoring.find(workload); scoring != layout.logged_scoring.end())
+            p.run_overhead_seconds += scoring->second;
         p.step_jitter_cv = value(x, layout.jitter_cv, p.step_jitter_cv);
         p.multi_node_step_seconds = value(x, layout.multi_node, 0.0);
         p.eval_fixed_seconds = value(x, layout.eval_fixed, p.eval_fixed_seconds);
@@ -219,6 +222,13 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     if (shared.logged_overhead)
         for (const CalibrationPoint* p : points)
             if (p->measured_excess_seconds) excesses[p->scenario.workload->name].push_back(*p->measured_excess_seconds);
+    // With logged-scoring, each workload whose fit results' logs give a final scoring: their median, per run.
+    if (shared.logged_scoring) {
+        std::map<std::string, std::vector<double>> scorings;
+        for (const CalibrationPoint* p : points)
+            if (p->measured_final_scoring_seconds) scorings[p->scenario.workload->name].push_back(*p->measured_final_scoring_seconds);
+        for (const auto& [w, seconds] : scorings) L.logged_scoring[w] = median(seconds);
+    }
     for (const std::string& w : workloads) {
         L.fixed_step[w] = L.add({w + " fixed step seconds", 1e-5, 1.0, 5e-3});
         if (const auto found = excesses.find(w); found != excesses.end()) {
@@ -386,6 +396,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         report.data_description += (i ? ", " : "") + L.dims[i].name + " " + units::format_number(std::exp(x[i]), 4);
     for (const auto& [w, seconds] : L.logged_run_overhead)
         report.data_description += "; " + w + " run overhead seconds (logged) " + units::format_number(seconds, 4);
+    for (const auto& [w, seconds] : L.logged_scoring)
+        report.data_description += "; " + w + " final scoring seconds (logged, in its run overhead) " +
+                                   units::format_number(seconds, 4);
     return report;
 }
 

@@ -27,7 +27,7 @@ SharedFit SharedFit::parse(const std::string& list) {
         {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
         {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
         {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die},
-        {"eval-stage", &SharedFit::eval_stage}};
+        {"eval-stage", &SharedFit::eval_stage}, {"logged-scoring", &SharedFit::logged_scoring}};
     for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
@@ -83,7 +83,8 @@ std::string SharedFit::operator_only_term() const {
                                    std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
                                    std::pair{stream_memory, "stream-memory"}, std::pair{roof_blend, "roof-blend"},
                                    std::pair{tensor_memory, "tensor-memory"}, std::pair{class_overhead, "class-overhead"},
-                                   std::pair{same_die, "same-die"}, std::pair{eval_stage, "eval-stage"}})
+                                   std::pair{same_die, "same-die"}, std::pair{eval_stage, "eval-stage"},
+                                   std::pair{logged_scoring, "logged-scoring"}})
         if (on) return name;
     return "";
 }
@@ -143,6 +144,7 @@ std::string SharedFit::describe() const {
     add(class_overhead, "class-overhead");
     add(same_die, "same-die");
     add(eval_stage, "eval-stage");
+    add(logged_scoring, "logged-scoring");
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 
