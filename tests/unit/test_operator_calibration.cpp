@@ -17,6 +17,7 @@
 #include "models/planning/holdout_error.hpp"
 #include "prediction_helpers.hpp"
 #include "sim/errors.hpp"
+#include "sim/statistics.hpp"
 #include "models/compute/profile_files.hpp"
 #include "models/training/operator_step.hpp"
 #include "models/training/predict.hpp"
@@ -449,4 +450,34 @@ TEST_CASE("eval-stage: refused without an evaluation term or without the operato
     CHECK_THROWS_WITH(SharedFit::parse("operator,eval-passes,eval-stage"), Catch::Contains("add eval-passes"));
     CHECK_THROWS_WITH(SharedFit::parse("eval-fixed,eval-stage"), Catch::Contains("eval-stage is a fit of the operator model"));
     CHECK(SharedFit::parse("operator,eval-cost,eval-stage").describe() == "operator,eval-cost,eval-stage");
+}
+
+// logged-scoring (session 20 option): RetinaNet scores its evaluations asynchronously, and the clock counts the final
+// scoring once per run; the option adds the median the fit results' logs measure to the fitted per-run overhead.
+TEST_CASE("logged-scoring: the final asynchronous scoring from the logs joins the per-run overhead", "[operator][calibration]") {
+    std::vector<CalibrationPoint> retinanet;
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name == "retinanet" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
+            retinanet.push_back(p);
+    REQUIRE(retinanet.size() >= 4);
+    std::vector<double> scorings;
+    for (const CalibrationPoint& p : retinanet)
+        if (p.measured_final_scoring_seconds) scorings.push_back(*p.measured_final_scoring_seconds);
+    REQUIRE(scorings.size() >= 4);
+    std::sort(scorings.begin(), scorings.end());
+    const double scoring = median(scorings);
+    CHECK(scoring > 1.0);    // COCO scoring of 24,781 images on the CPU: seconds (about 6 s at 8 GPUs)
+    CHECK(scoring < 30.0);
+    // No other workload scores asynchronously.
+    for (const CalibrationPoint& p : points())
+        if (p.scenario.workload->name != "retinanet") CHECK_FALSE(p.measured_final_scoring_seconds.has_value());
+    const Workload& workload = *retinanet.front().scenario.workload;
+    const GpuSpec& gpu = *retinanet.front().scenario.gpu;
+    const CalibrationReport with =
+        calibrate_operator_points(retinanet, "test", SharedFit::parse("operator,workload-run-overhead,logged-scoring"));
+    CHECK(with.profiles.find(workload, gpu).run_overhead_seconds >= scoring + 0.01);   // the fitted part's floor
+    CHECK(with.data_description.find("retinanet final scoring seconds (logged") != std::string::npos);
+    const CalibrationReport without =
+        calibrate_operator_points(retinanet, "test", SharedFit::parse("operator,workload-run-overhead"));
+    CHECK(without.data_description.find("final scoring") == std::string::npos);
 }
