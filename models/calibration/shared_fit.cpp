@@ -68,6 +68,10 @@ SharedFit SharedFit::parse(const std::string& list) {
                          Field::shared_parameters);
     if (f.eval_stage && !f.operator_model)
         throw InputError("eval-stage is a fit of the operator model: add operator to the list", Field::shared_parameters);
+    if (f.logged_scoring && f.warmup_logs)
+        throw InputError("logged-scoring and warmup-logs exclude each other: warmup-logs compares the per-run overhead with "
+                         "the logged first-segment excess, which holds no final scoring",
+                         Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);

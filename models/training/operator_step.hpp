@@ -143,7 +143,8 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
                                                   double samples_per_rank, const OperatorTable& training);
 // The graph rows one evaluation pass holds (what an EvalTable is built at). The layout search caches tables by
 // TP, CP and samples per pass: within one search the rest of what a table depends on (sequence parallelism, the
-// launch mode, the evaluation's rows per sample) comes from the job's switches and does not change.
+// launch mode, the evaluation's rows per sample, the layout's precision and MLM-head tokens) comes from the job's
+// switches and does not change.
 int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout, double samples_per_rank);
 
 // One pass of the table at `efficiency` and `speed` (as price_operator_step), holding `fill` (0-1] of its batch:

@@ -100,6 +100,13 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
     choice.exact_match = nearest->gpus == gpus && nearest->system_family == gpu.name;
 
     ParallelismConfig c = nearest->config;
+    // A submission's own departures from the workload's recipe (its GEMM precision, a masked-LM head on every token:
+    // BERT at 3,472 GPUs) describe that run, not a scale or a GPU: a layout derived from it takes the workload's own.
+    // (Its launch mode, cuda_graphs, is kept: it follows the per-GPU batch the scale brings.)
+    if (!choice.exact_match) {
+        c.precision.clear();
+        c.head_on_all_tokens = false;
+    }
     const int model_parallel = c.tensor_parallel * c.context_parallel * c.pipeline_parallel;
     if (gpus % model_parallel != 0)
         throw InputError(std::to_string(gpus) + " GPUs cannot hold " + workload.name + "'s published layout (TP " +

@@ -188,6 +188,15 @@ TEST_CASE("a layout's precision and all-token MLM head change the BERT graph as 
         }
     }
     CHECK(found);
+    // They describe that run: the default layout at 3,472 H100s keeps them, one derived from it (another count,
+    // another GPU) takes the workload's own.
+    CHECK(default_parallelism(bert, "H100-SXM", 3472).config.precision == "fp16");
+    CHECK(default_parallelism(bert, "H100-SXM", 3472).config.head_on_all_tokens);
+    for (const auto& [gpu, count] : {std::pair{"H100-SXM", 512}, std::pair{"H100-SXM", 4096}, std::pair{"B200", 4096}}) {
+        INFO(gpu << " x " << count);
+        CHECK(default_parallelism(bert, gpu, count).config.precision.empty());
+        CHECK_FALSE(default_parallelism(bert, gpu, count).config.head_on_all_tokens);
+    }
     // Only an encoder has a masked-LM head to run on every token.
     CHECK_THROWS_WITH(load_shipped_layer_workload("llama2_70b_lora", all_tokens), Catch::Contains("transformer_encoder"));
 }

@@ -480,4 +480,7 @@ TEST_CASE("logged-scoring: the final asynchronous scoring from the logs joins th
     const CalibrationReport without =
         calibrate_operator_points(retinanet, "test", SharedFit::parse("operator,workload-run-overhead"));
     CHECK(without.data_description.find("final scoring") == std::string::npos);
+    // warmup-logs compares the per-run overhead with the first segment's excess, which holds no final scoring.
+    CHECK_THROWS_WITH(SharedFit::parse("operator,workload-run-overhead,warmup-logs,logged-scoring"),
+                      Catch::Contains("exclude each other"));
 }
