@@ -167,10 +167,20 @@ struct Problem {
 };
 
 
+// Per workload, the median of a logged figure over the results that have it.
+std::map<std::string, double> median_by_workload(const std::vector<const CalibrationPoint*>& points,
+                                                 std::optional<double> CalibrationPoint::*figure) {
+    std::map<std::string, std::vector<double>> values;
+    for (const CalibrationPoint* p : points)
+        if (p->*figure) values[p->scenario.workload->name].push_back(*(p->*figure));
+    std::map<std::string, double> medians;
+    for (auto& [w, v] : values) medians[w] = median(v);
+    return medians;
+}
+
 // The searched dimensions of a fit with these options on these results.
 Layout build_layout(const std::vector<const CalibrationPoint*>& points, const SharedFit& shared) {
-    Layout layout;
-    Layout& L = layout;
+    Layout L;
     // Efficiencies: a GEMM reaches 20-100 % of the dense peak, convolutions and attention 5-100 %, a streaming
     // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time. (A floor of 0.75, below STREAM's
     // 0.79-0.93 of the vendor bandwidth, hardware/params.md §1, was tried in session 9 with eval-passes: forward
@@ -218,21 +228,15 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     // Per workload: fixed step cost 10 us..1 s; run overhead 10 ms..5 min (as the lumped fit's bounds).
     // With logged-overhead, a workload whose fit results have a logged first-segment excess takes the median of
     // them (clamped to the same bounds) instead of a searched overhead.
-    std::map<std::string, std::vector<double>> excesses;
-    if (shared.logged_overhead)
-        for (const CalibrationPoint* p : points)
-            if (p->measured_excess_seconds) excesses[p->scenario.workload->name].push_back(*p->measured_excess_seconds);
+    const std::map<std::string, double> excesses =
+        shared.logged_overhead ? median_by_workload(points, &CalibrationPoint::measured_excess_seconds)
+                               : std::map<std::string, double>{};
     // With logged-scoring, each workload whose fit results' logs give a final scoring: their median, per run.
-    if (shared.logged_scoring) {
-        std::map<std::string, std::vector<double>> scorings;
-        for (const CalibrationPoint* p : points)
-            if (p->measured_final_scoring_seconds) scorings[p->scenario.workload->name].push_back(*p->measured_final_scoring_seconds);
-        for (const auto& [w, seconds] : scorings) L.logged_scoring[w] = median(seconds);
-    }
+    if (shared.logged_scoring) L.logged_scoring = median_by_workload(points, &CalibrationPoint::measured_final_scoring_seconds);
     for (const std::string& w : workloads) {
         L.fixed_step[w] = L.add({w + " fixed step seconds", 1e-5, 1.0, 5e-3});
         if (const auto found = excesses.find(w); found != excesses.end()) {
-            L.logged_run_overhead[w] = std::clamp(median(found->second), 0.01, 300.0);
+            L.logged_run_overhead[w] = std::clamp(found->second, 0.01, 300.0);
         } else if (shared.workload_run_overhead) {
             L.workload_run_overhead[w] = L.add({w + " run overhead seconds", 0.01, 300.0, 5.0});
         }
@@ -280,7 +284,7 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     if (shared.release_speed)
         for (const std::string& release : releases) L.stack_speed[release] = L.add({release + " speed", 0.5, 2.0, 1.0});
 
-    return layout;
+    return L;
 }
 
 }  // namespace

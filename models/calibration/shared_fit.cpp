@@ -7,35 +7,45 @@
 
 namespace ttsim {
 
+namespace {
+
+// Every option's name and member, in the order describe() writes them.
+struct NamedOption {
+    const char* text;
+    bool SharedFit::*member;
+};
+constexpr NamedOption kOptions[] = {
+    {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
+    {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
+    {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
+    {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
+    {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
+    {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
+    {"system-speed", &SharedFit::system_speed}, {"release-speed", &SharedFit::release_speed},
+    {"kernel-overhead", &SharedFit::kernel_overhead},
+    {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
+    {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
+    {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
+    {"warmup-logs", &SharedFit::warmup_logs},
+    {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
+    {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
+    {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
+    {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
+    {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die},
+    {"eval-stage", &SharedFit::eval_stage}, {"logged-scoring", &SharedFit::logged_scoring}};
+
+}  // namespace
+
 SharedFit SharedFit::parse(const std::string& list) {
     SharedFit f;
-    const std::pair<const char*, bool SharedFit::*> names[] = {
-        {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
-        {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
-        {"jitter-cv", &SharedFit::jitter_cv},     {"workload-run-overhead", &SharedFit::workload_run_overhead},
-        {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
-        {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
-        {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
-        {"system-speed", &SharedFit::system_speed}, {"release-speed", &SharedFit::release_speed},
-        {"kernel-overhead", &SharedFit::kernel_overhead},
-        {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
-        {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
-        {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
-        {"warmup-logs", &SharedFit::warmup_logs},
-        {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
-        {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
-        {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
-        {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
-        {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die},
-        {"eval-stage", &SharedFit::eval_stage}, {"logged-scoring", &SharedFit::logged_scoring}};
-    for (const auto& [text, member] : names) f.*member = false;   // the list names everything that is on
+    for (const auto& [text, member] : kOptions) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
     while (true) {   // every comma-separated token, empty ones included (they are errors)
         const std::size_t comma = list.find(',', start);
         const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         bool known = false;
-        for (const auto& [text, member] : names)
+        for (const auto& [text, member] : kOptions)
             if (name == text) known = f.*member = true;
         if (!known)
             throw InputError("unknown shared parameter '" + name +
@@ -112,43 +122,8 @@ SharedFit SharedFit::operator_defaults() {
 
 std::string SharedFit::describe() const {
     std::vector<std::string_view> on_names;
-    auto add = [&](bool on, std::string_view name) {
-        if (on) on_names.push_back(name);
-    };
-    add(multi_node, "multi-node");
-    add(run_overhead, "run-overhead");
-    add(step_jitter, "step-jitter");
-    add(half_work, "half-work");
-    add(jitter_cv, "jitter-cv");
-    add(workload_run_overhead, "workload-run-overhead");
-    add(configuration_weights, "config-weights");
-    add(eval_fixed, "eval-fixed");
-    add(run_logs, "run-logs");
-    add(jitter_nodes, "jitter-nodes");
-    add(robust, "robust");
-    add(operator_model, "operator");
-    add(system_speed, "system-speed");
-    add(release_speed, "release-speed");
-    add(kernel_overhead, "kernel-overhead");
-    add(tp_exposed, "tp-exposed");
-    add(host_overlap, "host-overlap");
-    add(step_logs, "step-logs");
-    add(eval_logs, "eval-logs");
-    add(eval_cost, "eval-cost");
-    add(eval_step_cost, "eval-step-cost");
-    add(warmup_logs, "warmup-logs");
-    add(efficiency_prior, "efficiency-prior");
-    add(eval_passes, "eval-passes");
-    add(eval_launch, "eval-launch");
-    add(eval_host_ops, "eval-host-ops");
-    add(logged_overhead, "logged-overhead");
-    add(stream_memory, "stream-memory");
-    add(roof_blend, "roof-blend");
-    add(tensor_memory, "tensor-memory");
-    add(class_overhead, "class-overhead");
-    add(same_die, "same-die");
-    add(eval_stage, "eval-stage");
-    add(logged_scoring, "logged-scoring");
+    for (const auto& [text, member] : kOptions)
+        if (this->*member) on_names.push_back(text);
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }
 

@@ -34,7 +34,7 @@ Money parse_money(const std::string& text) {
 }
 
 void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::vector<std::string>& priced_systems,
-                       const std::string& owner, const std::vector<std::pair<std::string, std::string>>& variants) {
+                       const std::string& owner, const std::vector<std::string>& variant_names) {
     node.check_keys({"price_per_gpu_hour", "currency"});
     if (auto currency = node.optional("currency")) {
         cost.currency = currency->as_string();
@@ -47,9 +47,9 @@ void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::
             std::map<std::string, std::string> key_of;   // system -> the key that priced it
             for (const std::string& key : price->keys()) {
                 const ConfigNode entry = price->required(key);
-                // A hypothetical variant is priced under its own name (else as its base system).
-                if (std::any_of(variants.begin(), variants.end(), [&](const auto& v) { return v.first == key; })) {
-                    if (const auto [it, fresh] = key_of.emplace(key, key); !fresh) entry.fail("duplicate key");
+                // A hypothetical variant is priced under its own name (else as its base system); keys() has
+                // refused a second entry under the same name.
+                if (std::find(variant_names.begin(), variant_names.end(), key) != variant_names.end()) {
                     cost.price_per_gpu_hour[key] = entry.as_double(0.0, 1e6);
                     cost.given_by_user.insert(key);
                     continue;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/planning/cost_energy.hpp"
@@ -19,11 +18,10 @@ Money parse_money(const std::string& text);   // "5000USD", "5000 EUR", "5000"; 
 // `priced_systems`: the systems the scenario runs (presets or GPU names, a variant as its base system). A price
 // keyed to any other system is refused at its key ("a price for X, which this <owner>"): a typo or a leftover
 // would otherwise silently price nothing.
-// `variants`: the scenario's hypothetical systems (name, base system): a price keyed to one's name is that
-// variant's own (CostParameters::price_of); a variant without one is priced as its base system.
+// `variant_names`: the scenario's hypothetical systems: a price keyed to one's name is that variant's own
+// (CostParameters::price_of); a variant without one is priced as its base system.
 void read_cost_section(const ConfigNode& node, CostParameters& cost, const std::vector<std::string>& priced_systems,
-                       const std::string& owner,
-                       const std::vector<std::pair<std::string, std::string>>& variants = {});
+                       const std::string& owner, const std::vector<std::string>& variant_names = {});
 void read_energy_section(const ConfigNode& node, EnergyParameters& energy);
 
 }  // namespace ttsim::planning

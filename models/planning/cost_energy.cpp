@@ -26,13 +26,16 @@ bool CostParameters::price_is_estimate(const std::string& system) const {
     return price_per_gpu_hour.count(system) ? true : !default_given_by_user;
 }
 
+bool CostParameters::has_own_price(const std::string& label, const std::string& base) const {
+    return label != base && given_by_user.count(label) > 0;
+}
+
 double CostParameters::price_of(const std::string& label, const std::string& base) const {
-    if (label != base && given_by_user.count(label)) return price_per_gpu_hour.at(label);
-    return price_for(base);
+    return has_own_price(label, base) ? price_per_gpu_hour.at(label) : price_for(base);
 }
 
 bool CostParameters::price_of_is_estimate(const std::string& label, const std::string& base) const {
-    return label != base && given_by_user.count(label) ? false : price_is_estimate(base);
+    return has_own_price(label, base) ? false : price_is_estimate(base);
 }
 
 std::string CostParameters::describe_prices(const std::vector<std::string>& catalog_systems) const {

@@ -58,6 +58,7 @@ struct CostParameters {
     // A system as a scenario labels it (a hypothetical variant's name) on its base system: the label's own price
     // where the user gave one (cost.price_per_gpu_hour keyed to a gpu_variants name), else the base system's.
     double price_of(const std::string& label, const std::string& base) const;
+    bool has_own_price(const std::string& label, const std::string& base) const;   // a variant priced by name
     bool price_of_is_estimate(const std::string& label, const std::string& base) const;
     // "dgx-h100 2.50 USD (given), dgx-b200 5.00 USD (default estimate, ...)" for the listed systems, each
     // (label, base system): a variant reads its own price or its base's.

@@ -59,15 +59,13 @@ std::string join_numbers(const std::vector<int>& values, const std::string& sepa
     return out;
 }
 
-// The systems of the sweep's series, in order of first appearance (for the price statement).
 // The systems whose prices a sweep used, each (label, base system): the base systems, and a variant where it has
 // a price of its own.
 std::vector<std::pair<std::string, std::string>> priced_systems(const SweepResult& result, const CostParameters& cost) {
     std::vector<std::pair<std::string, std::string>> systems;
     for (const PointResult& r : result.points) {
-        const bool own = r.point.system != r.point.base_system && cost.given_by_user.count(r.point.system);
-        const std::pair<std::string, std::string> entry =
-            own ? std::pair{r.point.system, r.point.base_system} : std::pair{r.point.base_system, r.point.base_system};
+        const std::string& base = r.point.base_system;
+        const std::pair<std::string, std::string> entry{cost.has_own_price(r.point.system, base) ? r.point.system : base, base};
         if (std::find(systems.begin(), systems.end(), entry) == systems.end()) systems.push_back(entry);
     }
     return systems;

@@ -315,7 +315,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
     }
     if (auto cost = root.optional("cost"))
-        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variant_bases(s.spec.variants));
+        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variant_names(s.spec.variants));
     if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
     if (auto trace = root.optional("trace")) {
         trace->check_keys({"workload", "system", "gpus"});
@@ -399,7 +399,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     const std::vector<std::string> bases = base_systems_of(s.query.systems, s.query.variants);
     // A price is for a system the plan searches, or a variant of it under its own name.
     if (auto cost = root.optional("cost"))
-        read_cost_section(*cost, s.cost, bases, "this plan does not search", variant_bases(s.query.variants));
+        read_cost_section(*cost, s.cost, bases, "this plan does not search", variant_names(s.query.variants));
     // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.
     if (auto energy = root.optional("energy"))
         if (auto node_power = energy->optional("node_power");

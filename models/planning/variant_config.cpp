@@ -98,9 +98,9 @@ std::vector<std::string> base_systems_of(const std::vector<std::string>& labels,
     return bases;
 }
 
-std::vector<std::pair<std::string, std::string>> variant_bases(const std::vector<HardwareVariant>& variants) {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const HardwareVariant& v : variants) out.emplace_back(v.name, v.base_system);
+std::vector<std::string> variant_names(const std::vector<HardwareVariant>& variants) {
+    std::vector<std::string> out;
+    for (const HardwareVariant& v : variants) out.push_back(v.name);
     return out;
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/planning/sweep_spec.hpp"
@@ -21,8 +20,8 @@ void require_variants_used(const ConfigNode& variants, const std::vector<Hardwar
 std::string base_system_of(const std::string& label, const std::vector<HardwareVariant>& variants);
 // base_system_of for each of `labels`, in order.
 std::vector<std::string> base_systems_of(const std::vector<std::string>& labels, const std::vector<HardwareVariant>& variants);
-// Each variant as (name, base system): what read_cost_section takes to price a variant under its own name.
-std::vector<std::pair<std::string, std::string>> variant_bases(const std::vector<HardwareVariant>& variants);
+// Each variant's name: what read_cost_section takes to price a variant under its own name.
+std::vector<std::string> variant_names(const std::vector<HardwareVariant>& variants);
 // The catalog GPU each of `systems` runs (through base_system_of), once each, in name order.
 std::vector<std::string> catalog_gpus(const std::vector<std::string>& systems, const std::vector<HardwareVariant>& variants);
 

@@ -181,8 +181,7 @@ layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph
 // that differ from the workload description's (precision, a masked-LM head on every token).
 layers::BuildOptions graph_options(const ParallelismConfig& layout, int graph_micro) {
     layers::BuildOptions o = layers::build_options(memory_layout_of(layout, graph_micro));
-    if (!layout.precision.empty())
-        o.precision = layout.precision == "fp8" ? layers::MathPrecision::fp8 : layers::MathPrecision::bf16;
+    if (!layout.precision.empty()) o.precision = layers::math_precision_named(layout.precision);
     o.head_on_all_tokens = layout.head_on_all_tokens;
     return o;
 }

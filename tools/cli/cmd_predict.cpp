@@ -134,10 +134,10 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         [&] { return price_flags(parser, {resolve_system(request.system).name}); });
     const planning::EnergyParameters energy;
     std::optional<AllocationUnit> allocation;
-    if (parser.has("allocation")) {
+    if (parser.has("allocation"))
         allocation = parser.get_parsed("allocation", [](const std::string& s) { return parse_allocation(s); });
-        parser.naming_flags([&] { (void)with_allocation(resolve_system(request.system), allocation); });
-    }
+    // What the job rents (refused at --allocation where the system has no such unit: a DGX is rented by the node).
+    const System rented = parser.naming_flags([&] { return with_allocation(resolve_system(request.system), allocation); });
     std::optional<OutputDir> output;
     if (const auto dir = parser.get_optional("out")) output.emplace(*dir);   // checked now, written after
     parser.naming_flags([&] { check_split_with_default(parser, request); });
@@ -157,8 +157,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     Prediction& p = explained.prediction;
     p.warnings.insert(p.warnings.end(), like_notes.begin(), like_notes.end());
     // A count that is not whole allocation units is answered, but what it rents is said (system.hpp).
-    if (std::string w = partial_allocation_warning(with_allocation(resolve_system(request.system), allocation), request.gpus);
-        !w.empty())
+    if (std::string w = partial_allocation_warning(rented, request.gpus); !w.empty())
         p.warnings.push_back(std::move(w));
 
     PredictionReport report;

@@ -154,10 +154,10 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     if (auto node = root.optional("cost")) planning::read_cost_section(*node, cost, {system}, "this scenario does not run");
     if (auto node = root.optional("energy")) planning::read_energy_section(*node, energy);
     std::optional<AllocationUnit> allocation;
-    if (auto node = root.optional("allocation")) {
-        allocation = parse_allocation(node->as_choice({"rack", "tray"}));
-        node->feeding([&] { return with_allocation(resolved, allocation); });
-    }
+    if (auto node = root.optional("allocation")) allocation = parse_allocation(node->as_choice({"rack", "tray"}));
+    // What the job rents (refused at `allocation` where the system has no such unit: a DGX is rented by the node).
+    const System rented = allocation ? root.required("allocation").feeding([&] { return with_allocation(resolved, allocation); })
+                                     : resolved;
     // A pin no count can take (TP beyond the system's NVLink domain) is refused at the key, not a row per count.
     if (layout.mode == LayoutMode::pinned) {
         const ConfigNode node = root.required("layout");
@@ -251,7 +251,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         }
         out << "  " << r.gpus << " GPUs: memory " << r.p.memory_summary << "\n";
         if (r.cost.rented_gpu_hours > r.p.gpu_hours * (1 + 1e-9))
-            out << "  " << r.gpus << " GPUs: rents " << with_allocation(resolved, allocation).describe_allocation(r.gpus)
+            out << "  " << r.gpus << " GPUs: rents " << rented.describe_allocation(r.gpus)
                 << ", which the cost and GPU-hours bill whole\n";
         if (r.p.published)
             out << fmt::format("  {} GPUs: {}: {}: {:.2f} h, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,

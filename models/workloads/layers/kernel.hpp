@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace ttsim::layers {
 
@@ -19,6 +20,10 @@ enum class KernelKind { gemm, conv, attention, norm, elementwise, embedding, opt
 enum class Pass { forward, dgrad, wgrad, recompute, optimizer };
 // The tensor-core rate a kernel runs at (GpuSpec bf16_dense or fp8_dense).
 enum class MathPrecision { bf16, fp8 };
+// The rate of a precision as the data name it (bf16, fp16, fp8): fp16 and bf16 share the 16-bit tensor rate.
+inline MathPrecision math_precision_named(std::string_view name) {
+    return name == "fp8" ? MathPrecision::fp8 : MathPrecision::bf16;
+}
 
 // C[m, n] = A[m, k] x B[k, n], `batch` independent problems of that size (attention heads, conv groups).
 struct GemmShape {
