@@ -179,7 +179,7 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
     if (node.is_scalar()) {
         request = node.feeding([&] { return parse_layout_request(node.as_string()); });
     } else {
-        node.check_keys({"tp", "cp", "micro", "accumulation", "distributed_optimizer"});
+        node.check_keys({"tp", "cp", "micro", "accumulation", "distributed_optimizer", "reduction"});
         request.mode = LayoutMode::pinned;
         const std::pair<const char*, std::optional<int> LayoutPins::*> counts[] = {
             {"tp", &LayoutPins::tensor_parallel},
@@ -189,10 +189,11 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
         for (const auto& [key, member] : counts)
             if (auto x = node.optional(key)) request.pins.*member = static_cast<int>(x->as_int(1, 1 << 20));
         if (auto x = node.optional("distributed_optimizer")) request.pins.distributed_optimizer = x->as_bool();
-        const LayoutPins& p = request.pins;
-        if (!p.tensor_parallel && !p.context_parallel && !p.micro_batch && !p.gradient_accumulation &&
-            !p.distributed_optimizer)
-            node.fail("pins nothing: give tp, cp, micro, accumulation or distributed_optimizer (or layout: fastest)");
+        if (auto x = node.optional("reduction"))
+            request.pins.reduction_after_backward = x->as_choice({"overlapped", "after_backward"}) == "after_backward";
+        if (!request.pins.any())
+            node.fail("pins nothing: give tp, cp, micro, accumulation, distributed_optimizer or reduction (or layout: "
+                      "fastest)");
     }
     if (request.searches() && model != ComputeModel::operator_level)
         node.fail("a searched layout (fastest or pins) is priced by the operator model: add 'model: operator', or use "

@@ -38,9 +38,10 @@ bool faster(const LayoutCandidate& a, const LayoutCandidate& b) {
 }  // namespace
 
 std::string describe_layout(const ParallelismConfig& c) {
-    return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}", c.tensor_parallel, c.context_parallel,
+    return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}{}", c.tensor_parallel, c.context_parallel,
                        c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
-                       c.distributed_optimizer ? ", distributed optimizer" : "");
+                       c.distributed_optimizer ? ", distributed optimizer" : "",
+                       c.gradient_reduction_after_backward ? ", gradients reduced after backward" : "");
 }
 
 void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins, Field tensor_parallel_field,
@@ -163,6 +164,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 const int accumulation = share / micro;
                 if (pinned_out(pins.micro_batch, micro) || pinned_out(pins.gradient_accumulation, accumulation)) continue;
                 ParallelismConfig c = job.switches;
+                if (pins.reduction_after_backward) c.gradient_reduction_after_backward = *pins.reduction_after_backward;
                 c.tensor_parallel = tp;
                 c.context_parallel = cp;
                 c.pipeline_parallel = 1;
@@ -283,7 +285,9 @@ LayoutRequest parse_layout_request(const std::string& text) {
         return request;
     }
     request.mode = LayoutMode::pinned;
-    const char* usage = "expected fastest, published or tp=T,cp=C[,micro=M,accumulation=A,distributed_optimizer=on|off]";
+    const char* usage =
+        "expected fastest, published or tp=T,cp=C[,micro=M,accumulation=A,distributed_optimizer=on|off,"
+        "reduction=overlapped|after_backward]";
     std::set<std::string> seen;
     std::size_t begin = 0;
     while (begin <= text.size()) {
@@ -299,6 +303,12 @@ LayoutRequest parse_layout_request(const std::string& text) {
             if (value != "on" && value != "off")
                 throw InputError("distributed_optimizer must be on or off, not '" + value + "'", Field::layout);
             request.pins.distributed_optimizer = value == "on";
+            continue;
+        }
+        if (key == "reduction") {
+            if (value != "overlapped" && value != "after_backward")
+                throw InputError("reduction must be overlapped or after_backward, not '" + value + "'", Field::layout);
+            request.pins.reduction_after_backward = value == "after_backward";
             continue;
         }
         std::optional<int>* slot = key == "tp"             ? &request.pins.tensor_parallel

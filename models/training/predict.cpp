@@ -97,6 +97,8 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
     plan.backward_share = terms.backward_share;
     plan.bucket_comm_seconds = s.bucket_comm_seconds;
     plan.bucket_ready_fractions = terms.bucket_ready_fractions;
+    // Reductions held until backward ends: every bucket is ready at its end, none overlaps the backward pass.
+    if (c.gradient_reduction_after_backward) plan.bucket_ready_fractions.assign(plan.bucket_comm_seconds.size(), 1.0);
     plan.layers = terms.layers;
     plan.layer_collectives = terms.layer_collectives;
     plan.bucket_comm_name = s.bucket_comm_name;

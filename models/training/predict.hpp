@@ -36,8 +36,12 @@ enum class LayoutMode { automatic, fastest, published, pinned };
 struct LayoutPins {
     std::optional<int> tensor_parallel, context_parallel, micro_batch, gradient_accumulation;
     std::optional<bool> distributed_optimizer;
+    // Gradients reduced once backward has ended (true) or bucket by bucket during it (false); unset: as the layout
+    // the search starts from (its published recipe: ParallelismConfig::gradient_reduction_after_backward).
+    std::optional<bool> reduction_after_backward;
     bool any() const {
-        return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || distributed_optimizer;
+        return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || distributed_optimizer ||
+               reduction_after_backward;
     }
 };
 struct LayoutRequest {

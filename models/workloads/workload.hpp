@@ -58,6 +58,10 @@ struct ParallelismConfig {
     // precision (empty: the workload's) and a masked-LM head on every token (NVIDIA's BERT at 3,472 GPUs).
     std::string precision;
     bool head_on_all_tokens = false;
+    // The gradient reductions wait for the end of backward instead of running bucket by bucket as backward fills
+    // them (apex DistributedFusedLAMB without --dwu-overlap-reductions: NVIDIA's BERT on 1 and 8 nodes). A fact of
+    // each submission, inherited by layouts derived from it like its launch mode.
+    bool gradient_reduction_after_backward = false;
 
     int gpus() const { return model_split() * data_parallel; }
     int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank

@@ -112,7 +112,7 @@ EvalPasses read_evaluation(const ConfigNode& entry) {
 PublishedParallelism read_layout(const ConfigNode& entry) {
     entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
                       "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "eval_batch",
-                      "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "source"});
+                      "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction", "source"});
     PublishedParallelism p;
     const ConfigNode system = entry.required("system");
     p.system_family = system.as_string();
@@ -146,6 +146,8 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
         c.eval_cuda_graphs = graphs->as_choice({"none", "per_layer", "segmented", "full_iteration"});
     if (const auto precision = entry.optional("precision")) c.precision = precision->as_choice({"bf16", "fp16", "fp8"});
     if (const auto head = entry.optional("head_tokens")) c.head_on_all_tokens = head->as_choice({"masked", "all"}) == "all";
+    if (const auto reduction = entry.optional("gradient_reduction"))
+        c.gradient_reduction_after_backward = reduction->as_choice({"overlapped", "after_backward"}) == "after_backward";
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)
         entry.required("gpus").fail("the layout does not multiply out to its GPU count: TP " +
                                     std::to_string(c.tensor_parallel) + " x CP " + std::to_string(c.context_parallel) +

@@ -266,3 +266,42 @@ TEST_CASE("layer-granular iteration: TP/CP collectives longer than the compute d
         CHECK(r.step_seconds == Approx(20.0));
     }
 }
+
+// NVIDIA's BERT on 1 and 8 nodes runs apex DistributedFusedLAMB without --dwu-overlap-reductions: its gradients are
+// reduced in one go once backward has ended (workload_catalog.yaml `gradient_reduction: after_backward`). Every
+// bucket is then ready at the end of backward and the whole reduction is exposed; overlapped, most of it hides.
+TEST_CASE("gradient reductions held until the end of backward are exposed whole, overlapped ones hide",
+          "[layers][training]") {
+    const PreparedScenario held = prepare(test::prediction_request("bert", "dgx-h100", 64));
+    REQUIRE(held.layout.gradient_reduction_after_backward);
+    REQUIRE(held.layout.distributed_optimizer);
+    REQUIRE(held.bucket_comm_seconds.size() > 1);
+    const ComputeProfile& profile = operator_profiles().find(*held.workload, *held.gpu);
+    const IterationPlan held_plan = make_iteration_plan(held, profile);
+    REQUIRE(held_plan.bucket_ready_fractions.size() == held.bucket_comm_seconds.size());
+    for (double ready : held_plan.bucket_ready_fractions) CHECK(ready == 1.0);
+    double reduction = 0;
+    for (double seconds : held.bucket_comm_seconds) reduction += seconds;
+    const IterationResult held_step = simulate_iteration(held_plan);
+    // FIFO on the communication stream from the end of backward: the wait is the buckets' sum (each rounded to
+    // the picosecond), then the parameter all-gather.
+    CHECK(held_step.exposed_comm_seconds == Approx(reduction + held_plan.param_all_gather_seconds).epsilon(1e-9));
+
+    PreparedScenario overlapped = held;
+    overlapped.layout.gradient_reduction_after_backward = false;
+    const IterationResult overlapped_step = simulate_iteration(make_iteration_plan(overlapped, profile));
+    CHECK(overlapped_step.exposed_comm_seconds < held_step.exposed_comm_seconds - 0.5 * reduction);
+    CHECK(overlapped_step.compute_seconds == held_step.compute_seconds);
+    CHECK(held_step.step_seconds - overlapped_step.step_seconds ==
+          Approx(held_step.exposed_comm_seconds - overlapped_step.exposed_comm_seconds).epsilon(1e-9));
+
+    // The 3,472-GPU configuration overlaps (--dwu-overlap-reductions, 5 blocks); the catalog says so.
+    bool found = false;
+    for (const PublishedParallelism& p : held.workload->published_parallelism) {
+        if (p.system_family != "H100-SXM") continue;
+        CHECK(p.config.distributed_optimizer);   // --distributed_lamb in every NVIDIA BERT run_and_time.sh
+        CHECK(p.config.gradient_reduction_after_backward == (p.gpus <= 64));
+        found = found || p.gpus == 3472;
+    }
+    CHECK(found);
+}

@@ -73,7 +73,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         .option("pue", "X", "data-centre power usage effectiveness", "1.0")
         .option("layout", "L",
                 "the layout of every candidate, as 'ttsim predict --layout': published, fastest or pins "
-                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (fastest and pins need the operator model)",
+                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on,reduction=overlapped] (fastest and pins need the operator model)",
                 "fastest with an operator profile, published with a lumped one")
         .option("profiles", "DIR", "directory with the calibrated profiles (a 'ttsim calibrate --out' folder)",
                 "models/profiles")

@@ -86,7 +86,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("layout", "L",
                 "fastest (search every valid TP x CP x DP x micro batch x accumulation x distributed optimizer that "
                 "fits in HBM, operator model), published (NVIDIA's v4.1 layout at the nearest scale), or pins: "
-                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on] (searches what they leave open)",
+                "tp=4,cp=2[,micro=1,accumulation=2,distributed_optimizer=on,reduction=overlapped] (searches what they leave open)",
                 "fastest with an operator profile, published with a lumped one")
         .option("like", "SUBMITTER/SYSTEM",
                 "price the kernels with that system's software-stack speed offset from the profiles (a v4.1 "

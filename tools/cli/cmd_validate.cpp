@@ -87,7 +87,25 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
     for (const auto& [name, f] : {std::pair{"lumped", &a}, std::pair{"operator", &b}})
         out << fmt::format("{:<10} {:>10.2f} {:>12.2f} {:>8.2f} {:>10.2f} {:>15.2f}\n", name, f->in_sample, f->forward,
                            f->loco, f->holdout, f->holdout_step);
-    out << "default model: " << to_string(kDefaultComputeModel) << " (the lower forward-chaining CV MAPE decides)\n\n"
+    // The selection rule (README, session 19): forward-chaining CV on <= 64 GPUs proposes; a proposal whose hold-out
+    // time-to-train MAPE is worse than the other model's is vetoed.
+    const bool lumped_proposed = a.forward < b.forward;
+    const ModelFigures& proposed = lumped_proposed ? a : b;
+    const ModelFigures& other = lumped_proposed ? b : a;
+    const char* proposed_name = lumped_proposed ? "lumped" : "operator";
+    const char* other_name = lumped_proposed ? "operator" : "lumped";
+    const bool vetoed = proposed.holdout > other.holdout;
+    const char* chosen = vetoed ? other_name : proposed_name;
+    out << fmt::format("rule: forward CV proposes {} ({:.2f} against {:.2f}); {}\n", proposed_name, proposed.forward,
+                       other.forward,
+                       vetoed ? fmt::format("the hold-out vetoes it ({:.2f} against {:.2f}), so {}", proposed.holdout,
+                                            other.holdout, chosen)
+                              : fmt::format("its hold-out is no worse ({:.2f} against {:.2f}), so {}", proposed.holdout,
+                                            other.holdout, chosen));
+    out << "default model: " << to_string(kDefaultComputeModel)
+        << (to_string(kDefaultComputeModel) == std::string(chosen) ? " (as the rule picks)"
+                                                                    : " (NOT what the rule picks on these figures)")
+        << "\n\n"
         << "hold-out points, predicted minutes by each model\n";
     out << fmt::format("{:<17} {:<10} {:>6} {:<26} {:>10} {:>10} {:>8} {:>10} {:>8}\n", "workload", "gpu", "gpus",
                        "submitter/system", "published", "lumped", "err%", "operator", "err%");

@@ -18,12 +18,6 @@ std::string price_note(const PredictionReport& r) {
            planning::kBillingRule;
 }
 
-std::string layout_text(const ParallelismConfig& l) {
-    return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}", l.tensor_parallel, l.context_parallel,
-                       l.data_parallel, l.samples_per_micro_batch, l.gradient_accumulation,
-                       l.distributed_optimizer ? ", distributed optimizer" : "");
-}
-
 }  // namespace
 
 std::string format_prediction_table(const PredictionReport& report) {
@@ -35,7 +29,7 @@ std::string format_prediction_table(const PredictionReport& report) {
     // NVLink domains, so whether it ran is not obvious from the request).
     out += fmt::format("{} on {} x {} ({}, {}{})\n", p.workload, p.gpus, p.gpu, p.system, p.fabric,
                        p.layout.sharp ? ", SHARP on" : ", SHARP off");
-    line("layout", layout_text(p.layout));
+    line("layout", describe_layout(p.layout));
     if (!p.layout_choice.empty()) {   // the layout search chose it (layout_search.hpp)
         line("layout choice", fmt::format("{}, searched in {:.3f} s", p.layout_choice, p.layout_search_seconds));
         if (p.published) {
@@ -151,7 +145,8 @@ std::string format_prediction_json(const PredictionReport& report) {
                    {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
                    {"micro_batch", p.layout.samples_per_micro_batch},
                    {"gradient_accumulation", p.layout.gradient_accumulation},
-                   {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp}};
+                   {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp},
+                   {"gradient_reduction", p.layout.gradient_reduction_after_backward ? "after_backward" : "overlapped"}};
     j["ttt_minutes"] = p.ttt_minutes;
     j["ttt_p10_minutes"] = p.ttt_p10_minutes;
     j["ttt_p90_minutes"] = p.ttt_p90_minutes;
