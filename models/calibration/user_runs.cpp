@@ -160,7 +160,7 @@ CalibrationPoint point_of(const Row& row) {
     bool relayout = false;
     if (const std::string value = row.text("distributed_optimizer"); !value.empty()) {
         if (value != "on" && value != "off") row.fail("distributed_optimizer", "expected on or off, got '" + value + "'");
-        layout.distributed_optimizer = value == "on";
+        set_distributed_optimizer(layout, value == "on");
         if (layout.distributed_optimizer && layout.data_parallel == 1)
             row.fail("distributed_optimizer", "on needs more than one data-parallel rank (this layout has 1)");
         relayout = relayout || layout.distributed_optimizer != s.layout.distributed_optimizer;

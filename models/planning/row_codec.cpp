@@ -8,7 +8,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_p
                                    data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
                                    global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs,
                                    eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs, precision,
-                                   head_on_all_tokens, gradient_reduction_after_backward)
+                                   head_on_all_tokens, gradient_reduction_after_backward, gradient_buckets,
+                                   attention_precision)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction::Alternative, label, layout, ttt_minutes, step_ms, memory_per_gpu_bytes,
                                    memory_fits)
 namespace planning {

@@ -41,7 +41,7 @@ std::string describe_layout(const ParallelismConfig& c) {
     return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}{}", c.tensor_parallel, c.context_parallel,
                        c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
                        c.distributed_optimizer ? ", distributed optimizer" : "",
-                       c.gradient_reduction_after_backward ? ", gradients reduced after backward" : "");
+                       c.gradient_reduction_after_backward && c.data_parallel > 1 ? ", gradients reduced after backward" : "");
 }
 
 void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins, Field tensor_parallel_field,
@@ -164,7 +164,6 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 const int accumulation = share / micro;
                 if (pinned_out(pins.micro_batch, micro) || pinned_out(pins.gradient_accumulation, accumulation)) continue;
                 ParallelismConfig c = job.switches;
-                if (pins.reduction_after_backward) c.gradient_reduction_after_backward = *pins.reduction_after_backward;
                 c.tensor_parallel = tp;
                 c.context_parallel = cp;
                 c.pipeline_parallel = 1;
@@ -185,18 +184,20 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 for (bool dopt : {false, true}) {
                     if (dopt && dp == 1) continue;   // nothing to shard
                     if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
-                    c.distributed_optimizer = dopt;
+                    ParallelismConfig layout = c;
+                    set_distributed_optimizer(layout, dopt);
+                    if (pins.reduction_after_backward) set_reduction_after_backward(layout, *pins.reduction_after_backward);
                     std::shared_ptr<const OperatorTable> table =
-                        build_operator_table(workload, *graph, gpu, c, session.optimizer_shards(c), memory);
+                        build_operator_table(workload, *graph, gpu, layout, session.optimizer_shards(layout), memory);
                     ++result.enumerated;
-                    LayoutCandidate candidate{c, table->memory};
+                    LayoutCandidate candidate{layout, table->memory};
                     if (!table->memory.fits) {
                         result.too_big.push_back(std::move(candidate));
                         continue;
                     }
                     PrepareReuse reuse{.collectives = &session, .operator_table = table,
-                                       .eval_table = eval_table_of(c, *table), .without_collectives = true};
-                    const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
+                                       .eval_table = eval_table_of(layout, *table), .without_collectives = true};
+                    const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(layout, reuse), profile);
                     unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound});
                 }
             }

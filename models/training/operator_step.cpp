@@ -183,6 +183,7 @@ layers::BuildOptions graph_options(const ParallelismConfig& layout, int graph_mi
     layers::BuildOptions o = layers::build_options(memory_layout_of(layout, graph_micro));
     if (!layout.precision.empty()) o.precision = layers::math_precision_named(layout.precision);
     o.head_on_all_tokens = layout.head_on_all_tokens;
+    if (!layout.attention_precision.empty()) o.attention_precision = layers::math_precision_named(layout.attention_precision);
     return o;
 }
 

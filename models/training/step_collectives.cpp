@@ -238,7 +238,10 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
 
     // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
     const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
-    const int buckets = std::max(1, static_cast<int>(std::ceil(gradient_bytes / kGradientBucketBytes)));
+    const double bucket_cap = workload.gradient_bucket_bytes ? static_cast<double>(*workload.gradient_bucket_bytes)
+                                                             : kGradientBucketBytes;
+    const int buckets = c.gradient_buckets > 0 ? c.gradient_buckets
+                                               : std::max(1, static_cast<int>(std::ceil(gradient_bytes / bucket_cap)));
     const double bucket_bytes = gradient_bytes / buckets;
     if (c.data_parallel > 1) {
         if (!c.distributed_optimizer) {

@@ -51,8 +51,9 @@ struct StepCollectives {
     std::uint64_t simulations = 0;        // flow simulations run (cache misses)
 };
 
-// Gradient bucket size, bytes: PyTorch DDP's default is 25 MB; NVIDIA's MLPerf code uses larger fused buckets.
-// 64 MB is our middle estimate.
+// Gradient bucket size, bytes, where neither the workload (Workload::gradient_bucket_bytes) nor the layout
+// (ParallelismConfig::gradient_buckets) says: PyTorch DDP's default is 25 MiB, Megatron-LM's 40M parameters, and
+// NVIDIA's MLPerf code sets its own (SD 288 MiB). 64 MB is our middle estimate.
 inline constexpr double kGradientBucketBytes = 64e6;
 
 // Groups (all other rank classes run the same collectives at the same time on their own rails; with one NIC per

@@ -101,11 +101,14 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
 
     ParallelismConfig c = nearest->config;
     // A submission's own departures from the workload's recipe (its GEMM precision, a masked-LM head on every token:
-    // BERT at 3,472 GPUs) describe that run, not a scale or a GPU: a layout derived from it takes the workload's own.
-    // (Its launch mode, cuda_graphs, is kept: it follows the per-GPU batch the scale brings.)
+    // BERT at 3,472 GPUs; FP8 attention: LoRA on one H100 node and on B200) describe that run, not a scale or a GPU:
+    // a layout derived from it takes the workload's own. (Its launch mode, cuda_graphs, is kept: it follows the
+    // per-GPU batch the scale brings. So are its gradient reduction and block count: the recipe NVIDIA tuned at that
+    // scale, the nearest evidence of what the framework does there.)
     if (!choice.exact_match) {
         c.precision.clear();
         c.head_on_all_tokens = false;
+        c.attention_precision.clear();
     }
     const int model_parallel = c.tensor_parallel * c.context_parallel * c.pipeline_parallel;
     if (gpus % model_parallel != 0)
@@ -253,6 +256,20 @@ double model_state_bytes_per_gpu(const Workload& workload, const ParallelismConf
     const double gradients = 2.0 * static_cast<double>(workload.trainable_params) / model_split;
     const double optimizer = 12.0 * static_cast<double>(workload.trainable_params) / model_split / shards;
     return weights + gradients + optimizer;
+}
+
+void set_distributed_optimizer(ParallelismConfig& layout, bool on) {
+    if (layout.distributed_optimizer && !on) {
+        layout.gradient_reduction_after_backward = false;
+        layout.gradient_buckets = 0;
+    }
+    layout.distributed_optimizer = on;
+}
+
+void set_reduction_after_backward(ParallelismConfig& layout, bool after_backward) {
+    if (layout.gradient_reduction_after_backward == after_backward) return;
+    layout.gradient_reduction_after_backward = after_backward;
+    layout.gradient_buckets = 0;
 }
 
 }  // namespace ttsim

@@ -58,14 +58,26 @@ struct ParallelismConfig {
     // precision (empty: the workload's) and a masked-LM head on every token (NVIDIA's BERT at 3,472 GPUs).
     std::string precision;
     bool head_on_all_tokens = false;
+    std::string attention_precision;        // empty: bf16/fp16; "fp8": FP8 dot-product attention (LoRA FP8_DPA=1)
     // The gradient reductions wait for the end of backward instead of running bucket by bucket as backward fills
     // them (apex DistributedFusedLAMB without --dwu-overlap-reductions: NVIDIA's BERT on 1 and 8 nodes). A fact of
     // each submission, inherited by layouts derived from it like its launch mode.
     bool gradient_reduction_after_backward = false;
+    // The gradients reduced in this many equal blocks (apex DistributedFusedLAMB --dwu-num-blocks); 0: in buckets
+    // of the workload's size (Workload::gradient_bucket_bytes).
+    int gradient_buckets = 0;
 
     int gpus() const { return model_split() * data_parallel; }
     int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank
 };
+
+// Switches a layout's optimizer. A recipe's gradient reduction (after backward, in its block count) belongs to its
+// distributed optimizer (apex DistributedFusedLAMB's --dwu-* flags: NVIDIA's BERT), so a plain data-parallel
+// what-if derived from it reduces in overlapped buckets of the workload's size, as PyTorch DDP does.
+void set_distributed_optimizer(ParallelismConfig& layout, bool on);
+// Sets whether the gradients are reduced after backward; a change of mode drops the recipe's block count (its
+// buckets are then the workload's size).
+void set_reduction_after_backward(ParallelismConfig& layout, bool after_backward);
 
 // A configuration NVIDIA (or AMD) published: system family and GPU count -> parallelism.
 struct PublishedParallelism {
@@ -150,6 +162,9 @@ struct Workload {
     std::uint64_t gradient_bytes = 0;       // per step, whole model = trainable_params * bytes(gradient_dtype)
     // Bytes of one gradient element as kept and reduced (gradient_dtype): 4 for fp32, else 2.
     double gradient_element_bytes() const { return gradient_dtype == "fp32" ? 4.0 : 2.0; }
+    // The framework's gradient bucket (PyTorch DDP bucket_cap_mb, apex DistributedFusedAdam bucket_cap_mb); unset:
+    // kGradientBucketBytes (step_collectives.hpp). A layout's gradient_buckets overrides it.
+    std::optional<std::uint64_t> gradient_bucket_bytes;
 
     double train_flops_per_sample = 0;      // forward + backward, FLOP, at the sample size ttsim assumes
     double forward_flops_per_sample = 0;    // FLOP

@@ -112,7 +112,7 @@ EvalPasses read_evaluation(const ConfigNode& entry) {
 PublishedParallelism read_layout(const ConfigNode& entry) {
     entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
                       "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "eval_batch",
-                      "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction", "source"});
+                      "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction", "gradient_buckets", "attention_precision", "source"});
     PublishedParallelism p;
     const ConfigNode system = entry.required("system");
     p.system_family = system.as_string();
@@ -146,6 +146,9 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
         c.eval_cuda_graphs = graphs->as_choice({"none", "per_layer", "segmented", "full_iteration"});
     if (const auto precision = entry.optional("precision")) c.precision = precision->as_choice({"bf16", "fp16", "fp8"});
     if (const auto head = entry.optional("head_tokens")) c.head_on_all_tokens = head->as_choice({"masked", "all"}) == "all";
+    if (const auto blocks = entry.optional("gradient_buckets")) c.gradient_buckets = static_cast<int>(blocks->as_int(1, 1024));
+    if (const auto attention = entry.optional("attention_precision"))
+        c.attention_precision = attention->as_choice({"bf16", "fp16", "fp8"});
     if (const auto reduction = entry.optional("gradient_reduction"))
         c.gradient_reduction_after_backward = reduction->as_choice({"overlapped", "after_backward"}) == "after_backward";
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)
@@ -161,7 +164,7 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
 
 Workload read_workload(const ConfigNode& entry) {
     entry.check_keys({"name", "mlperf_benchmark", "aliases", "description", "total_params", "trainable_params",
-                      "gradient_dtype", "gradient_dtype_confirmed", "gradient_bytes", "train_flops_per_sample",
+                      "gradient_dtype", "gradient_dtype_confirmed", "gradient_bytes", "gradient_bucket", "train_flops_per_sample",
                       "forward_flops_per_sample", "flops_note", "train_samples", "eval_samples", "convergence_unit",
                       "runs_per_result", "quality_target", "eval_on_the_clock", "eval_rule", "model_parallel",
                       "layer_model", "evaluation", "published_parallelism"});
@@ -172,12 +175,19 @@ Workload read_workload(const ConfigNode& entry) {
     w.total_params = sourced_count(entry, "total_params", 1);
     w.trainable_params = sourced_count(entry, "trainable_params", 1);
     if (w.trainable_params > w.total_params) entry.required("trainable_params").fail("more than total_params");
-    w.gradient_dtype = sourced(entry, "gradient_dtype").as_choice({"fp16", "bf16"});
+    w.gradient_dtype = sourced(entry, "gradient_dtype").as_choice({"fp16", "bf16", "fp32"});
     w.gradient_dtype_confirmed = sourced(entry, "gradient_dtype_confirmed").as_bool();
     const ConfigNode gradient_bytes = sourced(entry, "gradient_bytes");
     w.gradient_bytes = gradient_bytes.as_bytes();
-    if (w.gradient_bytes != 2 * w.trainable_params)   // both dtypes are 2 bytes
-        gradient_bytes.fail("expected trainable_params x 2 bytes = " + std::to_string(2 * w.trainable_params) + "B");
+    const auto element = static_cast<std::uint64_t>(w.gradient_element_bytes());
+    if (w.gradient_bytes != element * w.trainable_params)
+        gradient_bytes.fail("expected trainable_params x " + std::to_string(element) + " bytes (" + w.gradient_dtype +
+                            ") = " + std::to_string(element * w.trainable_params) + "B");
+    if (entry.has("gradient_bucket")) {
+        const ConfigNode bucket = sourced(entry, "gradient_bucket");
+        w.gradient_bucket_bytes = bucket.as_bytes();
+        if (*w.gradient_bucket_bytes == 0) bucket.fail("a gradient bucket holds at least one byte");
+    }
     w.train_flops_per_sample = sourced_flops(entry, "train_flops_per_sample");
     w.forward_flops_per_sample = sourced_flops(entry, "forward_flops_per_sample");
     w.flops_note = entry.required("flops_note").as_string();

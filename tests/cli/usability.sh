@@ -127,6 +127,13 @@ check "predict --sharp off: layout.sharp is false in JSON" \
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 16 --format json >"$tmp/predict-sharp-default.json"
 check "predict --sharp on across nodes = the default (whose defaults list names it)" \
   'python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); [x.pop(\"defaults\") for x in (a, b)]; sys.exit(a != b)" "$tmp/predict-sharp-on.json" "$tmp/predict-sharp-default.json"'
+# The gradient reduction pin: JSON names the mode; a bad value is refused naming --layout, exit 2, no output.
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 64 --layout tp=1,cp=1,reduction=overlapped --format json >"$tmp/predict-overlapped.json"
+check "predict --layout reduction=overlapped: layout.gradient_reduction is overlapped in JSON" \
+  'python3 -c "import json, sys; sys.exit(json.load(open(sys.argv[1]))[\"layout\"][\"gradient_reduction\"] != \"overlapped\")" "$tmp/predict-overlapped.json"'
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 64 --layout reduction=early --out "$tmp/bad-reduction" >"$tmp/bad-reduction.txt" 2>&1; rc=$?
+check "predict --layout reduction=early: exit 2 naming --layout, nothing written" \
+  '[[ $rc -eq 2 ]] && has "$tmp/bad-reduction.txt" "--layout" && has "$tmp/bad-reduction.txt" "overlapped or after_backward" && [[ ! -e "$tmp/bad-reduction" ]]'
 printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8, 16]\nrouting: static\nsharp: false\nplots: false\n' >"$tmp/sweep-nosharp.yaml"
 "$ttsim" run "$tmp/sweep-nosharp.yaml" --out "$tmp/sweep-nosharp" >"$tmp/sweep-nosharp.txt"
 check "sharp: false in a sweep scenario is stated in its title" 'has "$tmp/sweep-nosharp.txt" "2 points, static ECMP routing, SHARP off)"'

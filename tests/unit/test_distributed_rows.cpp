@@ -85,8 +85,18 @@ TEST_CASE("row encoding keeps every bit, infinities and NaN included", "[plannin
     o.prediction.efficiency_vs_8gpu = std::nextafter(1.0, 2.0);
     o.prediction.routing = FabricRouting::StaticEcmp;
     o.prediction.warnings = {"w, with \"quotes\""};
+    o.prediction.layout.gradient_reduction_after_backward = true;   // a layout's facts travel with the row
+    o.prediction.layout.gradient_buckets = 5;
+    o.prediction.layout.attention_precision = "fp8";
+    o.prediction.layout.precision = "fp16";
+    o.prediction.layout.head_on_all_tokens = true;
     o.notes = {"n"};
     const PointOutcome back = round_trip(o);
+    CHECK(back.prediction.layout.gradient_reduction_after_backward);
+    CHECK(back.prediction.layout.gradient_buckets == 5);
+    CHECK(back.prediction.layout.attention_precision == "fp8");
+    CHECK(back.prediction.layout.precision == "fp16");
+    CHECK(back.prediction.layout.head_on_all_tokens);
     CHECK(back.prediction.ttt_minutes == o.prediction.ttt_minutes);
     CHECK(std::isinf(back.prediction.step_ms));
     CHECK(std::isnan(back.prediction.fixed_ms));

@@ -13,6 +13,7 @@
 #include "models/trace/iteration_timeline.hpp"
 #include "models/trace/trace_writer.hpp"
 #include "models/training/layout_search.hpp"
+#include "models/training/step_collectives.hpp"
 #include "prediction_helpers.hpp"
 
 using namespace ttsim;
@@ -275,7 +276,7 @@ TEST_CASE("gradient reductions held until the end of backward are exposed whole,
     const PreparedScenario held = prepare(test::prediction_request("bert", "dgx-h100", 64));
     REQUIRE(held.layout.gradient_reduction_after_backward);
     REQUIRE(held.layout.distributed_optimizer);
-    REQUIRE(held.bucket_comm_seconds.size() > 1);
+    REQUIRE(held.bucket_comm_seconds.size() == 1);   // --dwu-num-blocks=1: one block
     const ComputeProfile& profile = operator_profiles().find(*held.workload, *held.gpu);
     const IterationPlan held_plan = make_iteration_plan(held, profile);
     REQUIRE(held_plan.bucket_ready_fractions.size() == held.bucket_comm_seconds.size());
@@ -283,12 +284,16 @@ TEST_CASE("gradient reductions held until the end of backward are exposed whole,
     double reduction = 0;
     for (double seconds : held.bucket_comm_seconds) reduction += seconds;
     const IterationResult held_step = simulate_iteration(held_plan);
-    // FIFO on the communication stream from the end of backward: the wait is the buckets' sum (each rounded to
-    // the picosecond), then the parameter all-gather.
+    // The communication stream starts at the end of backward: the wait is the block's reduction, then the
+    // parameter all-gather.
     CHECK(held_step.exposed_comm_seconds == Approx(reduction + held_plan.param_all_gather_seconds).epsilon(1e-9));
 
-    PreparedScenario overlapped = held;
-    overlapped.layout.gradient_reduction_after_backward = false;
+    // The same split overlapped in buckets of the workload's size (64 MB: 11 of them).
+    ParallelismConfig overlapping = held.layout;
+    overlapping.gradient_reduction_after_backward = false;
+    overlapping.gradient_buckets = 0;
+    const PreparedScenario overlapped = prepare_with_layout(*held.workload, held.system, held.gpus, overlapping);
+    REQUIRE(overlapped.bucket_comm_seconds.size() == 11);
     const IterationResult overlapped_step = simulate_iteration(make_iteration_plan(overlapped, profile));
     CHECK(overlapped_step.exposed_comm_seconds < held_step.exposed_comm_seconds - 0.5 * reduction);
     CHECK(overlapped_step.compute_seconds == held_step.compute_seconds);
@@ -304,4 +309,38 @@ TEST_CASE("gradient reductions held until the end of backward are exposed whole,
         found = found || p.gpus == 3472;
     }
     CHECK(found);
+}
+
+// The frameworks' gradient buckets (workload_catalog.yaml): SD's apex DistributedFusedAdam buckets of 288 MiB,
+// RetinaNet's PyTorch DDP buckets of 25 MiB, BERT's DistributedFusedLAMB blocks (1 on 1 and 8 nodes, 5 at 434);
+// a workload that says nothing (Llama2-70B LoRA) keeps the 64 MB estimate.
+TEST_CASE("gradient buckets are the framework's: bucket size per workload, block count per layout", "[training]") {
+    auto buckets = [](const char* workload, int gpus) {
+        return prepare(test::prediction_request(workload, "dgx-h100", gpus)).bucket_comm_seconds.size();
+    };
+    const Workload& sd = find_workload("stable_diffusion");
+    REQUIRE(sd.gradient_bucket_bytes);
+    CHECK(*sd.gradient_bucket_bytes == 288ull << 20);
+    CHECK(buckets("stable_diffusion", 64) == 6);   // 1,731,821,448 B / 301,989,888 B = 5.7
+    const Workload& retinanet = find_workload("retinanet");
+    REQUIRE(retinanet.gradient_bucket_bytes);
+    CHECK(buckets("retinanet", 64) == 3);          // 73,698,008 B / 26,214,400 B = 2.8
+    CHECK(buckets("bert", 64) == 1);
+    CHECK(buckets("bert", 8) == 1);
+    CHECK(buckets("bert", 3472) == 5);
+    CHECK_FALSE(find_workload("llama2_70b_lora").gradient_bucket_bytes);
+    CHECK(buckets("llama2_70b_lora", 64) == 1);    // 178 MB (fp32) / TP 4 = 45 MB: one bucket of at most 64 MB
+
+    // Larger buckets leave more of the reduction after backward: SD at 1,024 GPUs, its 288 MiB against 64 MB.
+    PreparedScenario big = prepare(test::prediction_request("stable_diffusion", "dgx-h100", 1024));
+    const ComputeProfile& profile = operator_profiles().find(*big.workload, *big.gpu);
+    const IterationResult as_run = simulate_iteration(make_iteration_plan(big, profile));
+    Workload small_buckets = *big.workload;
+    small_buckets.gradient_bucket_bytes = 64'000'000;
+    StepCollectiveSession session(big.system, big.gpus, big.layout.sharp);
+    const StepCollectives smaller = session.price(small_buckets, big.layout);
+    CHECK(smaller.bucket_seconds.size() == 28);
+    big.bucket_comm_seconds = smaller.bucket_seconds;
+    const IterationResult small = simulate_iteration(make_iteration_plan(big, profile));
+    CHECK(as_run.exposed_comm_seconds > small.exposed_comm_seconds);
 }

@@ -200,3 +200,43 @@ TEST_CASE("a layout's precision and all-token MLM head change the BERT graph as 
     // Only an encoder has a masked-LM head to run on every token.
     CHECK_THROWS_WITH(load_shipped_layer_workload("llama2_70b_lora", all_tokens), Catch::Contains("transformer_encoder"));
 }
+
+// NVIDIA's Llama2-70B LoRA on one H100 node and on B200 runs Transformer Engine's FP8 dot-product attention
+// (FP8_DPA=1, NVTE_FP8_DPA_BWD=1; the 64- and 1,024-GPU and H200 configs set FP8_DPA=0): workload_catalog.yaml
+// `attention_precision: fp8` on those layouts, BuildOptions::attention_precision for the graph.
+TEST_CASE("a layout's FP8 attention runs the attention kernels, and only them, at FP8", "[layers]") {
+    BuildOptions plain;
+    plain.tensor_parallel = 4;
+    BuildOptions fp8_attention = plain;
+    fp8_attention.attention_precision = MathPrecision::fp8;
+    const LayerGraph bf16 = load_shipped_layer_workload("llama2_70b_lora", plain);
+    const LayerGraph fp8 = load_shipped_layer_workload("llama2_70b_lora", fp8_attention);
+    auto precisions = [](const LayerGraph& g, KernelKind kind) {
+        std::set<MathPrecision> seen;
+        for (const Layer& l : g.layers) {
+            for (const Kernel& k : l.forward)
+                if (k.kind == kind) seen.insert(k.precision);
+            for (const Kernel& k : l.backward)
+                if (k.kind == kind) seen.insert(k.precision);
+        }
+        return seen;
+    };
+    CHECK(precisions(bf16, KernelKind::attention) == std::set<MathPrecision>{MathPrecision::bf16});
+    CHECK(precisions(fp8, KernelKind::attention) == std::set<MathPrecision>{MathPrecision::fp8});
+    CHECK(precisions(fp8, KernelKind::gemm) == precisions(bf16, KernelKind::gemm));   // the workload's own (FP8)
+    CHECK(per_sample(fp8).forward_flops == per_sample(bf16).forward_flops);          // the same work, a faster rate
+
+    const Workload& lora = find_workload("llama2_70b_lora");
+    int with = 0;
+    for (const PublishedParallelism& p : lora.published_parallelism) {
+        const bool fp8_dpa = (p.system_family == "H100-SXM" && p.gpus == 8) || (p.system_family == "B200" && p.gpus == 8);
+        INFO(p.system_family << " x " << p.gpus);
+        CHECK(p.config.attention_precision == (fp8_dpa ? "fp8" : ""));
+        with += fp8_dpa;
+    }
+    CHECK(with == 2);
+    // A fact of those runs: the exact match keeps it, a layout derived for another count or GPU does not.
+    CHECK(default_parallelism(lora, "H100-SXM", 8).config.attention_precision == "fp8");
+    CHECK(default_parallelism(lora, "H100-SXM", 16).config.attention_precision.empty());
+    CHECK(default_parallelism(lora, "H200-SXM", 8).config.attention_precision.empty());
+}

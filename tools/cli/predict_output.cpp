@@ -97,7 +97,7 @@ std::string format_prediction_csv(const PredictionReport& report) {
         "compute_ms,exposed_comm_ms,comm_total_ms,tp_cp_comm_ms,fixed_ms,eval_minutes,evaluations,"
         "run_overhead_minutes,per_gpu_throughput,throughput_efficiency_vs_8gpu,gpu_hours,price_per_gpu_hour,"
         "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings,memory_per_gpu_gb,"
-        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes\n";
+        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes,gradient_reduction\n";
     const ParallelismConfig& l = p.layout;
     std::string warnings;
     for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
@@ -126,7 +126,8 @@ std::string format_prediction_csv(const PredictionReport& report) {
            (has_memory ? csv_number(p.memory_capacity_bytes / 1e9) : "") + "," +
            (has_memory ? (p.memory_fits ? "true" : "false") : "") + "," +
            csv_field(planning::layout_choice_text(p)) + "," +
-           (p.published ? csv_number(p.published->ttt_minutes) : "") + "\n";
+           (p.published ? csv_number(p.published->ttt_minutes) : "") + "," +
+           (l.gradient_reduction_after_backward ? "after_backward" : "overlapped") + "\n";
     return out;
 }
 

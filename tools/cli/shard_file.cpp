@@ -18,7 +18,7 @@ namespace {
 // Enough shards for any job array; far more would leave most shards without a point.
 constexpr int kMaxShards = 100000;
 // What a shard file says it is (a CBOR file of another program, or of another shard layout, is refused).
-constexpr const char* kShardFormat = "ttsim shard 1";
+constexpr const char* kShardFormat = "ttsim shard 2";   // 2: layouts carry their session-21 facts
 
 std::string read_whole_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -7,9 +7,11 @@ Kernel LayerBuilder::make(const std::string& name, KernelKind kind, Pass pass) c
     k.name = name + (pass == Pass::forward ? "" : std::string(".") + to_string(pass));
     k.kind = kind;
     k.pass = pass;
-    // Only tensor-core kernels run at the workload's GEMM precision; attention stays bf16/fp16 (NVIDIA's FP8
-    // attention is configuration-specific, see the workload files).
-    k.precision = (kind == KernelKind::gemm || kind == KernelKind::conv) ? facts_.precision : MathPrecision::bf16;
+    // Only tensor-core kernels run at the workload's GEMM precision; attention runs at its own, bf16/fp16 unless a
+    // submission's layout says FP8 (BuildOptions::attention_precision: FP8 attention is configuration-specific).
+    k.precision = (kind == KernelKind::gemm || kind == KernelKind::conv) ? facts_.precision
+                  : kind == KernelKind::attention                       ? facts_.attention_precision
+                                                                        : MathPrecision::bf16;
     return k;
 }
 

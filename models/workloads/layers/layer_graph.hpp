@@ -61,11 +61,15 @@ struct BuildOptions {
     // ones only (NVIDIA's BERT without --dense_seq_output; transformer_encoder only).
     std::optional<MathPrecision> precision;
     bool head_on_all_tokens = false;
+    // The attention kernels' precision where a submission runs them in FP8 (Transformer Engine's FP8 dot-product
+    // attention, NVIDIA's Llama2-70B LoRA FP8_DPA=1); unset: bf16/fp16, the tensor rate every other run uses.
+    std::optional<MathPrecision> attention_precision;
 };
 
 // Facts about how a workload is trained that are not layer shapes; each is in the workload YAML with a source.
 struct TrainingFacts {
     MathPrecision precision = MathPrecision::bf16;   // tensor-core rate of GEMM and conv kernels
+    MathPrecision attention_precision = MathPrecision::bf16;   // of the attention kernels (BuildOptions)
     double activation_bytes = 2;           // bytes per activation element (fp16/bf16)
     double weight_bytes = 2;               // bytes per trainable weight as the kernels read it
     double frozen_weight_bytes = 2;        // bytes per frozen weight (1 where frozen weights are held in FP8)

@@ -129,6 +129,7 @@ LayerGraph build_layer_graph(const ConfigNode& description, const std::string& n
     if (auto unit = optional_param(description, "sample_unit")) graph.sample_unit = unit->as_string();
     graph.facts = read_facts(description.optional("training"));
     if (options.precision) graph.facts.precision = *options.precision;
+    if (options.attention_precision) graph.facts.attention_precision = *options.attention_precision;
     if (options.head_on_all_tokens && graph.family != "transformer_encoder")
         throw InputError("a masked-LM head on every token (head_tokens: all) applies to a transformer_encoder, not to '" +
                          name + "' (" + graph.family + ")");
