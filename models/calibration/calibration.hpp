@@ -82,9 +82,6 @@ struct CalibrationPoint {
 // overhead (5.33 / 5.71), then dropped multi-node (5.30 / 5.18; keeping it lowered nothing), then fitted with the
 // robust loss (5.04 / 4.78). No other one-term addition or removal from there lowered it by 0.1 points (README
 // lists them).
-inline constexpr const char* kSharedParameterNames =
-    "multi-node, run-overhead, step-jitter, jitter-cv, half-work, workload-run-overhead, config-weights, eval-fixed, run-logs, "
-    "jitter-nodes, robust, operator, system-speed, release-speed, kernel-overhead, tp-exposed, host-overlap, step-logs, eval-logs, eval-cost, eval-step-cost, warmup-logs, efficiency-prior, eval-passes, eval-launch, eval-host-ops, logged-overhead, stream-memory, roof-blend, tensor-memory, class-overhead, same-die, eval-stage, logged-scoring";
 
 // Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
 // step-logs, eval-logs, warmup-logs).
@@ -207,6 +204,8 @@ struct SharedFit {
     std::string operator_only_term() const;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);
+    // Every option parse() knows, comma-separated, in describe()'s order (for help texts and messages).
+    static std::string option_names();
     // The operator model's shipped selection (forward-chaining CV, README): the lumped defaults plus operator,
     // kernel-overhead, tp-exposed, step-logs and eval-logs.
     static SharedFit operator_defaults();

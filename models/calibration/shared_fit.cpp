@@ -36,6 +36,12 @@ constexpr NamedOption kOptions[] = {
 
 }  // namespace
 
+std::string SharedFit::option_names() {
+    std::string names;
+    for (const auto& [text, member] : kOptions) names += (names.empty() ? "" : ", ") + std::string(text);
+    return names;
+}
+
 SharedFit SharedFit::parse(const std::string& list) {
     SharedFit f;
     for (const auto& [text, member] : kOptions) f.*member = false;   // the list names everything that is on
@@ -49,7 +55,7 @@ SharedFit SharedFit::parse(const std::string& list) {
             if (name == text) known = f.*member = true;
         if (!known)
             throw InputError("unknown shared parameter '" + name +
-                                 "' (expected a comma-separated list of " + kSharedParameterNames + ", or none)",
+                                 "' (expected a comma-separated list of " + option_names() + ", or none)",
                              Field::shared_parameters);
         if (comma == std::string::npos) break;
         start = comma + 1;

@@ -74,7 +74,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                 "./profiles")
         .option("shared", "LIST",
                 std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
-                    kSharedParameterNames + "; or none",
+                    SharedFit::option_names() + "; or none",
                 default_shared_description());
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;

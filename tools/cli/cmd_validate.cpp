@@ -133,7 +133,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         .option("profiles", "DIR", "directory with profiles.yaml and operator_profiles.yaml", "models/profiles")
         .option("shared", "LIST",
                 std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
-                    kSharedParameterNames + "; or none",
+                    SharedFit::option_names() + "; or none",
                 default_shared_description())
         .flag("run-lines",
               "only print, for every result whose runs converged at different points, the seconds per step and the "
