@@ -289,6 +289,19 @@ struct HoldoutReport {
 HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus = 64,
                                  int predict_min_gpus = 128, const SharedFit& shared = {});
 
+// The selection rule between two models (README; since session 19): forward-chaining CV on <= 64 GPUs proposes the
+// lower MAPE (a tie proposes the second); the hold-out vetoes a proposal whose time-to-train MAPE is worse than the
+// other's. Figures in percent.
+struct RuleFigures {
+    double forward_cv = 0, holdout = 0;
+};
+struct RuleDecision {
+    bool first_proposed = false;   // forward CV proposes the first model
+    bool vetoed = false;           // the proposal's hold-out is worse than the other's
+    bool first_chosen() const { return first_proposed != vetoed; }
+};
+RuleDecision select_by_rule(const RuleFigures& first, const RuleFigures& second);
+
 }  // namespace ttsim
 
 namespace ttsim {

@@ -79,4 +79,13 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
     return report;
 }
 
+RuleDecision select_by_rule(const RuleFigures& first, const RuleFigures& second) {
+    RuleDecision d;
+    d.first_proposed = first.forward_cv < second.forward_cv;
+    const RuleFigures& proposed = d.first_proposed ? first : second;
+    const RuleFigures& other = d.first_proposed ? second : first;
+    d.vetoed = proposed.holdout > other.holdout;
+    return d;
+}
+
 }  // namespace ttsim

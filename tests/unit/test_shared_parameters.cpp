@@ -194,3 +194,22 @@ TEST_CASE("the robust loss bounds the pull of a result no term explains", "[cali
     CHECK(others_robust < 0.5 * others_plain);
     CHECK(outlier_robust > outlier_plain);
 }
+
+// The model-selection rule `validate --compare` applies (README, since session 19): forward CV proposes, the hold-out
+// vetoes a proposal that extrapolates worse. The session-21 figures: lumped 5.74 / 17.55, operator 5.83 / 10.75.
+TEST_CASE("selection rule: forward CV proposes, a worse hold-out vetoes", "[calibration]") {
+    const RuleFigures lumped{5.74, 17.55}, op{5.83, 10.75};
+    const RuleDecision today = select_by_rule(lumped, op);
+    CHECK(today.first_proposed);
+    CHECK(today.vetoed);
+    CHECK_FALSE(today.first_chosen());   // the operator model
+    // Session 20's figures: operator proposed by CV (6.11 < 6.22) and not vetoed (10.47 < 20.30).
+    const RuleDecision before = select_by_rule({6.22, 20.30}, {6.11, 10.47});
+    CHECK_FALSE(before.first_proposed);
+    CHECK_FALSE(before.vetoed);
+    CHECK_FALSE(before.first_chosen());
+    // A proposal whose hold-out is no worse ships.
+    CHECK(select_by_rule({5.0, 9.0}, {6.0, 9.0}).first_chosen());
+    // A tie on forward CV proposes the second, which a worse hold-out still vetoes.
+    CHECK(select_by_rule({6.0, 9.0}, {6.0, 12.0}).first_chosen());
+}

@@ -89,13 +89,13 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
                            f->loco, f->holdout, f->holdout_step);
     // The selection rule (README, session 19): forward-chaining CV on <= 64 GPUs proposes; a proposal whose hold-out
     // time-to-train MAPE is worse than the other model's is vetoed.
-    const bool lumped_proposed = a.forward < b.forward;
-    const ModelFigures& proposed = lumped_proposed ? a : b;
-    const ModelFigures& other = lumped_proposed ? b : a;
+    const RuleDecision rule = select_by_rule({a.forward, a.holdout}, {b.forward, b.holdout});
+    const bool lumped_proposed = rule.first_proposed;
+    const auto& proposed = lumped_proposed ? a : b;
+    const auto& other = lumped_proposed ? b : a;
     const char* proposed_name = lumped_proposed ? "lumped" : "operator";
-    const char* other_name = lumped_proposed ? "operator" : "lumped";
-    const bool vetoed = proposed.holdout > other.holdout;
-    const char* chosen = vetoed ? other_name : proposed_name;
+    const bool vetoed = rule.vetoed;
+    const char* chosen = rule.first_chosen() ? "lumped" : "operator";
     out << fmt::format("rule: forward CV proposes {} ({:.2f} against {:.2f}); {}\n", proposed_name, proposed.forward,
                        other.forward,
                        vetoed ? fmt::format("the hold-out vetoes it ({:.2f} against {:.2f}), so {}", proposed.holdout,
