@@ -59,6 +59,12 @@ struct CalibrationPoint {
     std::optional<double> measured_final_scoring_seconds;
 };
 
+// Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
+// step-logs, eval-logs, warmup-logs).
+struct LossTerms {
+    bool run_logs = false, robust = false, step_logs = false, eval_logs = false, warmup_logs = false;
+};
+
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
 // optimisation, every per-group profile refitted at each trial) or left at its default (0 = off, except
 // step_jitter_cv: 1%):
@@ -82,13 +88,6 @@ struct CalibrationPoint {
 // overhead (5.33 / 5.71), then dropped multi-node (5.30 / 5.18; keeping it lowered nothing), then fitted with the
 // robust loss (5.04 / 4.78). No other one-term addition or removal from there lowered it by 0.1 points (README
 // lists them).
-
-// Which terms make up a result's loss (fit_loss.hpp point_loss; the fit options of SharedFit: run-logs, robust,
-// step-logs, eval-logs, warmup-logs).
-struct LossTerms {
-    bool run_logs = false, robust = false, step_logs = false, eval_logs = false, warmup_logs = false;
-};
-
 struct SharedFit {
     bool multi_node = false;
     bool run_overhead = false;

@@ -307,9 +307,9 @@ LayoutRequest parse_layout_request(const std::string& text) {
             continue;
         }
         if (key == "reduction") {
-            if (value != "overlapped" && value != "after_backward")
+            if (value != gradient_reduction_name(false) && value != gradient_reduction_name(true))
                 throw InputError("reduction must be overlapped or after_backward, not '" + value + "'", Field::layout);
-            request.pins.reduction_after_backward = value == "after_backward";
+            request.pins.reduction_after_backward = value == gradient_reduction_name(true);
             continue;
         }
         std::optional<int>* slot = key == "tp"             ? &request.pins.tensor_parallel

@@ -71,6 +71,10 @@ struct ParallelismConfig {
     int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank
 };
 
+// The gradient reduction modes as data, flags and outputs name them (workload_catalog.yaml `gradient_reduction`,
+// `--layout reduction=`, results' `gradient_reduction`): overlapped (false) or after_backward (true).
+inline const char* gradient_reduction_name(bool after_backward) { return after_backward ? "after_backward" : "overlapped"; }
+
 // Switches a layout's optimizer. A recipe's gradient reduction (after backward, in its block count) belongs to its
 // distributed optimizer (apex DistributedFusedLAMB's --dwu-* flags: NVIDIA's BERT), so a plain data-parallel
 // what-if derived from it reduces in overlapped buckets of the workload's size, as PyTorch DDP does.

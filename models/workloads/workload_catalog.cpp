@@ -112,7 +112,8 @@ EvalPasses read_evaluation(const ConfigNode& entry) {
 PublishedParallelism read_layout(const ConfigNode& entry) {
     entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
                       "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "eval_batch",
-                      "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction", "gradient_buckets", "attention_precision", "source"});
+                      "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction",
+                      "gradient_buckets", "attention_precision", "source"});
     PublishedParallelism p;
     const ConfigNode system = entry.required("system");
     p.system_family = system.as_string();
@@ -150,7 +151,7 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
     if (const auto attention = entry.optional("attention_precision"))
         c.attention_precision = attention->as_choice({"bf16", "fp16", "fp8"});
     if (const auto reduction = entry.optional("gradient_reduction"))
-        c.gradient_reduction_after_backward = reduction->as_choice({"overlapped", "after_backward"}) == "after_backward";
+        c.gradient_reduction_after_backward = reduction->as_choice({gradient_reduction_name(false), gradient_reduction_name(true)}) == gradient_reduction_name(true);
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)
         entry.required("gpus").fail("the layout does not multiply out to its GPU count: TP " +
                                     std::to_string(c.tensor_parallel) + " x CP " + std::to_string(c.context_parallel) +
@@ -164,8 +165,8 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
 
 Workload read_workload(const ConfigNode& entry) {
     entry.check_keys({"name", "mlperf_benchmark", "aliases", "description", "total_params", "trainable_params",
-                      "gradient_dtype", "gradient_dtype_confirmed", "gradient_bytes", "gradient_bucket", "train_flops_per_sample",
-                      "forward_flops_per_sample", "flops_note", "train_samples", "eval_samples", "convergence_unit",
+                      "gradient_dtype", "gradient_dtype_confirmed", "gradient_bytes", "gradient_bucket",
+                      "train_flops_per_sample", "forward_flops_per_sample", "flops_note", "train_samples", "eval_samples", "convergence_unit",
                       "runs_per_result", "quality_target", "eval_on_the_clock", "eval_rule", "model_parallel",
                       "layer_model", "evaluation", "published_parallelism"});
     Workload w;

@@ -295,6 +295,10 @@ TEST_CASE("gradient reductions held until the end of backward are exposed whole,
     const PreparedScenario overlapped = prepare_with_layout(*held.workload, held.system, held.gpus, overlapping);
     REQUIRE(overlapped.bucket_comm_seconds.size() == 11);
     const IterationResult overlapped_step = simulate_iteration(make_iteration_plan(overlapped, profile));
+    // Most of the reduction hides: with the shipped profiles 2.41 ms exposed overlapped against 5.33 ms held back
+    // (`build/ttsim predict --workload bert --system dgx-h100 --gpus 64 --layout published`, and with `--layout
+    // tp=1,cp=1,micro=72,accumulation=1,distributed_optimizer=on,reduction=overlapped`); "more than half" is the
+    // property checked, not that figure.
     CHECK(overlapped_step.exposed_comm_seconds < held_step.exposed_comm_seconds - 0.5 * reduction);
     CHECK(overlapped_step.compute_seconds == held_step.compute_seconds);
     CHECK(held_step.step_seconds - overlapped_step.step_seconds ==

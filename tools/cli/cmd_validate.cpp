@@ -87,23 +87,17 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
     for (const auto& [name, f] : {std::pair{"lumped", &a}, std::pair{"operator", &b}})
         out << fmt::format("{:<10} {:>10.2f} {:>12.2f} {:>8.2f} {:>10.2f} {:>15.2f}\n", name, f->in_sample, f->forward,
                            f->loco, f->holdout, f->holdout_step);
-    // The selection rule (README, session 19): forward-chaining CV on <= 64 GPUs proposes; a proposal whose hold-out
-    // time-to-train MAPE is worse than the other model's is vetoed.
+    // The selection rule (select_by_rule, README): forward CV proposes, a worse hold-out vetoes.
     const RuleDecision rule = select_by_rule({a.forward, a.holdout}, {b.forward, b.holdout});
-    const bool lumped_proposed = rule.first_proposed;
-    const auto& proposed = lumped_proposed ? a : b;
-    const auto& other = lumped_proposed ? b : a;
-    const char* proposed_name = lumped_proposed ? "lumped" : "operator";
-    const bool vetoed = rule.vetoed;
+    const ModelFigures& proposed = rule.first_proposed ? a : b;
+    const ModelFigures& other = rule.first_proposed ? b : a;
     const char* chosen = rule.first_chosen() ? "lumped" : "operator";
-    out << fmt::format("rule: forward CV proposes {} ({:.2f} against {:.2f}); {}\n", proposed_name, proposed.forward,
-                       other.forward,
-                       vetoed ? fmt::format("the hold-out vetoes it ({:.2f} against {:.2f}), so {}", proposed.holdout,
-                                            other.holdout, chosen)
-                              : fmt::format("its hold-out is no worse ({:.2f} against {:.2f}), so {}", proposed.holdout,
-                                            other.holdout, chosen));
+    out << fmt::format("rule: forward CV proposes {} ({:.2f} against {:.2f}); {} ({:.2f} against {:.2f}), so {}\n",
+                       rule.first_proposed ? "lumped" : "operator", proposed.forward, other.forward,
+                       rule.vetoed ? "the hold-out vetoes it" : "its hold-out is no worse", proposed.holdout,
+                       other.holdout, chosen);
     out << "default model: " << to_string(kDefaultComputeModel)
-        << (to_string(kDefaultComputeModel) == std::string(chosen) ? " (as the rule picks)"
+        << (std::string(to_string(kDefaultComputeModel)) == chosen ? " (as the rule picks)"
                                                                     : " (NOT what the rule picks on these figures)")
         << "\n\n"
         << "hold-out points, predicted minutes by each model\n";
