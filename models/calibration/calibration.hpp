@@ -126,6 +126,9 @@ struct SharedFit {
     bool tp_exposed = false;
     // With operator: the fixed per-step host cost overlaps the GPU's work (ComputeProfile::operator_host_overlap).
     bool host_overlap = false;
+    // With operator: the same, only where the step replays one CUDA graph for the whole iteration
+    // (ComputeProfile::operator_graph_host_overlap); elsewhere the cost is added, as without either option.
+    bool graph_host_overlap = false;
     // Fit options: each result also contributes the squared (or soft-L1) log error of its measured step time
     // (step-logs) and of its blocking seconds per evaluation (eval-logs; CalibrationPoint::measured_*), so the fit
     // no longer has to split a run's minutes into steps, evaluations and the per-run cost from the minutes alone.

@@ -94,6 +94,7 @@ struct Problem {
         e.streaming_overhead_seconds = value(x, layout.streaming_overhead, 0.0);
         p.operator_efficiency = e;
         p.operator_host_overlap = shared.host_overlap;
+        p.operator_graph_host_overlap = shared.graph_host_overlap;
         p.operator_eval_passes = shared.eval_passes;
         const auto speed = layout.gpu_speed.find(gpu);
         p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);

@@ -24,6 +24,7 @@ constexpr NamedOption kOptions[] = {
     {"system-speed", &SharedFit::system_speed}, {"release-speed", &SharedFit::release_speed},
     {"kernel-overhead", &SharedFit::kernel_overhead},
     {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
+    {"graph-host-overlap", &SharedFit::graph_host_overlap},
     {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
     {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
     {"warmup-logs", &SharedFit::warmup_logs},
@@ -88,6 +89,10 @@ SharedFit SharedFit::parse(const std::string& list) {
         throw InputError("logged-scoring and warmup-logs exclude each other: warmup-logs compares the per-run overhead with "
                          "the logged first-segment excess, which holds no final scoring",
                          Field::shared_parameters);
+    if (f.host_overlap && f.graph_host_overlap)
+        throw InputError("host-overlap already overlaps the fixed per-step host cost under every launch mode; "
+                         "graph-host-overlap does it only under whole-iteration CUDA graphs: choose one",
+                         Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
                          Field::shared_parameters);
@@ -96,7 +101,8 @@ SharedFit SharedFit::parse(const std::string& list) {
 
 std::string SharedFit::operator_only_term() const {
     for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
-                                   std::pair{host_overlap, "host-overlap"}, std::pair{system_speed, "system-speed"}, std::pair{release_speed, "release-speed"},
+                                   std::pair{host_overlap, "host-overlap"}, std::pair{graph_host_overlap, "graph-host-overlap"},
+                                   std::pair{system_speed, "system-speed"}, std::pair{release_speed, "release-speed"},
                                    std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
                                    std::pair{efficiency_prior, "efficiency-prior"},
                                    std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},

@@ -168,7 +168,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
             op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
-                            "kernel_overhead_seconds", "eval_launch_seconds", "roof_exponent", "tensor_memory", "streaming_overhead_seconds", "speed", "host_overlap", "eval_passes"});
+                            "kernel_overhead_seconds", "eval_launch_seconds", "roof_exponent", "tensor_memory", "streaming_overhead_seconds", "speed", "host_overlap", "graph_host_overlap", "eval_passes"});
             layers::Efficiency e;
             e.gemm = op->required("gemm").as_double(1e-3, 1.0);
             e.conv = op->required("conv").as_double(1e-3, 1.0);
@@ -188,6 +188,9 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
             p.operator_efficiency = e;
             if (auto speed = op->optional("speed")) p.operator_speed = speed->as_double(1e-3, 1e3);
             if (auto overlap = op->optional("host_overlap")) p.operator_host_overlap = overlap->as_bool();
+            if (auto overlap = op->optional("graph_host_overlap")) p.operator_graph_host_overlap = overlap->as_bool();
+            if (p.operator_host_overlap && p.operator_graph_host_overlap)
+                op->fail("host_overlap (every launch mode) and graph_host_overlap (whole-iteration graphs only) exclude each other");
             if (auto passes = op->optional("eval_passes")) p.operator_eval_passes = passes->as_bool();
         }
         const auto batches = item.optional("fitted_samples_per_gpu");
@@ -257,6 +260,7 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             if (e->streaming_overhead_seconds > 0) out << ", streaming_overhead_seconds: " << e->streaming_overhead_seconds;
             out << ", speed: " << p.operator_speed
                 << ", host_overlap: " << (p.operator_host_overlap ? "true" : "false")
+                << (p.operator_graph_host_overlap ? ", graph_host_overlap: true" : "")
                 << (p.operator_eval_passes ? ", eval_passes: true" : "") << "}\n";
         }
         if (const auto& r = p.calibrated_range)

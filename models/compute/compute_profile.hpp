@@ -92,6 +92,12 @@ struct ComputeProfile {
     // through what was already queued, so a pass takes max(GPU kernels, host launches + its share of the fixed
     // cost) instead of adding it (calibration option host-overlap). YAML: `operator: {..., host_overlap: true}`.
     bool operator_host_overlap = false;
+    // Operator model: the same, only for a step that replays one CUDA graph for the whole iteration (forward,
+    // backward and optimizer captured, so nothing in it waits on the host): the host's per-step work (data
+    // loader, loop, logging) runs while the graph replays and the step takes max(GPU step, that work).
+    // Elsewhere the cost is added: an eager or segmented step synchronises with the host (loss-scale checks,
+    // the optimizer's host logic). Calibration option graph-host-overlap; YAML `operator: {..., graph_host_overlap: true}`.
+    bool operator_graph_host_overlap = false;
     // Operator model: an evaluation runs the framework's own passes (Workload::evaluation: its batch, rows and
     // launch mode, operator_step.hpp EvalTable) instead of the training micro step's forward (calibration option
     // eval-passes). YAML: `operator: {..., eval_passes: true}`.

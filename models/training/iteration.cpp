@@ -146,7 +146,10 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     r.compute_seconds = micro * plan.micro_steps + plan.optimizer_seconds;
     r.exposed_comm_seconds = wait + plan.param_all_gather_seconds;
     r.total_comm_seconds = comm_busy + plan.param_all_gather_seconds;
-    r.fixed_seconds = plan.fixed_step_seconds;
+    // The host prepares the step while the graph replays: it waits only for what the GPU's step does not cover.
+    const double host_wait =
+        std::max(0.0, plan.overlapped_host_seconds - (r.compute_seconds + r.exposed_comm_seconds));
+    r.fixed_seconds = plan.fixed_step_seconds + host_wait;
     r.step_seconds = r.compute_seconds + r.exposed_comm_seconds + r.fixed_seconds;
     r.events = events;
 
@@ -215,6 +218,15 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
             const SimTime gather = SimTime::from_seconds(plan.param_all_gather_seconds);
             span("comm", "param allgather", now, now + gather);
             now += gather;
+        }
+        if (plan.overlapped_host_seconds > 0) {
+            span("host", "step host work (beside the graph)", SimTime::zero(),
+                 SimTime::from_seconds(plan.overlapped_host_seconds));
+            if (host_wait > 0) {
+                const SimTime wait = SimTime::from_seconds(host_wait);
+                span("compute", "wait for host", now, now + wait);
+                now += wait;
+            }
         }
         if (plan.fixed_step_seconds > 0) {
             const SimTime fixed = SimTime::from_seconds(plan.fixed_step_seconds);

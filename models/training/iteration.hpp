@@ -78,6 +78,9 @@ struct IterationPlan {
     std::vector<double> bucket_ready_fractions;
     double optimizer_seconds = 0;
     double fixed_step_seconds = 0;           // host overhead per optimizer step
+    // Host work per step that runs while a whole-iteration CUDA graph replays (ComputeProfile::
+    // operator_graph_host_overlap): only what the GPU's step does not cover is added to the step.
+    double overlapped_host_seconds = 0;
     double param_all_gather_seconds = 0;     // distributed optimizer, after the optimizer step
     double straggler_factor = 1.0;           // 1 + cv * E[max of N]; stretches compute of the slowest rank
     // Layer granularity (see the top); empty: one block per micro step. bucket_ready_fractions then hold each
