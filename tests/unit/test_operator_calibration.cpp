@@ -486,3 +486,24 @@ TEST_CASE("logged-scoring: the final asynchronous scoring from the logs joins th
     CHECK_THROWS_WITH(SharedFit::parse("operator,workload-run-overhead,warmup-logs,logged-scoring"),
                       Catch::Contains("exclude each other"));
 }
+
+// graph-host-overlap (session 22 option): parsed, exclusive with host-overlap, and kept by a profile file.
+TEST_CASE("graph-host-overlap: an option of the operator model, exclusive with host-overlap, kept by a profile file",
+          "[operator][calibration]") {
+    CHECK(SharedFit::parse("operator,graph-host-overlap").graph_host_overlap);
+    CHECK(SharedFit::parse("operator,graph-host-overlap").operator_only_term() == "graph-host-overlap");
+    CHECK_THROWS_WITH(SharedFit::parse("operator,host-overlap,graph-host-overlap"), Catch::Contains("choose one"));
+    ProfileSet set;
+    ComputeProfile profile = operator_profiles().find(find_workload("retinanet"), find_gpu("h100"));
+    profile.operator_graph_host_overlap = true;
+    set.add(profile);
+    const auto file = std::filesystem::temp_directory_path() / "ttsim_graph_host_overlap_profiles.yaml";
+    set.save_file(file);
+    CHECK(ProfileSet::load_file(file).find(find_workload("retinanet"), find_gpu("h100")).operator_graph_host_overlap);
+    profile.operator_host_overlap = true;
+    ProfileSet both;
+    both.add(profile);
+    both.save_file(file);
+    CHECK_THROWS_WITH(ProfileSet::load_file(file), Catch::Contains("exclude each other"));
+    std::filesystem::remove(file);
+}

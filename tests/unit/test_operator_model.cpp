@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "models/calibration/calibration.hpp"
@@ -18,6 +19,7 @@
 #include "prediction_helpers.hpp"
 #include "sim/errors.hpp"
 #include "models/compute/profile_files.hpp"
+#include "models/training/iteration.hpp"
 #include "models/training/operator_step.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/layers/kernel_time.hpp"
@@ -345,4 +347,53 @@ TEST_CASE("operator model: an H200 is never slower than an H100", "[operator][ph
             CHECK(h200.step_ms <= h100.step_ms);
             CHECK(h200.ttt_minutes <= h100.ttt_minutes);
         }
+}
+
+// graph-host-overlap (session 22 option): a step replayed as one CUDA graph never waits on the host, so the
+// host's fixed per-step work runs beside it and costs only what the GPU's step does not cover; an eager step
+// synchronises with the host and pays all of it. Worked on BERT at 64 GPUs (eager on 8 nodes, catalog) and the
+// same step with its table switched to a whole-iteration graph.
+TEST_CASE("operator model: a whole-iteration graph hides the fixed host cost behind its step, an eager step adds it",
+          "[operator][physics]") {
+    const PreparedScenario eager = prepare(request("bert", 64));
+    REQUIRE(eager.operator_table->cuda_graphs == layers::CudaGraphs::none);
+    PreparedScenario graphed = eager;
+    auto table = std::make_shared<OperatorTable>(*eager.operator_table);
+    table->cuda_graphs = layers::CudaGraphs::full_iteration;
+    graphed.operator_table = table;
+    ComputeProfile profile = operator_profiles().find(*eager.workload, *eager.gpu);
+    profile.operator_graph_host_overlap = true;
+    auto run = [&](const PreparedScenario& s, double fixed) {
+        profile.fixed_step_seconds = fixed;
+        return simulate_iteration(make_iteration_plan(s, profile));
+    };
+    const IterationResult bare = run(graphed, 0.0);
+    const double gpu_step = bare.compute_seconds + bare.exposed_comm_seconds;
+    REQUIRE(gpu_step > 0);
+    // Half the GPU's step of host work: hidden to the picosecond.
+    CHECK(run(graphed, 0.5 * gpu_step).step_seconds == Approx(bare.step_seconds).epsilon(1e-9));
+    // Twice: the step waits for the host, max(GPU step, host work), plus the parts that never overlap.
+    const IterationResult slow_host = run(graphed, 2.0 * gpu_step);
+    CHECK(slow_host.step_seconds == Approx(bare.step_seconds + gpu_step).epsilon(1e-9));
+    CHECK(slow_host.step_seconds >= 2.0 * gpu_step);
+    // The eager step adds the whole cost, with or without the option.
+    const double eager_bare = run(eager, 0.0).step_seconds;
+    CHECK(run(eager, 0.5 * gpu_step).step_seconds == Approx(eager_bare + 0.5 * gpu_step).epsilon(1e-9));
+    // Without the option the graphed step adds it too.
+    profile.operator_graph_host_overlap = false;
+    CHECK(run(graphed, 0.5 * gpu_step).step_seconds == Approx(bare.step_seconds + 0.5 * gpu_step).epsilon(1e-9));
+    // The trace shows the host's work on its own row and the wait on the compute row, ending with the step.
+    profile.operator_graph_host_overlap = true;
+    profile.fixed_step_seconds = 2.0 * gpu_step;
+    IterationPlan plan = make_iteration_plan(graphed, profile);
+    plan.record_timeline = true;
+    const IterationResult traced = simulate_iteration(plan);
+    CHECK(traced.step_seconds == slow_host.step_seconds);
+    bool host_row = false, wait = false;
+    for (const TimelineSpan& span : traced.timeline) {
+        if (span.stream == "host") host_row = span.duration.seconds() == Approx(2.0 * gpu_step).epsilon(1e-9);
+        if (span.name == "wait for host") wait = true;
+    }
+    CHECK(host_row);
+    CHECK(wait);
 }
