@@ -261,6 +261,10 @@ std::string ConfigNode::as_string() const {
 }
 
 std::string ConfigNode::as_choice(std::initializer_list<std::string_view> choices) const {
+    return as_choice(std::span<const std::string_view>(choices.begin(), choices.size()));
+}
+
+std::string ConfigNode::as_choice(std::span<const std::string_view> choices) const {
     std::string text = as_string();
     for (auto choice : choices)
         if (text == choice) return text;

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,7 @@ public:
     // Scalars. Each checks the type and the range and fails with location and key path.
     std::string as_string() const;
     std::string as_choice(std::initializer_list<std::string_view> choices) const;
+    std::string as_choice(std::span<const std::string_view> choices) const;
     bool as_bool() const;
     std::int64_t as_int(std::int64_t min, std::int64_t max) const;
     double as_double(double min, double max) const;       // finite plain number in [min, max]

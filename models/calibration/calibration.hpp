@@ -201,8 +201,8 @@ struct SharedFit {
     SharedFit without_evaluation_terms() const;
     // The loss terms these options select (fit_loss.hpp).
     LossTerms loss_terms() const;
-    // The first term that only the operator model fits (kernel-overhead, tp-exposed, host-overlap, system-speed,
-    // release-speed, eval-cost, eval-step-cost, efficiency-prior, eval-passes) among those on, or "" (the lumped fit would ignore it).
+    // The first term that only the operator model fits (marked in shared_fit.cpp's option table) among those on,
+    // in the table's order, or "" (the lumped fit would ignore it).
     std::string operator_only_term() const;
     // "multi-node,run-overhead" etc.; "none" for no shared parameter. InputError on unknown names.
     static SharedFit parse(const std::string& list);

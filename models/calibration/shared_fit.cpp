@@ -9,11 +9,14 @@ namespace ttsim {
 
 namespace {
 
-// Every option's name and member, in the order describe() writes them.
+// Every option's name and member, in the order describe() writes them, and whether only the operator model
+// fits it (the lumped fit would ignore it: operator_only_term).
 struct NamedOption {
     const char* text;
     bool SharedFit::*member;
+    bool operator_only = false;
 };
+constexpr bool kOperatorOnly = true;
 constexpr NamedOption kOptions[] = {
     {"multi-node", &SharedFit::multi_node},   {"run-overhead", &SharedFit::run_overhead},
     {"step-jitter", &SharedFit::step_jitter}, {"half-work", &SharedFit::half_work},
@@ -21,38 +24,47 @@ constexpr NamedOption kOptions[] = {
     {"config-weights", &SharedFit::configuration_weights}, {"eval-fixed", &SharedFit::eval_fixed},
     {"run-logs", &SharedFit::run_logs},       {"jitter-nodes", &SharedFit::jitter_nodes},
     {"robust", &SharedFit::robust},           {"operator", &SharedFit::operator_model},
-    {"system-speed", &SharedFit::system_speed}, {"release-speed", &SharedFit::release_speed},
-    {"kernel-overhead", &SharedFit::kernel_overhead},
-    {"tp-exposed", &SharedFit::tp_exposed},   {"host-overlap", &SharedFit::host_overlap},
-    {"graph-host-overlap", &SharedFit::graph_host_overlap},
+    {"system-speed", &SharedFit::system_speed, kOperatorOnly},
+    {"release-speed", &SharedFit::release_speed, kOperatorOnly},
+    {"kernel-overhead", &SharedFit::kernel_overhead, kOperatorOnly},
+    {"tp-exposed", &SharedFit::tp_exposed, kOperatorOnly},
+    {"host-overlap", &SharedFit::host_overlap, kOperatorOnly},
+    {"graph-host-overlap", &SharedFit::graph_host_overlap, kOperatorOnly},
     {"step-logs", &SharedFit::step_logs},     {"eval-logs", &SharedFit::eval_logs},
-    {"eval-cost", &SharedFit::eval_cost},     {"eval-step-cost", &SharedFit::eval_step_cost},
+    {"eval-cost", &SharedFit::eval_cost, kOperatorOnly},
+    {"eval-step-cost", &SharedFit::eval_step_cost, kOperatorOnly},
     {"warmup-logs", &SharedFit::warmup_logs},
-    {"efficiency-prior", &SharedFit::efficiency_prior}, {"eval-passes", &SharedFit::eval_passes},
-    {"eval-launch", &SharedFit::eval_launch}, {"eval-host-ops", &SharedFit::eval_host_ops},
-    {"logged-overhead", &SharedFit::logged_overhead}, {"stream-memory", &SharedFit::stream_memory},
-    {"roof-blend", &SharedFit::roof_blend}, {"tensor-memory", &SharedFit::tensor_memory},
-    {"class-overhead", &SharedFit::class_overhead}, {"same-die", &SharedFit::same_die},
-    {"eval-stage", &SharedFit::eval_stage}, {"logged-scoring", &SharedFit::logged_scoring}};
+    {"efficiency-prior", &SharedFit::efficiency_prior, kOperatorOnly},
+    {"eval-passes", &SharedFit::eval_passes, kOperatorOnly},
+    {"eval-launch", &SharedFit::eval_launch, kOperatorOnly},
+    {"eval-host-ops", &SharedFit::eval_host_ops, kOperatorOnly},
+    {"logged-overhead", &SharedFit::logged_overhead, kOperatorOnly},
+    {"stream-memory", &SharedFit::stream_memory, kOperatorOnly},
+    {"roof-blend", &SharedFit::roof_blend, kOperatorOnly},
+    {"tensor-memory", &SharedFit::tensor_memory, kOperatorOnly},
+    {"class-overhead", &SharedFit::class_overhead, kOperatorOnly},
+    {"same-die", &SharedFit::same_die, kOperatorOnly},
+    {"eval-stage", &SharedFit::eval_stage, kOperatorOnly},
+    {"logged-scoring", &SharedFit::logged_scoring, kOperatorOnly}};
 
 }  // namespace
 
 std::string SharedFit::option_names() {
     std::string names;
-    for (const auto& [text, member] : kOptions) names += (names.empty() ? "" : ", ") + std::string(text);
+    for (const auto& [text, member, operator_only] : kOptions) names += (names.empty() ? "" : ", ") + std::string(text);
     return names;
 }
 
 SharedFit SharedFit::parse(const std::string& list) {
     SharedFit f;
-    for (const auto& [text, member] : kOptions) f.*member = false;   // the list names everything that is on
+    for (const auto& [text, member, operator_only] : kOptions) f.*member = false;   // the list names everything that is on
     if (list == "none") return f;
     std::size_t start = 0;
     while (true) {   // every comma-separated token, empty ones included (they are errors)
         const std::size_t comma = list.find(',', start);
         const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         bool known = false;
-        for (const auto& [text, member] : kOptions)
+        for (const auto& [text, member, operator_only] : kOptions)
             if (name == text) known = f.*member = true;
         if (!known)
             throw InputError("unknown shared parameter '" + name +
@@ -100,18 +112,8 @@ SharedFit SharedFit::parse(const std::string& list) {
 }
 
 std::string SharedFit::operator_only_term() const {
-    for (const auto& [on, name] : {std::pair{kernel_overhead, "kernel-overhead"}, std::pair{tp_exposed, "tp-exposed"},
-                                   std::pair{host_overlap, "host-overlap"}, std::pair{graph_host_overlap, "graph-host-overlap"},
-                                   std::pair{system_speed, "system-speed"}, std::pair{release_speed, "release-speed"},
-                                   std::pair{eval_cost, "eval-cost"}, std::pair{eval_step_cost, "eval-step-cost"},
-                                   std::pair{efficiency_prior, "efficiency-prior"},
-                                   std::pair{eval_passes, "eval-passes"}, std::pair{eval_launch, "eval-launch"},
-                                   std::pair{eval_host_ops, "eval-host-ops"}, std::pair{logged_overhead, "logged-overhead"},
-                                   std::pair{stream_memory, "stream-memory"}, std::pair{roof_blend, "roof-blend"},
-                                   std::pair{tensor_memory, "tensor-memory"}, std::pair{class_overhead, "class-overhead"},
-                                   std::pair{same_die, "same-die"}, std::pair{eval_stage, "eval-stage"},
-                                   std::pair{logged_scoring, "logged-scoring"}})
-        if (on) return name;
+    for (const NamedOption& option : kOptions)
+        if (option.operator_only && this->*option.member) return option.text;
     return "";
 }
 
@@ -134,7 +136,7 @@ SharedFit SharedFit::operator_defaults() {
 
 std::string SharedFit::describe() const {
     std::vector<std::string_view> on_names;
-    for (const auto& [text, member] : kOptions)
+    for (const auto& [text, member, operator_only] : kOptions)
         if (this->*member) on_names.push_back(text);
     return on_names.empty() ? "none" : fmt::format("{}", fmt::join(on_names, ","));
 }

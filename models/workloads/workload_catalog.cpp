@@ -6,6 +6,7 @@
 #include "models/data_dir.hpp"
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/reference_data.hpp"
+#include "models/workloads/layers/kernel.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
 #include "sim/text.hpp"
@@ -145,11 +146,11 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
     if (const auto packing = entry.optional("eval_packing")) c.eval_samples_per_graph_sample = packing->as_double(1e-6, 1e6);
     if (const auto graphs = entry.optional("eval_cuda_graphs"))
         c.eval_cuda_graphs = graphs->as_choice({"none", "per_layer", "segmented", "full_iteration"});
-    if (const auto precision = entry.optional("precision")) c.precision = precision->as_choice({"bf16", "fp16", "fp8"});
+    if (const auto precision = entry.optional("precision")) c.precision = precision->as_choice(layers::kPrecisionNames);
     if (const auto head = entry.optional("head_tokens")) c.head_on_all_tokens = head->as_choice({"masked", "all"}) == "all";
     if (const auto blocks = entry.optional("gradient_buckets")) c.gradient_buckets = static_cast<int>(blocks->as_int(1, 1024));
     if (const auto attention = entry.optional("attention_precision"))
-        c.attention_precision = attention->as_choice({"bf16", "fp16", "fp8"});
+        c.attention_precision = attention->as_choice(layers::kPrecisionNames);
     if (const auto reduction = entry.optional("gradient_reduction"))
         c.gradient_reduction_after_backward = reduction->as_choice({gradient_reduction_name(false), gradient_reduction_name(true)}) == gradient_reduction_name(true);
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)

@@ -20,6 +20,9 @@ enum class KernelKind { gemm, conv, attention, norm, elementwise, embedding, opt
 enum class Pass { forward, dgrad, wgrad, recompute, optimizer };
 // The tensor-core rate a kernel runs at (GpuSpec bf16_dense or fp8_dense).
 enum class MathPrecision { bf16, fp8 };
+// The precisions the data may name (a layer graph's training facts, a published layout's precision and
+// attention_precision).
+inline constexpr std::string_view kPrecisionNames[] = {"bf16", "fp16", "fp8"};
 // The rate of a precision as the data name it (bf16, fp16, fp8): fp16 and bf16 share the 16-bit tensor rate.
 inline MathPrecision math_precision_named(std::string_view name) {
     return name == "fp8" ? MathPrecision::fp8 : MathPrecision::bf16;

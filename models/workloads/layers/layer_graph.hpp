@@ -59,11 +59,11 @@ struct BuildOptions {
     // Facts of one submission that differ from the workload description's (a published layout's `precision` and
     // `head_tokens`): the GEMM/conv precision, and a masked-LM head run on every token instead of the masked
     // ones only (NVIDIA's BERT without --dense_seq_output; transformer_encoder only).
-    std::optional<MathPrecision> precision;
+    std::optional<MathPrecision> precision{};
     bool head_on_all_tokens = false;
     // The attention kernels' precision where a submission runs them in FP8 (Transformer Engine's FP8 dot-product
     // attention, NVIDIA's Llama2-70B LoRA FP8_DPA=1); unset: bf16/fp16, the tensor rate every other run uses.
-    std::optional<MathPrecision> attention_precision;
+    std::optional<MathPrecision> attention_precision{};
 };
 
 // Facts about how a workload is trained that are not layer shapes; each is in the workload YAML with a source.

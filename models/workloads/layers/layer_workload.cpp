@@ -93,7 +93,7 @@ TrainingFacts read_facts(const std::optional<ConfigNode>& training) {
     training->check_keys({"precision", "activation_bytes", "weight_bytes", "frozen_weight_bytes", "cuda_graphs",
                           "recompute", "dropout_mask_bytes"});
     if (auto p = optional_param(*training, "precision"))
-        f.precision = math_precision_named(p->as_choice({"bf16", "fp16", "fp8"}));
+        f.precision = math_precision_named(p->as_choice(kPrecisionNames));
     f.activation_bytes = number_param_or(*training, "activation_bytes", f.activation_bytes, 1, 4);
     f.weight_bytes = number_param_or(*training, "weight_bytes", f.weight_bytes, 1, 4);
     f.frozen_weight_bytes = number_param_or(*training, "frozen_weight_bytes", f.frozen_weight_bytes, 1, 4);
