@@ -131,6 +131,10 @@ SharedFit SharedFit::without_evaluation_terms() const {
 SharedFit SharedFit::operator_defaults() {
     SharedFit f;
     f.operator_model = f.kernel_overhead = f.tp_exposed = f.step_logs = f.eval_logs = true;
+    // Session 22's pick by forward CV (README, "How it models a training run"): the evaluation priced as the
+    // framework's own passes with their host work, fitted in a second stage; RetinaNet's final scoring from its
+    // logs; the fixed host cost beside a whole-iteration CUDA graph.
+    f.eval_stage = f.eval_passes = f.eval_host_ops = f.eval_launch = f.logged_scoring = f.graph_host_overlap = true;
     return f;
 }
 

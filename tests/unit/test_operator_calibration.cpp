@@ -45,22 +45,25 @@ std::vector<CalibrationPoint> bert_h100_up_to_8() {
 
 }  // namespace
 
-TEST_CASE("operator model: in-sample MAPE stays at or below 3.9%", "[operator][calibration]") {
+TEST_CASE("operator model: in-sample MAPE stays at or below 4.9%", "[operator][calibration]") {
     const ProfileSet profiles = operator_profiles();
     std::vector<PointError> errors;
     for (const CalibrationPoint& p : points()) errors.push_back(evaluate_point(p, profiles));
     INFO(format_point_table(errors));
-    CHECK(mean_absolute_percentage_error(errors) <= 3.9);   // 3.75 % (session 21)
+    // 4.82 % (session 22, the evaluation terms forward CV picked; 3.75 % before them, when this guard stood at
+    // 3.9 %: the model chosen by the written rule fits the minutes less closely and the logs' parts far better).
+    // Issue 12 asks for 3.5 %.
+    CHECK(mean_absolute_percentage_error(errors) <= 4.9);
 }
 
-TEST_CASE("operator model: hold-out MAPE stays at or below 11.0%", "[operator][calibration]") {
+TEST_CASE("operator model: hold-out MAPE stays at or below 7.3%", "[operator][calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128, SharedFit::operator_defaults());
     for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
     REQUIRE(report.predicted.size() == 8);
     INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
-    // 10.75 % (session 21, with the frameworks' gradient buckets, LoRA's FP8 attention and fp32 gradients; 9.66 % before them, when
-    // this guard stood at 9.9 %: facts of the v4.1 code, shipped whatever the hold-out said). Issue 12 asks for 10 %.
-    CHECK(report.mape_percent <= 11.0);
+    // 7.22 % (session 22, the evaluation terms and graph-host-overlap forward CV picked; the hold-out had been
+    // read before, README). 10.75 % in session 21. Issue 12 asks for 10 % (aim 6 %).
+    CHECK(report.mape_percent <= 7.3);
     // The shipped hold-out file plans quote (`ttsim validate --holdout-yaml`, default model) is this fit's.
     std::ifstream shipped(data_file("validation/holdout.yaml"), std::ios::binary);
     std::ostringstream text;

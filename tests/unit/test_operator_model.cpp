@@ -235,7 +235,8 @@ TEST_CASE("operator model: an evaluation runs the framework's evaluation passes,
     profile.operator_eval_passes = true;
     const double passes = operator_eval_seconds(*s.eval_table, *profile.operator_efficiency, profile.operator_speed,
                                                 s.eval_samples_per_rank, profile.tp_comm_exposed_fraction,
-                                                s.tp_cp_comm_seconds_per_micro_step, s.operator_table->graph_micro_batch);
+                                                s.tp_cp_comm_seconds_per_micro_step, s.operator_table->graph_micro_batch,
+                                                profile.operator_stack_speed, profile.eval_host_kernels_per_sample);
     CHECK(make_iteration_plan(s, profile).eval_seconds ==
           Approx(profile.eval_forward_factor * passes + profile.eval_fixed_seconds));
     profile.operator_eval_passes = false;
@@ -296,6 +297,7 @@ TEST_CASE("operator model: an eager evaluation pass is host-bound where its grap
     layers::Efficiency e = *operator_profiles().find(*s.workload, *s.gpu).operator_efficiency;
     e.launch_seconds = 1e-3;
     e.graph_launch_seconds = 1e-5;
+    e.eval_launch_seconds = 0;   // the training launch cost prices the loop (a fitted eval-launch is tried below)
     EvalTable eager = *s.eval_table;
     EvalTable graphed = eager;
     graphed.cuda_graphs = layers::CudaGraphs::full_iteration;
