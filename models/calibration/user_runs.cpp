@@ -161,8 +161,8 @@ CalibrationPoint point_of(const Row& row) {
     if (const std::string value = row.text("distributed_optimizer"); !value.empty()) {
         if (value != "on" && value != "off") row.fail("distributed_optimizer", "expected on or off, got '" + value + "'");
         set_distributed_optimizer(layout, value == "on");
-        if (layout.distributed_optimizer && layout.data_parallel == 1)
-            row.fail("distributed_optimizer", "on needs more than one data-parallel rank (this layout has 1)");
+        if (layout.distributed_optimizer && layout.weight_replicas() == 1)
+            row.fail("distributed_optimizer", "on needs more than one data- or context-parallel rank (this layout has 1)");
         relayout = relayout || layout.distributed_optimizer != s.layout.distributed_optimizer;
     }
     if (const std::string value = row.text("cuda_graphs"); !value.empty()) {

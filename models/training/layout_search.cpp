@@ -41,7 +41,7 @@ std::string describe_layout(const ParallelismConfig& c) {
     return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}{}", c.tensor_parallel, c.context_parallel,
                        c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
                        c.distributed_optimizer ? ", distributed optimizer" : "",
-                       c.gradient_reduction_after_backward && c.data_parallel > 1 ? ", gradients reduced after backward" : "");
+                       c.gradient_reduction_after_backward && c.weight_replicas() > 1 ? ", gradients reduced after backward" : "");
 }
 
 void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins, Field tensor_parallel_field,
@@ -182,7 +182,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     break;
                 }
                 for (bool dopt : {false, true}) {
-                    if (dopt && dp == 1) continue;   // nothing to shard
+                    if (dopt && c.weight_replicas() == 1) continue;   // nothing to shard
                     if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
                     ParallelismConfig layout = c;
                     set_distributed_optimizer(layout, dopt);

@@ -6,7 +6,7 @@
 //
 // Valid: TP divides the GPUs and is no larger than the NVLink domain, only where the workload models tensor
 // parallelism; CP likewise only where it models context parallelism; DP = GPUs / (TP x CP) divides the global
-// batch; micro batch x accumulation = the rank's share; the distributed optimizer only matters with DP > 1
+// batch; micro batch x accumulation = the rank's share; the distributed optimizer only matters with more than one weight replica (DP x CP > 1)
 // (off only, else); the layer graph builds for the split (heads, KV heads, FFN and sequence divide evenly:
 // the family's own checks). Pipeline parallelism stays at 1 (not modelled yet).
 //

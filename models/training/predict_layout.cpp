@@ -41,12 +41,12 @@ LayoutPins merged_pins(const PredictionRequest& request) {
 // A user model has no published layout; beside its fastest one it gets the layout a Megatron-LM recipe would
 // start from: TP within the NVLink domain and at most 8 (the recipes' largest TP: on a 72-GPU NVLink domain TP 72
 // would split no model's heads), the largest such TP that is valid and fits, no CP, micro batch 1, distributed
-// optimizer (where DP > 1).
+// optimizer (where there is more than one weight replica).
 constexpr int kConventionalMaxTp = 8;
 
 bool conventional(const ParallelismConfig& l, int domain) {
     return l.tensor_parallel <= std::min(domain, kConventionalMaxTp) && l.context_parallel == 1 &&
-           l.samples_per_micro_batch == 1 && l.distributed_optimizer == (l.data_parallel > 1);
+           l.samples_per_micro_batch == 1 && l.distributed_optimizer == (l.weight_replicas() > 1);
 }
 
 // The search prices every such candidate always (LayoutSearchJob::always_price), so its time is there when it fits.

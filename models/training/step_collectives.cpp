@@ -150,15 +150,17 @@ std::vector<LayerCollective> block_collectives(StepPricer& pricer, const ModelPa
     return out;
 }
 
-// The first data-parallel group (the ranks at TP = CP = PP = 0), the part of it inside the first rank's NVLink
-// domain, and one rank per domain at the same position (the distributed optimizer's two levels).
+// The first gradient-reduction group (the ranks at TP = PP = 0 that hold the same weights: every DP and CP
+// coordinate, ParallelismConfig::weight_replicas), the part of it inside the first rank's NVLink domain, and one
+// rank per domain at the same position (the distributed optimizer's two levels).
 struct DataParallelGroups {
     std::vector<int> all, in_domain, across_domains;
 };
 
 DataParallelGroups data_parallel_groups(const Topology& topology, const ParallelismConfig& c) {
     DataParallelGroups g;
-    for (int d = 0; d < c.data_parallel; ++d) g.all.push_back(rank_of(c, 0, 0, 0, d));
+    for (int d = 0; d < c.data_parallel; ++d)
+        for (int k = 0; k < c.context_parallel; ++k) g.all.push_back(rank_of(c, 0, k, 0, d));
     const int first_domain = domain_of(topology, g.all.front());
     for (int r : g.all)
         if (domain_of(topology, r) == first_domain) g.in_domain.push_back(r);
@@ -166,10 +168,10 @@ DataParallelGroups data_parallel_groups(const Topology& topology, const Parallel
     return g;
 }
 
-// The ranks the optimizer state is sharded over: the DP ranks inside the NVLink domain with the distributed
-// optimizer (its reduce-scatter group), else none (1).
+// The ranks the optimizer state is sharded over: the weight replicas inside the NVLink domain with the
+// distributed optimizer (its reduce-scatter group), else none (1).
 int optimizer_shards_of(const ParallelismConfig& c, const DataParallelGroups& groups) {
-    return c.data_parallel > 1 && c.distributed_optimizer ? static_cast<int>(groups.in_domain.size()) : 1;
+    return c.weight_replicas() > 1 && c.distributed_optimizer ? static_cast<int>(groups.in_domain.size()) : 1;
 }
 
 }  // namespace
@@ -219,7 +221,7 @@ StepCollectives step_collectives(const Workload& workload, const System& system,
 
 int StepCollectiveSession::optimizer_shards(const ParallelismConfig& c) const {
     TTSIM_ASSERT(c.gpus() == gpus_, "layout of another job");
-    if (c.data_parallel == 1 || !c.distributed_optimizer) return 1;   // not sharded: no groups to build
+    if (c.weight_replicas() == 1 || !c.distributed_optimizer) return 1;   // not sharded: no groups to build
     return optimizer_shards_of(c, data_parallel_groups(pricer_->topology(), c));
 }
 
@@ -236,14 +238,14 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
     const std::vector<int>& dp_across_domains = groups.across_domains;
     const int dp_per_domain = static_cast<int>(dp_in_domain.size());
 
-    // Gradients per data-parallel rank: TP shards the weights, CP and DP do not.
+    // Gradients per rank: TP shards the weights, CP and DP do not, so they are reduced over DP x CP.
     const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
     const double bucket_cap = workload.gradient_bucket_bytes ? static_cast<double>(*workload.gradient_bucket_bytes)
                                                              : kGradientBucketBytes;
     const int buckets = c.gradient_buckets > 0 ? c.gradient_buckets
                                                : std::max(1, static_cast<int>(std::ceil(gradient_bytes / bucket_cap)));
     const double bucket_bytes = gradient_bytes / buckets;
-    if (c.data_parallel > 1) {
+    if (c.weight_replicas() > 1) {
         if (!c.distributed_optimizer) {
             MeasuredCollective ar;
             out.bucket_seconds.assign(buckets, pricer.seconds(CollectiveOp::AllReduce, bucket_bytes, dp_group, &ar));

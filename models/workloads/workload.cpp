@@ -251,7 +251,7 @@ int largest_published_micro_batch(const Workload& workload) {
 
 double model_state_bytes_per_gpu(const Workload& workload, const ParallelismConfig& layout) {
     const double model_split = static_cast<double>(layout.tensor_parallel) * layout.pipeline_parallel;
-    const double shards = layout.distributed_optimizer ? layout.data_parallel : 1.0;
+    const double shards = layout.distributed_optimizer ? layout.weight_replicas() : 1.0;
     const double weights = 2.0 * static_cast<double>(workload.total_params) / model_split;
     const double gradients = 2.0 * static_cast<double>(workload.trainable_params) / model_split;
     const double optimizer = 12.0 * static_cast<double>(workload.trainable_params) / model_split / shards;

@@ -69,6 +69,10 @@ struct ParallelismConfig {
 
     int gpus() const { return model_split() * data_parallel; }
     int model_split() const { return tensor_parallel * context_parallel * pipeline_parallel; }   // GPUs per DP rank
+    // The ranks holding the same weights: DP x CP (context parallelism splits the sequence, not the weights).
+    // Their gradients are reduced together and a distributed optimizer shards over them (Megatron-core's
+    // DistributedDataParallel reduces over its dp_cp_group, get_data_parallel_group(with_context_parallel=True)).
+    int weight_replicas() const { return data_parallel * context_parallel; }
 };
 
 // The gradient reduction modes as data, flags and outputs name them (workload_catalog.yaml `gradient_reduction`,
