@@ -348,3 +348,33 @@ TEST_CASE("gradient buckets are the framework's: bucket size per workload, block
     const IterationResult small = simulate_iteration(make_iteration_plan(big, profile));
     CHECK(as_run.exposed_comm_seconds > small.exposed_comm_seconds);
 }
+
+// Context parallelism splits the sequence, not the weights: the CP ranks' gradients are reduced with the DP ranks'
+// and a distributed optimizer shards over both (Megatron-core DistributedDataParallel's dp_cp_group). Worked on
+// LoRA at 8 GPUs as TP 4 x CP 2 x DP 1: one weight replica per CP rank, so a reduction over 2 ranks, not none.
+TEST_CASE("gradients are reduced over DP x CP, and the distributed optimizer shards over both", "[training]") {
+    const PreparedScenario s = prepare(test::prediction_request("llama2_70b_lora", "dgx-h100", 8));
+    ParallelismConfig layout = s.layout;
+    layout.tensor_parallel = 4;
+    layout.context_parallel = 2;
+    layout.data_parallel = 1;
+    layout.distributed_optimizer = false;
+    CHECK(layout.weight_replicas() == 2);
+    StepCollectiveSession session(s.system, 8, layout.sharp);
+    const StepCollectives plain = session.price(*s.workload, layout);
+    REQUIRE(plain.bucket_collectives.size() == 1);
+    CHECK(plain.bucket_collectives.front().ranks == 2);
+    CHECK(!plain.bucket_seconds.empty());
+    CHECK(plain.bucket_seconds.front() > 0);
+    layout.distributed_optimizer = true;
+    CHECK(session.optimizer_shards(layout) == 2);
+    const StepCollectives sharded = session.price(*s.workload, layout);
+    CHECK(sharded.optimizer_shards == 2);
+    CHECK(sharded.param_all_gather_seconds > 0);
+    // TP 8 alone holds one replica: nothing to reduce or shard.
+    layout.tensor_parallel = 8;
+    layout.context_parallel = 1;
+    CHECK(layout.weight_replicas() == 1);
+    CHECK(session.optimizer_shards(layout) == 1);
+    CHECK(session.price(*s.workload, layout).bucket_seconds.empty());
+}
