@@ -190,7 +190,7 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
             if (auto x = node.optional(key)) request.pins.*member = static_cast<int>(x->as_int(1, 1 << 20));
         if (auto x = node.optional("distributed_optimizer")) request.pins.distributed_optimizer = x->as_bool();
         if (auto x = node.optional("reduction"))
-            request.pins.reduction_after_backward = x->as_choice({gradient_reduction_name(false), gradient_reduction_name(true)}) == gradient_reduction_name(true);
+            request.pins.reduction_after_backward = x->as_choice(kGradientReductionNames) == gradient_reduction_name(true);
         if (!request.pins.any())
             node.fail("pins nothing: give tp, cp, micro, accumulation, distributed_optimizer or reduction (or layout: "
                       "fastest)");

@@ -307,7 +307,8 @@ LayoutRequest parse_layout_request(const std::string& text) {
             continue;
         }
         if (key == "reduction") {
-            if (value != gradient_reduction_name(false) && value != gradient_reduction_name(true))
+            if (std::find(std::begin(kGradientReductionNames), std::end(kGradientReductionNames), value) ==
+                std::end(kGradientReductionNames))
                 throw InputError("reduction must be overlapped or after_backward, not '" + value + "'", Field::layout);
             request.pins.reduction_after_backward = value == gradient_reduction_name(true);
             continue;

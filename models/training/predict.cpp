@@ -36,8 +36,9 @@ struct ComputeTerms {
     double optimizer_seconds = 0;
     double eval_forward_seconds = 0;       // one evaluation's forward passes on one GPU
     bool launch_bound = false;
-    bool fixed_step_overlapped = false;    // the fixed per-step cost is inside the passes' host time
-    bool fixed_step_beside_graph = false;  // ... or runs on the host while a whole-iteration graph replays
+    // Where the profile's fixed per-step host cost goes: added to the step, inside the passes' host time
+    // (host-overlap), or on the host beside a whole-iteration graph's replay (graph-host-overlap).
+    enum class FixedStep { added, in_passes, beside_graph } fixed_step = FixedStep::added;
 };
 
 ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& profile) {
@@ -52,9 +53,10 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
         const OperatorStepTimes step = price_operator_step(*s.operator_table, *profile.operator_efficiency,
                                                            profile.operator_speed, host_per_pass,
                                                            profile.operator_stack_speed);
-        t.fixed_step_overlapped = profile.operator_host_overlap;
-        t.fixed_step_beside_graph = profile.operator_graph_host_overlap &&
-                                    s.operator_table->cuda_graphs == layers::CudaGraphs::full_iteration;
+        if (profile.operator_host_overlap)
+            t.fixed_step = ComputeTerms::FixedStep::in_passes;
+        else if (profile.operator_graph_host_overlap && s.operator_table->cuda_graphs == layers::CudaGraphs::full_iteration)
+            t.fixed_step = ComputeTerms::FixedStep::beside_graph;
         t.operator_model = true;
         t.micro_step_seconds = step.forward_seconds + step.backward_seconds;
         LayerSchedule layers = layer_schedule(*s.operator_table, step, s.layer_collectives, s.collective_layers,
@@ -109,10 +111,10 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
     const bool multi_node = s.system.spans_domains(s.gpus);
     const double sigmas = profile.step_jitter_per_node ? s.node_straggler_sigmas : s.straggler_sigmas;
-    const bool fixed_elsewhere = terms.fixed_step_overlapped || terms.fixed_step_beside_graph;
-    plan.fixed_step_seconds = (fixed_elsewhere ? 0.0 : profile.fixed_step_seconds) +
+    using FixedStep = ComputeTerms::FixedStep;
+    plan.fixed_step_seconds = (terms.fixed_step == FixedStep::added ? profile.fixed_step_seconds : 0.0) +
                               (multi_node ? profile.multi_node_step_seconds : 0.0) + profile.step_jitter_seconds * sigmas;
-    plan.overlapped_host_seconds = terms.fixed_step_beside_graph ? profile.fixed_step_seconds : 0.0;
+    plan.overlapped_host_seconds = terms.fixed_step == FixedStep::beside_graph ? profile.fixed_step_seconds : 0.0;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
     plan.eval_seconds = s.workload->eval_on_the_clock

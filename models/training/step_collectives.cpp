@@ -153,12 +153,12 @@ std::vector<LayerCollective> block_collectives(StepPricer& pricer, const ModelPa
 // The first gradient-reduction group (the ranks at TP = PP = 0 that hold the same weights: every DP and CP
 // coordinate, ParallelismConfig::weight_replicas), the part of it inside the first rank's NVLink domain, and one
 // rank per domain at the same position (the distributed optimizer's two levels).
-struct DataParallelGroups {
+struct ReplicaGroups {
     std::vector<int> all, in_domain, across_domains;
 };
 
-DataParallelGroups data_parallel_groups(const Topology& topology, const ParallelismConfig& c) {
-    DataParallelGroups g;
+ReplicaGroups replica_groups(const Topology& topology, const ParallelismConfig& c) {
+    ReplicaGroups g;
     for (int d = 0; d < c.data_parallel; ++d)
         for (int k = 0; k < c.context_parallel; ++k) g.all.push_back(rank_of(c, 0, k, 0, d));
     const int first_domain = domain_of(topology, g.all.front());
@@ -170,7 +170,7 @@ DataParallelGroups data_parallel_groups(const Topology& topology, const Parallel
 
 // The ranks the optimizer state is sharded over: the weight replicas inside the NVLink domain with the
 // distributed optimizer (its reduce-scatter group), else none (1).
-int optimizer_shards_of(const ParallelismConfig& c, const DataParallelGroups& groups) {
+int optimizer_shards_of(const ParallelismConfig& c, const ReplicaGroups& groups) {
     return c.weight_replicas() > 1 && c.distributed_optimizer ? static_cast<int>(groups.in_domain.size()) : 1;
 }
 
@@ -222,7 +222,7 @@ StepCollectives step_collectives(const Workload& workload, const System& system,
 int StepCollectiveSession::optimizer_shards(const ParallelismConfig& c) const {
     TTSIM_ASSERT(c.gpus() == gpus_, "layout of another job");
     if (c.weight_replicas() == 1 || !c.distributed_optimizer) return 1;   // not sharded: no groups to build
-    return optimizer_shards_of(c, data_parallel_groups(pricer_->topology(), c));
+    return optimizer_shards_of(c, replica_groups(pricer_->topology(), c));
 }
 
 StepCollectives StepCollectiveSession::price(const Workload& workload, const ParallelismConfig& c) {
@@ -232,11 +232,11 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
     StepCollectives out;
     out.topology = pricer.topology().name();
 
-    const DataParallelGroups groups = data_parallel_groups(pricer.topology(), c);
-    const std::vector<int>& dp_group = groups.all;
-    const std::vector<int>& dp_in_domain = groups.in_domain;
-    const std::vector<int>& dp_across_domains = groups.across_domains;
-    const int dp_per_domain = static_cast<int>(dp_in_domain.size());
+    const ReplicaGroups groups = replica_groups(pricer.topology(), c);
+    const std::vector<int>& replica_group = groups.all;
+    const std::vector<int>& replicas_in_domain = groups.in_domain;
+    const std::vector<int>& replicas_across_domains = groups.across_domains;
+    const int replicas_per_domain = static_cast<int>(replicas_in_domain.size());
 
     // Gradients per rank: TP shards the weights, CP and DP do not, so they are reduced over DP x CP.
     const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
@@ -248,21 +248,21 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
     if (c.weight_replicas() > 1) {
         if (!c.distributed_optimizer) {
             MeasuredCollective ar;
-            out.bucket_seconds.assign(buckets, pricer.seconds(CollectiveOp::AllReduce, bucket_bytes, dp_group, &ar));
+            out.bucket_seconds.assign(buckets, pricer.seconds(CollectiveOp::AllReduce, bucket_bytes, replica_group, &ar));
             out.bucket_collectives.push_back(std::move(ar));
         } else {
             MeasuredCollective rs, ar;
-            const double rs_seconds = pricer.seconds(CollectiveOp::ReduceScatter, bucket_bytes, dp_in_domain, &rs);
+            const double rs_seconds = pricer.seconds(CollectiveOp::ReduceScatter, bucket_bytes, replicas_in_domain, &rs);
             const double ar_seconds =
-                pricer.seconds(CollectiveOp::AllReduce, bucket_bytes / dp_per_domain, dp_across_domains, &ar);
+                pricer.seconds(CollectiveOp::AllReduce, bucket_bytes / replicas_per_domain, replicas_across_domains, &ar);
             out.bucket_seconds.assign(buckets, rs_seconds + ar_seconds);
             if (rs.ranks > 0) out.bucket_collectives.push_back(std::move(rs));
             if (ar.ranks > 0) out.bucket_collectives.push_back(std::move(ar));
-            out.bucket_name = dp_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
+            out.bucket_name = replicas_across_domains.size() > 1 ? "reducescatter+allreduce" : "reducescatter";
             // The updated parameters are all-gathered in the model's 16-bit dtype (Megatron-LM's DistributedOptimizer
             // gathers its bf16 param buffer), not at the gradients' width: half a user model's fp32 gradient bytes.
             const double parameter_bytes = gradient_bytes * 2.0 / workload.gradient_element_bytes();
-            out.param_all_gather_seconds = pricer.seconds(CollectiveOp::AllGather, parameter_bytes, dp_in_domain);
+            out.param_all_gather_seconds = pricer.seconds(CollectiveOp::AllGather, parameter_bytes, replicas_in_domain);
             out.optimizer_shards = optimizer_shards_of(c, groups);
         }
     }

@@ -77,7 +77,8 @@ struct ParallelismConfig {
 
 // The gradient reduction modes as data, flags and outputs name them (workload_catalog.yaml `gradient_reduction`,
 // `--layout reduction=`, results' `gradient_reduction`): overlapped (false) or after_backward (true).
-inline const char* gradient_reduction_name(bool after_backward) { return after_backward ? "after_backward" : "overlapped"; }
+inline constexpr std::string_view kGradientReductionNames[] = {"overlapped", "after_backward"};
+inline std::string_view gradient_reduction_name(bool after_backward) { return kGradientReductionNames[after_backward ? 1 : 0]; }
 
 // Switches a layout's optimizer. A recipe's gradient reduction (after backward, in its block count) belongs to its
 // distributed optimizer (apex DistributedFusedLAMB's --dwu-* flags: NVIDIA's BERT), so a plain data-parallel

@@ -152,7 +152,7 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
     if (const auto attention = entry.optional("attention_precision"))
         c.attention_precision = attention->as_choice(layers::kPrecisionNames);
     if (const auto reduction = entry.optional("gradient_reduction"))
-        c.gradient_reduction_after_backward = reduction->as_choice({gradient_reduction_name(false), gradient_reduction_name(true)}) == gradient_reduction_name(true);
+        c.gradient_reduction_after_backward = reduction->as_choice(kGradientReductionNames) == gradient_reduction_name(true);
     if (static_cast<long long>(c.tensor_parallel) * c.context_parallel * c.pipeline_parallel * c.data_parallel != p.gpus)
         entry.required("gpus").fail("the layout does not multiply out to its GPU count: TP " +
                                     std::to_string(c.tensor_parallel) + " x CP " + std::to_string(c.context_parallel) +

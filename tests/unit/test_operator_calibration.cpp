@@ -34,13 +34,13 @@ const std::vector<CalibrationPoint>& points() {
     return all;
 }
 
-// BERT's H100 results on at most 8 GPUs: a small fit for the options' tests.
-std::vector<CalibrationPoint> bert_h100_up_to_8() {
-    std::vector<CalibrationPoint> bert;
+// A workload's H100 results on at most 8 GPUs: a small fit for the options' tests.
+std::vector<CalibrationPoint> h100_up_to_8(const std::string& workload) {
+    std::vector<CalibrationPoint> chosen;
     for (const CalibrationPoint& p : points())
-        if (p.scenario.workload->name == "bert" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            bert.push_back(p);
-    return bert;
+        if (p.scenario.workload->name == workload && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
+            chosen.push_back(p);
+    return chosen;
 }
 
 }  // namespace
@@ -257,7 +257,7 @@ TEST_CASE("logged-overhead: the per-run overhead is the median logged excess of 
 // stream-memory: the memory efficiency is searched within STREAM's share of the vendor bandwidth (>= 0.75), where
 // the default fit may go down to 0.30 (BERT on H100 at <= 8 GPUs goes below 0.75 without it).
 TEST_CASE("stream-memory: the fitted memory efficiency stays within what STREAM measures", "[operator][calibration]") {
-    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
+    const std::vector<CalibrationPoint> bert = h100_up_to_8("bert");
     REQUIRE(bert.size() >= 2);
     auto memory_of = [&](const char* shared) {
         const CalibrationReport report = calibrate_operator_points(bert, "test", SharedFit::parse(shared));
@@ -322,7 +322,7 @@ TEST_CASE("release-speed: --like a named system applies its stack and its releas
 // keeps what it fitted.
 TEST_CASE("roof-blend, tensor-memory: fitted within their bounds, off without them, kept by a profile file",
           "[operator][calibration]") {
-    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
+    const std::vector<CalibrationPoint> bert = h100_up_to_8("bert");
     REQUIRE(bert.size() >= 2);
     const Workload& workload = *bert.front().scenario.workload;
     const GpuSpec& gpu = *bert.front().scenario.gpu;
@@ -368,7 +368,7 @@ TEST_CASE("class-overhead: a streaming kernel's own overhead, fitted within boun
     e.streaming_overhead_seconds = 3e-6;
     CHECK(layers::kernel_overhead(true, e) == 10e-6);
     CHECK(layers::kernel_overhead(false, e) == 3e-6);
-    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
+    const std::vector<CalibrationPoint> bert = h100_up_to_8("bert");
     REQUIRE(bert.size() >= 2);
     const Workload& workload = *bert.front().scenario.workload;
     const GpuSpec& gpu = *bert.front().scenario.gpu;
@@ -412,7 +412,7 @@ TEST_CASE("same-die: an H200 keeps the H100's speed, not a fitted one", "[operat
 // overheads. A small fit: BERT on H100 at <= 8 GPUs (eager evaluations of batches of 16).
 TEST_CASE("eval-stage: the step's parameters are the fit without evaluation terms, only those and the run overhead move",
           "[operator][calibration]") {
-    const std::vector<CalibrationPoint> bert = bert_h100_up_to_8();
+    const std::vector<CalibrationPoint> bert = h100_up_to_8("bert");
     REQUIRE(bert.size() >= 4);
     const Workload& workload = *bert.front().scenario.workload;
     const GpuSpec& gpu = *bert.front().scenario.gpu;
@@ -461,10 +461,7 @@ TEST_CASE("eval-stage: refused without an evaluation term or without the operato
 // logged-scoring (session 20 option): RetinaNet scores its evaluations asynchronously, and the clock counts the final
 // scoring once per run; the option adds the median the fit results' logs measure to the fitted per-run overhead.
 TEST_CASE("logged-scoring: the final asynchronous scoring from the logs joins the per-run overhead", "[operator][calibration]") {
-    std::vector<CalibrationPoint> retinanet;
-    for (const CalibrationPoint& p : points())
-        if (p.scenario.workload->name == "retinanet" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            retinanet.push_back(p);
+    const std::vector<CalibrationPoint> retinanet = h100_up_to_8("retinanet");
     REQUIRE(retinanet.size() >= 4);
     std::vector<double> scorings;
     for (const CalibrationPoint& p : retinanet)
@@ -517,10 +514,7 @@ TEST_CASE("graph-host-overlap: an option of the operator model, exclusive with h
 // never saw does not pay an arbitrary cost. RetinaNet's H100 results on at most 8 GPUs replay a whole-iteration
 // graph of tens of milliseconds: its host cost goes to the floor, and the fit's residual is what it was.
 TEST_CASE("graph-host-overlap: a host cost hidden behind every fitted step is fitted at its floor", "[operator][calibration]") {
-    std::vector<CalibrationPoint> retinanet;
-    for (const CalibrationPoint& p : points())
-        if (p.scenario.workload->name == "retinanet" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            retinanet.push_back(p);
+    const std::vector<CalibrationPoint> retinanet = h100_up_to_8("retinanet");
     REQUIRE(retinanet.size() >= 2);
     const CalibrationReport hidden =
         calibrate_operator_points(retinanet, "test", SharedFit::parse("operator,step-logs,graph-host-overlap"));
@@ -528,6 +522,7 @@ TEST_CASE("graph-host-overlap: a host cost hidden behind every fitted step is fi
     const Workload& workload = *retinanet.front().scenario.workload;
     const GpuSpec& gpu = *retinanet.front().scenario.gpu;
     CHECK(hidden.profiles.find(workload, gpu).fixed_step_seconds == Approx(1e-5).epsilon(1e-9));
-    // Nowhere binding, the term prices the steps as the additive fit at the same parameters would: no better fit.
+    // Nowhere binding, the term cannot fit these steps better than the additive cost does (measured RMS log error
+    // 0.0259 against 0.0249; the 0.1 % margin only absorbs the optimiser's stopping point).
     CHECK(hidden.rms_log_error >= added.rms_log_error * (1 - 1e-3));
 }

@@ -127,7 +127,7 @@ std::string format_prediction_csv(const PredictionReport& report) {
            (has_memory ? (p.memory_fits ? "true" : "false") : "") + "," +
            csv_field(planning::layout_choice_text(p)) + "," +
            (p.published ? csv_number(p.published->ttt_minutes) : "") + "," +
-           gradient_reduction_name(l.gradient_reduction_after_backward) + "\n";
+           std::string(gradient_reduction_name(l.gradient_reduction_after_backward)) + "\n";
     return out;
 }
 
@@ -147,7 +147,7 @@ std::string format_prediction_json(const PredictionReport& report) {
                    {"micro_batch", p.layout.samples_per_micro_batch},
                    {"gradient_accumulation", p.layout.gradient_accumulation},
                    {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp},
-                   {"gradient_reduction", gradient_reduction_name(p.layout.gradient_reduction_after_backward)}};
+                   {"gradient_reduction", std::string(gradient_reduction_name(p.layout.gradient_reduction_after_backward))}};
     j["ttt_minutes"] = p.ttt_minutes;
     j["ttt_p10_minutes"] = p.ttt_p10_minutes;
     j["ttt_p90_minutes"] = p.ttt_p90_minutes;
