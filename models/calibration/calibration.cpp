@@ -12,8 +12,10 @@
 #include <fmt/ranges.h>
 
 #include "models/data_dir.hpp"
+#include "models/mlperf/submission_layouts.hpp"
 #include "sim/errors.hpp"
 #include "sim/statistics.hpp"
+#include "sim/units.hpp"
 
 namespace ttsim {
 
@@ -44,9 +46,23 @@ std::map<std::string, int> accumulation_by_key(const std::filesystem::path& file
     return out;
 }
 
-// The layout a published result ran: NVIDIA's published layout at the nearest scale, with the result's GPU count,
-// global batch and gradient accumulation; CP doubled while the batch does not split over DP x accumulation.
-ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int accumulation) {
+// The layout a published result ran: its submitter's own where v4.1_submission_layouts.yaml gives it (`own`, which
+// must match the result's GPU family, count and global batch); else NVIDIA's published layout at the nearest
+// scale, with the result's GPU count, global batch and gradient accumulation; CP doubled while the batch does not
+// split over DP x accumulation.
+ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int accumulation,
+                            const PublishedParallelism* own) {
+    if (own) {
+        if (own->system_family != r.accelerator_family || own->gpus != r.n_accelerators ||
+            own->config.global_batch != *r.global_batch_size || own->config.gradient_accumulation != accumulation)
+            throw InputError("v4.1_submission_layouts.yaml: the layout of " + r.key() + " (" + own->system_family +
+                                 ", " + std::to_string(own->gpus) + " GPUs, global batch " +
+                                 std::to_string(own->config.global_batch) + ", accumulation " +
+                                 std::to_string(own->config.gradient_accumulation) + ") is not the result's (" +
+                                 r.accelerator_family + ", " + std::to_string(r.n_accelerators) + ", " +
+                                 std::to_string(*r.global_batch_size) + ", " + std::to_string(accumulation) + ")");
+        return own->config;
+    }
     ParallelismConfig c = default_parallelism(workload, r.accelerator_family, r.n_accelerators).config;
     const int gbs = *r.global_batch_size;
     const int n = r.n_accelerators;
@@ -72,6 +88,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
     const auto file = results_path(options);
     const auto all = load_mlperf_results(file);
     const auto accumulation = accumulation_by_key(file);
+    const std::map<std::string, PublishedParallelism> own_layouts = load_submission_layouts();
     // Run logs (shipped v4.1_runs.csv unless named), matched to results by submitter/system/benchmark.
     const std::vector<MlperfRun> run_rows = load_mlperf_runs(options.runs_csv);
     std::map<std::string, std::vector<const MlperfRun*>> runs;
@@ -97,7 +114,9 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
             System system = resolve_system(r.accelerator_family);   // the GPU's preset system, default fabric
             system.name = r.system;
             auto it = accumulation.find(r.key());
-            const ParallelismConfig layout = layout_of(workload, r, it == accumulation.end() ? 1 : it->second);
+            const auto own = own_layouts.find(r.key());
+            const ParallelismConfig layout = layout_of(workload, r, it == accumulation.end() ? 1 : it->second,
+                                                       own == own_layouts.end() ? nullptr : &own->second);
             CalibrationPoint p;
             p.result = r;
             p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
@@ -107,6 +126,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
                 samples = *r.epochs_to_converge_mean * static_cast<double>(*workload.train_samples);
             if (samples && *samples > 0) {
                 p.fit_scenario.samples_mean = p.fit_scenario.samples_p10 = p.fit_scenario.samples_p90 = *samples;
+                p.fit_scenario.samples_from_rcps = false;
                 p.published_convergence = true;
             }
             p.published_minutes = *r.ttt_minutes_official_scaled;
@@ -162,10 +182,55 @@ double mean_absolute_percentage_error(const std::vector<PointError>& errors) {
     return 100.0 * sum / errors.size();
 }
 
+namespace {
+// convergence-lag's factors (SharedFit::convergence_lag): per workload, or under "" pooled.
+std::map<std::string, double> convergence_lags(const std::vector<CalibrationPoint>& points, bool pooled) {
+    std::map<std::string, std::pair<double, int>> sums;   // per workload ("" pooled): sum of log ratios, count
+    for (const CalibrationPoint& p : points) {
+        if (!p.published_convergence || !p.scenario.samples_from_rcps || !(p.scenario.samples_mean > 0)) continue;
+        auto& [sum, n] = sums[pooled ? "" : p.scenario.workload->name];
+        sum += std::log(p.fit_scenario.samples_mean / p.scenario.samples_mean);
+        ++n;
+    }
+    std::map<std::string, double> lags;
+    for (const auto& [workload, sum_n] : sums) lags[workload] = std::exp(sum_n.first / sum_n.second);
+    return lags;
+}
+}  // namespace
+
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                    const SharedFit& shared) {
-    return shared.operator_model ? calibrate_operator_points(points, description, shared)
-                                 : calibrate_lumped_points(points, description, shared);
+    CalibrationReport report = shared.operator_model ? calibrate_operator_points(points, description, shared)
+                                                     : calibrate_lumped_points(points, description, shared);
+    if (!shared.convergence_lag && !shared.pooled_convergence_lag) return report;
+    // The lag is measured after the fit, which never sees it (it prices each result at its published convergence);
+    // the in-sample errors, which price the RCPs as predictions do, are recomputed with it.
+    const std::map<std::string, double> lags = convergence_lags(points, shared.pooled_convergence_lag);
+    ProfileSet lagged = report.profiles;
+    for (auto [key, profile] : report.profiles.all()) {
+        const auto found = lags.find(shared.pooled_convergence_lag ? "" : profile.workload);
+        if (found == lags.end()) continue;
+        profile.convergence_factor = found->second;
+        lagged.add(std::move(profile));
+    }
+    report.profiles = std::move(lagged);
+    std::string described;
+    for (const auto& [workload, lag] : lags)
+        described += (described.empty() ? "" : ", ") + (workload.empty() ? "every workload" : workload) + " " +
+                     units::format_number(lag, 4);
+    report.data_description += "; convergence lag (published / RCP samples of the fit results): " + described;
+    // Every point the fit used, in its order (the operator fit uses those with a layer graph).
+    std::vector<PointError> fitted;
+    double sum = 0;
+    for (const CalibrationPoint& p : points) {
+        if (shared.operator_model && !p.scenario.operator_table) continue;
+        fitted.push_back(evaluate_point(p, report.profiles));
+        sum += std::pow(std::log1p(fitted.back().error), 2);
+    }
+    TTSIM_ASSERT(fitted.size() == report.fitted.size(), "the in-sample errors do not match the fit's points");
+    report.fitted = std::move(fitted);
+    report.rms_log_error = report.fitted.empty() ? 0.0 : std::sqrt(sum / report.fitted.size());
+    return report;
 }
 
 CalibrationReport calibrate(const CalibrationOptions& options) {

@@ -197,6 +197,13 @@ struct SharedFit {
     // evaluation's scoring as its logs measure it (the median over its fit results' logs, not searched), on top
     // of the fitted per-run overhead, which otherwise has to stand for it (RetinaNet: about 5-6 s a run).
     bool logged_scoring = false;
+    // convergence-lag (either model): predictions, whose samples to converge come from the RCP mean, take them x
+    // each workload's measured lag (ComputeProfile::convergence_factor): the geometric mean, over that workload's fit
+    // results with a published convergence, of published samples / RCP samples at their batch. Measured, not
+    // searched, and the fit itself is unchanged (it uses the published convergence). pooled-convergence-lag: one
+    // factor over every fit result. Session 23's candidates (README).
+    bool convergence_lag = false;
+    bool pooled_convergence_lag = false;
     // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).
     SharedFit without_evaluation_terms() const;
     // The loss terms these options select (fit_loss.hpp).
@@ -270,6 +277,11 @@ struct CrossValidationReport {
     // the hold-out (the selection rule's second check, README).
     double step_mape_percent = 0, eval_mape_percent = 0;
     int step_results = 0, eval_results = 0;
+    // Diagnostic: the same fold models given each predicted result's own published convergence instead of the
+    // RCPs (what a prediction cannot know), as a MAPE (%) over the predicted results that publish one: how much of
+    // the time-to-train error is the RCPs' and not the step, evaluation and per-run model's.
+    double published_convergence_mape_percent = 0;
+    int published_convergence_results = 0;
 };
 CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points, CrossValidationScheme scheme,
                                      int max_gpus = 64, const SharedFit& shared = {});

@@ -22,7 +22,7 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
         if (p.scenario.gpus <= max_gpus) ++counts[p.scenario.gpus];
     const bool forward = scheme == CrossValidationScheme::ForwardChaining;
     CrossValidationReport report;
-    double step_sum = 0, eval_sum = 0;
+    double step_sum = 0, eval_sum = 0, own_convergence_sum = 0;
     for (const auto& [left_out, n] : counts) {
         if (forward && left_out == counts.begin()->first) continue;   // nothing below the smallest count to fit on
         std::vector<CalibrationPoint> fit_set;
@@ -55,10 +55,18 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
                 ++report.eval_results;
             }
         }
+        for (const CalibrationPoint* p : predicted)
+            if (p->published_convergence && p->published_minutes > 0) {
+                const Prediction own = evaluate(p->fit_scenario, point_profile(*p, fit.profiles));
+                own_convergence_sum += std::abs(own.ttt_minutes / p->published_minutes - 1.0);
+                ++report.published_convergence_results;
+            }
     }
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
     if (report.step_results > 0) report.step_mape_percent = 100.0 * step_sum / report.step_results;
     if (report.eval_results > 0) report.eval_mape_percent = 100.0 * eval_sum / report.eval_results;
+    if (report.published_convergence_results > 0)
+        report.published_convergence_mape_percent = 100.0 * own_convergence_sum / report.published_convergence_results;
     return report;
 }
 

@@ -12,13 +12,14 @@ std::vector<LogPartsCheck> log_parts_checks(const std::vector<const CalibrationP
     for (const CalibrationPoint* p : points) {
         // The parts from the run clock (what calibration prices), the total from evaluate() (what predictions
         // report): a test checks that they agree.
-        const RunClock clock = run_clock(p->scenario, point_profile(*p, profiles));
+        const ComputeProfile profile = point_profile(*p, profiles);
+        const RunClock clock = run_clock(p->scenario, profile);
         LogPartsCheck c;
         c.point = evaluate_point(*p, profiles);
         c.logged_step_seconds = p->measured_step_seconds;
         c.logged_eval_seconds = p->measured_eval_seconds;
         c.logged_excess_seconds = p->measured_excess_seconds;
-        clock.seconds(p->scenario.samples_mean, &c.model_steps, &c.model_evaluations);
+        clock.seconds(trained_samples(p->scenario, profile, p->scenario.samples_mean), &c.model_steps, &c.model_evaluations);
         c.model_step_seconds = clock.step_seconds;
         c.model_eval_seconds = clock.eval_seconds;
         c.model_overhead_seconds = clock.run_overhead_seconds;

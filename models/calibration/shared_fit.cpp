@@ -45,7 +45,9 @@ constexpr NamedOption kOptions[] = {
     {"class-overhead", &SharedFit::class_overhead, kOperatorOnly},
     {"same-die", &SharedFit::same_die, kOperatorOnly},
     {"eval-stage", &SharedFit::eval_stage, kOperatorOnly},
-    {"logged-scoring", &SharedFit::logged_scoring, kOperatorOnly}};
+    {"logged-scoring", &SharedFit::logged_scoring, kOperatorOnly},
+    {"convergence-lag", &SharedFit::convergence_lag},
+    {"pooled-convergence-lag", &SharedFit::pooled_convergence_lag}};
 
 }  // namespace
 
@@ -104,6 +106,10 @@ SharedFit SharedFit::parse(const std::string& list) {
     if (f.host_overlap && f.graph_host_overlap)
         throw InputError("host-overlap already overlaps the fixed per-step host cost under every launch mode; "
                          "graph-host-overlap does it only under whole-iteration CUDA graphs: choose one",
+                         Field::shared_parameters);
+    if (f.convergence_lag && f.pooled_convergence_lag)
+        throw InputError("convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude "
+                         "each other",
                          Field::shared_parameters);
     if (f.run_overhead && f.workload_run_overhead)
         throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",

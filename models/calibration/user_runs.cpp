@@ -201,6 +201,7 @@ CalibrationPoint point_of(const Row& row) {
     p.fit_scenario = s;
     if (const auto samples = row.positive("samples_to_converge", units::parse_number)) {
         p.fit_scenario.samples_mean = p.fit_scenario.samples_p10 = p.fit_scenario.samples_p90 = *samples;
+        p.fit_scenario.samples_from_rcps = false;
         p.published_convergence = true;
     }
     p.measured_step_seconds = row.positive("step_time", units::parse_time_seconds);

@@ -143,7 +143,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "run_overhead_seconds", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "eval_host_kernels_per_sample", "tp_comm_exposed_fraction", "transferred_from",
+                         "multi_node_step_seconds", "run_overhead_seconds", "convergence_factor", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "eval_host_kernels_per_sample", "tp_comm_exposed_fraction", "transferred_from",
                          "fitted_samples_per_gpu", "fitted_gpus", "operator"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
@@ -153,6 +153,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         p.fixed_step_seconds = item.required("fixed_step_seconds").as_double(0.0, 100.0);
         if (auto n = item.optional("multi_node_step_seconds")) p.multi_node_step_seconds = n->as_double(0.0, 100.0);
         if (auto n = item.optional("run_overhead_seconds")) p.run_overhead_seconds = n->as_double(0.0, 1e5);
+        if (auto n = item.optional("convergence_factor")) p.convergence_factor = n->as_double(0.5, 2.0);
         if (auto n = item.optional("step_jitter_seconds")) p.step_jitter_seconds = n->as_double(0.0, 100.0);
         if (auto n = item.optional("step_jitter_cv")) p.step_jitter_cv = n->as_double(0.0, 1.0);
         if (auto n = item.optional("step_jitter_unit")) {
@@ -244,6 +245,7 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
             << "    step_jitter_unit: " << (p.step_jitter_per_node ? "node" : "gpu") << "\n"
             << "    eval_fixed_seconds: " << p.eval_fixed_seconds << "\n"
             << "    tp_comm_exposed_fraction: " << p.tp_comm_exposed_fraction << "\n";
+        if (p.convergence_factor != 1.0) out << "    convergence_factor: " << p.convergence_factor << "\n";
         if (p.eval_forward_factor != 1.0) out << "    eval_forward_factor: " << p.eval_forward_factor << "\n";
         if (p.eval_step_seconds != 0.0) out << "    eval_step_seconds: " << p.eval_step_seconds << "\n";
         if (p.eval_host_kernels_per_sample != 0.0)

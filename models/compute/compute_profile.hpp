@@ -49,6 +49,12 @@ struct ComputeProfile {
     // Per run, once: what the clock counts besides steps and evaluations (input-pipeline warm-up after run_start,
     // the final metric computation, checkpoint writes). Shared by all workloads and GPUs when fitted; 0 = off.
     double run_overhead_seconds = 0.0;
+    // Samples to converge where they come from the RCPs (PreparedScenario::samples_from_rcps) are multiplied by
+    // this: how much later than the RCP mean the results this profile was fitted on converged (their published
+    // samples_to_converge_mean against rcp_mean; fit options convergence-lag and pooled-convergence-lag,
+    // calibration.cpp). 1 = the RCP mean as it is. A given convergence (a user's samples_to_train, a result's
+    // published one) is never scaled.
+    double convergence_factor = 1.0;
     // Absolute per-GPU step-time noise (standard deviation, seconds: OS/host jitter, independent of the step's
     // length). The slowest of N GPUs sets the pace: + step_jitter_seconds x E[max of N standard normals] per
     // step. Shared by all workloads and GPUs when fitted; 0 = off.

@@ -157,7 +157,7 @@ std::optional<double> ttt_lower_bound_minutes(const PreparedScenario& s, const C
                  "a lower bound's scenario has collectives");
     if (!profile.operator_efficiency || !s.operator_table) return std::nullopt;
     if (!(profile.tp_comm_exposed_fraction >= 0) || !(profile.eval_forward_factor >= 0)) return std::nullopt;
-    return run_clock(s, profile).seconds(s.samples_mean) / 60.0;
+    return run_clock(s, profile).seconds(trained_samples(s, profile, s.samples_mean)) / 60.0;
 }
 
 Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
@@ -185,10 +185,10 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.gpus = s.gpus;
     p.layout = c;
     p.global_batch = c.global_batch;
-    p.samples_to_converge = s.samples_mean;
-    p.ttt_minutes = minutes_for(s.samples_mean, &p.steps, &p.evaluations);
-    p.ttt_p10_minutes = minutes_for(s.samples_p10, nullptr, nullptr);
-    p.ttt_p90_minutes = minutes_for(s.samples_p90, nullptr, nullptr);
+    p.samples_to_converge = trained_samples(s, profile, s.samples_mean);
+    p.ttt_minutes = minutes_for(p.samples_to_converge, &p.steps, &p.evaluations);
+    p.ttt_p10_minutes = minutes_for(trained_samples(s, profile, s.samples_p10), nullptr, nullptr);
+    p.ttt_p90_minutes = minutes_for(trained_samples(s, profile, s.samples_p90), nullptr, nullptr);
     p.step_ms = it.step_seconds * 1e3;
     p.compute_ms = it.compute_seconds * 1e3;
     p.exposed_comm_ms = it.exposed_comm_seconds * 1e3;

@@ -145,6 +145,9 @@ struct PreparedScenario {
     ParallelismConfig layout;
     double samples_per_gpu = 0;            // per micro step per GPU (x in compute_profile.hpp)
     double samples_mean = 0, samples_p10 = 0, samples_p90 = 0;
+    // The samples above come from the RCPs (ConvergenceModel), not from a given convergence (a workload's
+    // samples_to_train, a result's published one): a profile's convergence_factor applies (trained_samples).
+    bool samples_from_rcps = false;
     std::vector<double> bucket_comm_seconds;   // per gradient bucket (simulated collectives, step_collectives.hpp)
     std::string bucket_comm_name = "allreduce";   // "allreduce", "reducescatter+allreduce" (timeline names)
     std::vector<MeasuredCollective> bucket_collectives;   // what the simulation measured for one bucket
@@ -208,6 +211,10 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
 // RCPs say. InputError (Field::global_batch) where the convergence data do not reach the batch (more than 4x below
 // the smallest RCP batch, beyond the extrapolation limit above the largest).
 ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_batch);
+
+// The samples a run trains for, given the scenario's `samples` (its mean or a percentile): scaled by the profile's
+// convergence_factor where they come from the RCPs, as they are otherwise.
+double trained_samples(const PreparedScenario& scenario, const ComputeProfile& profile, double samples);
 // The batch a request gives, checked before any layout is built: a global batch or a batch per data-parallel rank
 // (not both), each >= 1. InputError (Field::global_batch, Field::batch_per_rank).
 void check_batch_request(const PredictionRequest& request);

@@ -42,6 +42,10 @@ ConvergenceEstimate samples_to_train_at(const Workload& workload, int global_bat
     return convergence.samples_to_converge(global_batch);
 }
 
+double trained_samples(const PreparedScenario& scenario, const ComputeProfile& profile, double samples) {
+    return scenario.samples_from_rcps ? samples * profile.convergence_factor : samples;
+}
+
 namespace {
 
 // prepare_as_answer's memory rule (predict.hpp).
@@ -114,6 +118,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     s.samples_mean = estimate.samples_mean;
     s.samples_p10 = estimate.samples_p10;
     s.samples_p90 = estimate.samples_p90;
+    s.samples_from_rcps = !workload.samples_to_train;
     for (const auto& w : estimate.warnings) s.warnings.push_back(w);
 
     // Collectives: simulated on the system's topology (step_collectives.hpp).

@@ -253,7 +253,9 @@ double model_state_bytes_per_gpu(const Workload& workload, const ParallelismConf
     const double model_split = static_cast<double>(layout.tensor_parallel) * layout.pipeline_parallel;
     const double shards = layout.distributed_optimizer ? layout.weight_replicas() : 1.0;
     const double weights = 2.0 * static_cast<double>(workload.total_params) / model_split;
-    const double gradients = 2.0 * static_cast<double>(workload.trainable_params) / model_split;
+    // Gradients as the framework keeps them (fp32 for LoRA's grad_reduce_in_fp32), as the layer memory model does.
+    const double gradients =
+        workload.gradient_element_bytes() * static_cast<double>(workload.trainable_params) / model_split;
     const double optimizer = 12.0 * static_cast<double>(workload.trainable_params) / model_split / shards;
     return weights + gradients + optimizer;
 }

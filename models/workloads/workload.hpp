@@ -96,6 +96,11 @@ struct PublishedParallelism {
     std::string source;                     // e.g. "MLP41 bert config_DGXH100_8x8x72x1.sh (params.md §4.3)"
 };
 
+class ConfigNode;
+// One layout in the catalog's form (workload_catalog.yaml `published_parallelism` keys), read strictly: also used
+// for the submitters' own layouts of v4.1 results (models/mlperf/submission_layouts.hpp).
+PublishedParallelism read_published_layout(const ConfigNode& entry);
+
 // What tensor and context parallelism exchange per transformer layer, for the workloads ttsim has a model of
 // them for (predict.cpp prices these collectives on the system's topology). Activations are bf16.
 struct ModelParallelComm {

@@ -245,6 +245,8 @@ const WorkloadCatalogData& catalog_data() {
 
 }  // namespace
 
+PublishedParallelism read_published_layout(const ConfigNode& entry) { return read_layout(entry); }
+
 WorkloadCatalogData load_workload_catalog(const std::filesystem::path& path) {
     const ConfigNode root = load_reference_file(path, {"workloads"});
     WorkloadCatalogData out;

@@ -42,8 +42,13 @@ double step_time_mape(const std::vector<StepTimeCheck>& checks) {
 
 // The second check of the selection rule (README): the cross-validation predictions' parts against their logs.
 std::string parts_line(const CrossValidationReport& cv) {
-    return fmt::format("their parts against the logs (MAPE): steady step {} over {} results, one evaluation {} over {}",
-                       percent(cv.step_mape_percent), cv.step_results, percent(cv.eval_mape_percent), cv.eval_results);
+    std::string line =
+        fmt::format("their parts against the logs (MAPE): steady step {} over {} results, one evaluation {} over {}",
+                    percent(cv.step_mape_percent), cv.step_results, percent(cv.eval_mape_percent), cv.eval_results);
+    if (cv.published_convergence_results > 0)
+        line += fmt::format("; with each result's published convergence instead of the RCPs (diagnostic only): {} over {}",
+                            percent(cv.published_convergence_mape_percent), cv.published_convergence_results);
+    return line;
 }
 
 // One model's figures for the side-by-side report (--compare).
