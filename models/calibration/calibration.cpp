@@ -88,7 +88,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
     const auto file = results_path(options);
     const auto all = load_mlperf_results(file);
     const auto accumulation = accumulation_by_key(file);
-    const std::map<std::string, PublishedParallelism> own_layouts = load_submission_layouts();
+    const std::map<std::string, SubmissionFacts> submissions = load_submission_facts();
     // Run logs (shipped v4.1_runs.csv unless named), matched to results by submitter/system/benchmark.
     const std::vector<MlperfRun> run_rows = load_mlperf_runs(options.runs_csv);
     std::map<std::string, std::vector<const MlperfRun*>> runs;
@@ -114,12 +114,17 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
             System system = resolve_system(r.accelerator_family);   // the GPU's preset system, default fabric
             system.name = r.system;
             auto it = accumulation.find(r.key());
-            const auto own = own_layouts.find(r.key());
+            const auto found_facts = submissions.find(r.key());
+            const SubmissionFacts* facts = found_facts == submissions.end() ? nullptr : &found_facts->second;
             const ParallelismConfig layout = layout_of(workload, r, it == accumulation.end() ? 1 : it->second,
-                                                       own == own_layouts.end() ? nullptr : &own->second);
+                                                       facts && facts->layout ? &*facts->layout : nullptr);
             CalibrationPoint p;
             p.result = r;
             p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
+            if (facts) {
+                p.scenario.eval_schedule = with_submission_evaluation(p.scenario.eval_schedule, *facts);
+                p.scenario.evaluations = evaluations_until(p.scenario.eval_schedule, p.scenario.samples_mean);
+            }
             p.fit_scenario = p.scenario;
             std::optional<double> samples = r.samples_to_converge_mean;
             if (!samples && r.epochs_to_converge_mean && workload.train_samples)

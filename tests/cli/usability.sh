@@ -232,8 +232,10 @@ check "cluster.nic: 200Gb/s in a scenario = --nic hdr" 'cmp -s "$tmp/nic-hdr.csv
 "$ttsim" predict --workload retinanet --system dgx-h100 --gpus 1024 --sharp off --nic hdr --format json >"$tmp/p-hdr.json"
 "$ttsim" predict --workload retinanet --system dgx-h100 --gpus 1024 --sharp off --format json >"$tmp/p-ndr.json"
 "$ttsim" predict --workload retinanet --system dgx-h100 --gpus 1024 --sharp off --oversubscription 2 >"$tmp/p-over.txt"
-check "predict --nic hdr is slower than NDR, from the simulated fabric" \
-  'python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not (a[\"ttt_minutes\"] > b[\"ttt_minutes\"] and a[\"fabric\"] == \"HDR 200G NICs\" and a[\"comm_topology\"] == \"dgx-h100 x1024\"))" "$tmp/p-hdr.json" "$tmp/p-ndr.json"'
+# RetinaNet at one image a GPU is host-bound (its fitted per-step host cost sits beside the whole-iteration graph),
+# so the slower fabric shows in the gradient communication, and the time to train is no shorter.
+check "predict --nic hdr communicates slower than NDR, from the simulated fabric" \
+  'python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not (a[\"comm_total_ms\"] > b[\"comm_total_ms\"] and a[\"ttt_minutes\"] >= b[\"ttt_minutes\"] and a[\"fabric\"] == \"HDR 200G NICs\" and a[\"comm_topology\"] == \"dgx-h100 x1024\"))" "$tmp/p-hdr.json" "$tmp/p-ndr.json"'
 check "predict --oversubscription 2 is stated in the header" 'has "$tmp/p-over.txt" "(dgx-h100, NDR 400G NICs, 2:1 oversubscribed, SHARP off)"'
 "$ttsim" predict --workload bert --system dgx-h100 --topology topologies/examples/two_dgx_h100.yaml >"$tmp/p-topo.txt"
 check "predict --topology FILE runs on the file's 16 GPUs" 'has "$tmp/p-topo.txt" "bert on 16 x H100-SXM (dgx-h100, topology topologies/examples/two_dgx_h100.yaml, SHARP off)"'
