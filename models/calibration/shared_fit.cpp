@@ -141,6 +141,8 @@ SharedFit SharedFit::operator_defaults() {
     // framework's own passes with their host work, fitted in a second stage; RetinaNet's final scoring from its
     // logs; the fixed host cost beside a whole-iteration CUDA graph.
     f.eval_stage = f.eval_passes = f.eval_host_ops = f.eval_launch = f.logged_scoring = f.graph_host_overlap = true;
+    // Session 23's pick by forward CV: predictions train each workload's measured lag behind the RCP mean.
+    f.convergence_lag = true;
     return f;
 }
 
