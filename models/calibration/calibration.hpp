@@ -63,6 +63,9 @@ struct CalibrationPoint {
 // step-logs, eval-logs, warmup-logs).
 struct LossTerms {
     bool run_logs = false, robust = false, step_logs = false, eval_logs = false, warmup_logs = false;
+    // The run minutes price each result's evaluations at its logged seconds per evaluation where it has them
+    // (staged-logged-evals' first stage), not at the model's.
+    bool logged_eval_price = false;
 };
 
 // Parameters shared by every (workload, GPU) profile, each either fitted jointly over all results (outer
@@ -204,6 +207,13 @@ struct SharedFit {
     // factor over every fit result. Session 23's candidates (README).
     bool convergence_lag = false;
     bool pooled_convergence_lag = false;
+    // staged-logged-evals (with eval-stage): the first stage prices each fit result's evaluations at its logged
+    // seconds per evaluation (CalibrationPoint::measured_eval_seconds) where it has them, and leaves out eval-logs'
+    // comparison, so that evaluations priced as training forwards (cheaper than the eager passes logged) do not
+    // slow the kernels every step shares. The second stage and predictions are unchanged. Session 23's (L).
+    bool staged_logged_evals = false;
+    // Set by without_evaluation_terms() for staged-logged-evals' first stage; not an option of its own.
+    bool logged_eval_price = false;
     // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).
     SharedFit without_evaluation_terms() const;
     // The loss terms these options select (fit_loss.hpp).

@@ -26,7 +26,9 @@ double log_error_loss(double log_error, bool robust) {
 }
 
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms) {
-    const RunClock clock = run_clock(point.fit_scenario, profile);
+    RunClock clock = run_clock(point.fit_scenario, profile);
+    if (terms.logged_eval_price && point.measured_eval_seconds && clock.eval_seconds > 0)
+        clock.eval_seconds = *point.measured_eval_seconds;
     // Measured step and evaluation times and first-segment excess (the v4.1 logs, or a user's runs:
     // user_runs.hpp), each one more log error on the same loss.
     double measured = 0;

@@ -47,7 +47,8 @@ constexpr NamedOption kOptions[] = {
     {"eval-stage", &SharedFit::eval_stage, kOperatorOnly},
     {"logged-scoring", &SharedFit::logged_scoring, kOperatorOnly},
     {"convergence-lag", &SharedFit::convergence_lag},
-    {"pooled-convergence-lag", &SharedFit::pooled_convergence_lag}};
+    {"pooled-convergence-lag", &SharedFit::pooled_convergence_lag},
+    {"staged-logged-evals", &SharedFit::staged_logged_evals, kOperatorOnly}};
 
 }  // namespace
 
@@ -107,6 +108,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         throw InputError("host-overlap already overlaps the fixed per-step host cost under every launch mode; "
                          "graph-host-overlap does it only under whole-iteration CUDA graphs: choose one",
                          Field::shared_parameters);
+    if (f.staged_logged_evals && !f.eval_stage)
+        throw InputError("staged-logged-evals changes eval-stage's first stage: add eval-stage", Field::shared_parameters);
     if (f.convergence_lag && f.pooled_convergence_lag)
         throw InputError("convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude "
                          "each other",
@@ -124,13 +127,18 @@ std::string SharedFit::operator_only_term() const {
 }
 
 LossTerms SharedFit::loss_terms() const {
-    return LossTerms{run_logs, robust, step_logs, eval_logs, warmup_logs};
+    return LossTerms{run_logs, robust, step_logs, eval_logs, warmup_logs, logged_eval_price};
 }
 
 SharedFit SharedFit::without_evaluation_terms() const {
     SharedFit f = *this;
     f.eval_passes = f.eval_host_ops = f.eval_launch = f.eval_cost = f.eval_step_cost = f.eval_fixed = false;
     f.eval_stage = false;
+    if (staged_logged_evals) {
+        f.staged_logged_evals = false;
+        f.eval_logs = false;
+        f.logged_eval_price = true;
+    }
     return f;
 }
 

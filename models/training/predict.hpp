@@ -92,6 +92,9 @@ struct Prediction {
     std::string comm_topology;             // the topology the collectives were simulated on
     double ttt_minutes = 0, ttt_p10_minutes = 0, ttt_p90_minutes = 0;
     double samples_to_converge = 0;
+    // What samples_to_converge multiplies the RCP mean by (ComputeProfile::convergence_factor, convergence-lag);
+    // 1 where the convergence is given or no lag was calibrated.
+    double convergence_lag = 1.0;
     int global_batch = 0;
     long long steps = 0;
     double step_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_total_ms = 0, fixed_ms = 0;

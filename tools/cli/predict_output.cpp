@@ -43,8 +43,13 @@ std::string format_prediction_table(const PredictionReport& report) {
     }
     line("time to train", fmt::format("{:.3f} min (p10 {:.3f}, p90 {:.3f})", p.ttt_minutes, p.ttt_p10_minutes,
                                       p.ttt_p90_minutes));
-    line("global batch", fmt::format("{}, samples to converge {:.0f}, steps {}", p.global_batch,
-                                     p.samples_to_converge, p.steps));
+    line("global batch", fmt::format("{}, samples to converge {:.0f}{}, steps {}", p.global_batch, p.samples_to_converge,
+                                     p.convergence_lag != 1.0
+                                         ? fmt::format(" (the RCP mean x {:.3f}, how much later the calibration's "
+                                                       "results converged)",
+                                                       p.convergence_lag)
+                                         : "",
+                                     p.steps));
     line("step", fmt::format("{:.3f} ms = compute {:.3f} + exposed comm {:.3f} + fixed {:.3f} (gradient comm total "
                              "{:.3f})",
                              p.step_ms, p.compute_ms, p.exposed_comm_ms, p.fixed_ms, p.comm_total_ms));
@@ -152,6 +157,7 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["ttt_p10_minutes"] = p.ttt_p10_minutes;
     j["ttt_p90_minutes"] = p.ttt_p90_minutes;
     j["samples_to_converge"] = p.samples_to_converge;
+    j["convergence_lag"] = p.convergence_lag;
     j["global_batch"] = p.global_batch;
     j["steps"] = p.steps;
     j["step_ms"] = p.step_ms;
