@@ -188,8 +188,9 @@ double mean_absolute_percentage_error(const std::vector<PointError>& errors) {
 }
 
 namespace {
-// convergence-lag's factors (SharedFit::convergence_lag): per workload, or under "" pooled.
-std::map<std::string, double> convergence_lags(const std::vector<CalibrationPoint>& points, bool pooled) {
+// convergence-lag's factors (ConvergenceLags): the geometric mean of published / RCP samples over the results that
+// publish their convergence, per workload or pooled under "".
+ConvergenceLags convergence_lags(const std::vector<CalibrationPoint>& points, bool pooled) {
     std::map<std::string, std::pair<double, int>> sums;   // per workload ("" pooled): sum of log ratios, count
     for (const CalibrationPoint& p : points) {
         if (!p.published_convergence || !p.scenario.samples_from_rcps || !(p.scenario.samples_mean > 0)) continue;
@@ -197,44 +198,38 @@ std::map<std::string, double> convergence_lags(const std::vector<CalibrationPoin
         sum += std::log(p.fit_scenario.samples_mean / p.scenario.samples_mean);
         ++n;
     }
-    std::map<std::string, double> lags;
+    ConvergenceLags lags;
     for (const auto& [workload, sum_n] : sums) lags[workload] = std::exp(sum_n.first / sum_n.second);
     return lags;
 }
 }  // namespace
 
-CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                   const SharedFit& shared) {
-    CalibrationReport report = shared.operator_model ? calibrate_operator_points(points, description, shared)
-                                                     : calibrate_lumped_points(points, description, shared);
-    if (!shared.convergence_lag && !shared.pooled_convergence_lag) return report;
-    // The lag is measured after the fit, which never sees it (it prices each result at its published convergence);
-    // the in-sample errors, which price the RCPs as predictions do, are recomputed with it.
-    const std::map<std::string, double> lags = convergence_lags(points, shared.pooled_convergence_lag);
-    ProfileSet lagged = report.profiles;
-    for (auto [key, profile] : report.profiles.all()) {
-        const auto found = lags.find(shared.pooled_convergence_lag ? "" : profile.workload);
+void apply_convergence_lags(ProfileSet& profiles, const ConvergenceLags& lags) {
+    if (lags.empty()) return;
+    ProfileSet lagged = profiles;
+    for (auto [key, profile] : profiles.all()) {
+        auto found = lags.find(profile.workload);
+        if (found == lags.end()) found = lags.find("");
         if (found == lags.end()) continue;
         profile.convergence_factor = found->second;
         lagged.add(std::move(profile));
     }
-    report.profiles = std::move(lagged);
+    profiles = std::move(lagged);
+}
+
+CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
+                                   const SharedFit& shared) {
+    const ConvergenceLags lags = shared.convergence_lag || shared.pooled_convergence_lag
+                                     ? convergence_lags(points, shared.pooled_convergence_lag)
+                                     : ConvergenceLags{};
+    CalibrationReport report = shared.operator_model ? calibrate_operator_points(points, description, shared, lags)
+                                                     : calibrate_lumped_points(points, description, shared, lags);
+    if (lags.empty()) return report;
     std::string described;
     for (const auto& [workload, lag] : lags)
         described += (described.empty() ? "" : ", ") + (workload.empty() ? "every workload" : workload) + " " +
                      units::format_number(lag, 4);
     report.data_description += "; convergence lag (published / RCP samples of the fit results): " + described;
-    // Every point the fit used, in its order (the operator fit uses those with a layer graph).
-    std::vector<PointError> fitted;
-    double sum = 0;
-    for (const CalibrationPoint& p : points) {
-        if (shared.operator_model && !p.scenario.operator_table) continue;
-        fitted.push_back(evaluate_point(p, report.profiles));
-        sum += std::pow(std::log1p(fitted.back().error), 2);
-    }
-    TTSIM_ASSERT(fitted.size() == report.fitted.size(), "the in-sample errors do not match the fit's points");
-    report.fitted = std::move(fitted);
-    report.rms_log_error = report.fitted.empty() ? 0.0 : std::sqrt(sum / report.fitted.size());
     return report;
 }
 

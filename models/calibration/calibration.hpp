@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -263,6 +264,12 @@ struct CalibrationReport {
 std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options);
 
 CalibrationReport calibrate(const CalibrationOptions& options);
+
+// convergence-lag's factors (SharedFit::convergence_lag, pooled_convergence_lag): per workload, or one under "" when
+// pooled. Measured from the fit results before the fit, which never sees them; each fitter sets them on its
+// profiles (apply_convergence_lags) before it prices its in-sample errors at the RCPs.
+using ConvergenceLags = std::map<std::string, double>;
+void apply_convergence_lags(ProfileSet& profiles, const ConvergenceLags& lags);
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                    const SharedFit& shared = {});
 
@@ -295,6 +302,11 @@ struct CrossValidationReport {
 };
 CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points, CrossValidationScheme scheme,
                                      int max_gpus = 64, const SharedFit& shared = {});
+
+// |predicted / published - 1| of each point with a published convergence and time to train, priced at that
+// convergence instead of the RCPs (what a prediction cannot know): the diagnostic of cross-validation and hold-out.
+std::vector<double> published_convergence_errors(const std::vector<const CalibrationPoint*>& points,
+                                                 const ProfileSet& profiles);
 
 // The profile a point is priced with: its workload's and GPU's, times its software stack's speed where the profiles
 // have one (system-speed).

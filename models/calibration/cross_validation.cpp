@@ -55,12 +55,10 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
                 ++report.eval_results;
             }
         }
-        for (const CalibrationPoint* p : predicted)
-            if (p->published_convergence && p->published_minutes > 0) {
-                const Prediction own = evaluate(p->fit_scenario, point_profile(*p, fit.profiles));
-                own_convergence_sum += std::abs(own.ttt_minutes / p->published_minutes - 1.0);
-                ++report.published_convergence_results;
-            }
+        for (const double error : published_convergence_errors(predicted, fit.profiles)) {
+            own_convergence_sum += error;
+            ++report.published_convergence_results;
+        }
     }
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
     if (report.step_results > 0) report.step_mape_percent = 100.0 * step_sum / report.step_results;
@@ -68,6 +66,17 @@ CrossValidationReport cross_validate(const std::vector<CalibrationPoint>& points
     if (report.published_convergence_results > 0)
         report.published_convergence_mape_percent = 100.0 * own_convergence_sum / report.published_convergence_results;
     return report;
+}
+
+std::vector<double> published_convergence_errors(const std::vector<const CalibrationPoint*>& points,
+                                                 const ProfileSet& profiles) {
+    std::vector<double> errors;
+    for (const CalibrationPoint* p : points)
+        if (p->published_convergence && p->published_minutes > 0)
+            errors.push_back(std::abs(evaluate(p->fit_scenario, point_profile(*p, profiles)).ttt_minutes /
+                                          p->published_minutes -
+                                      1.0));
+    return errors;
 }
 
 HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus, int predict_min_gpus,

@@ -236,7 +236,7 @@ bool CalibrationPoint::runs_span_convergence() const {
     return false;
 }
 CalibrationReport calibrate_lumped_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                          const SharedFit& shared) {
+                                          const SharedFit& shared, const ConvergenceLags& convergence_lags) {
     std::map<std::pair<std::string, std::string>, FitGroup> groups;
     bool any_multi_node = false;
     for (const CalibrationPoint& p : points) {
@@ -273,6 +273,7 @@ CalibrationReport calibrate_lumped_points(const std::vector<CalibrationPoint>& p
     base.jitter_per_node = shared.jitter_nodes;
     const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);
     fit_all_groups(groups, values, &report.profiles, &report.objective_evaluations);
+    apply_convergence_lags(report.profiles, convergence_lags);
     double sum = 0;
     for (const CalibrationPoint& p : points) {
         report.fitted.push_back(evaluate_point(p, report.profiles));

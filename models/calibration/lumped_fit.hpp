@@ -10,6 +10,6 @@
 namespace ttsim {
 
 CalibrationReport calibrate_lumped_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                          const SharedFit& shared);
+                                          const SharedFit& shared, const ConvergenceLags& convergence_lags = {});
 
 }  // namespace ttsim

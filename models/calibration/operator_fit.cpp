@@ -291,7 +291,7 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
 }  // namespace
 
 CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& all_points, const std::string& description,
-                                            const SharedFit& shared) {
+                                            const SharedFit& shared, const ConvergenceLags& convergence_lags) {
     std::vector<const CalibrationPoint*> points;
     for (const CalibrationPoint& p : all_points)
         if (p.scenario.operator_table) points.push_back(&p);
@@ -417,6 +417,7 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
             report.profiles.add(std::move(p));
         }
     for (const auto& [stack, index] : L.stack_speed) report.profiles.stack_speeds[stack] = std::exp(x[static_cast<std::size_t>(index)]);
+    apply_convergence_lags(report.profiles, convergence_lags);
     double sum = 0;
     for (const CalibrationPoint* p : points) {
         report.fitted.push_back(evaluate_point(*p, report.profiles));

@@ -37,6 +37,6 @@ inline constexpr double kSystemSpeedSigma = 0.10;
 std::vector<std::string> speed_keys(const CalibrationPoint& point);
 
 CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                            const SharedFit& shared);
+                                            const SharedFit& shared, const ConvergenceLags& convergence_lags = {});
 
 }  // namespace ttsim

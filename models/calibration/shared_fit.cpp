@@ -76,47 +76,38 @@ SharedFit SharedFit::parse(const std::string& list) {
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
-    if (f.eval_cost && !f.operator_model)
-        throw InputError("eval-cost is a term of the operator model: add operator to the list", Field::shared_parameters);
-    if (f.eval_step_cost && !f.operator_model)
-        throw InputError("eval-step-cost is a term of the operator model: add operator to the list",
-                         Field::shared_parameters);
-    if (f.warmup_logs && !f.run_overhead && !f.workload_run_overhead)
-        throw InputError("warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead",
-                         Field::shared_parameters);
-    for (const auto& [on, name] : {std::pair{f.eval_launch, "eval-launch"}, std::pair{f.eval_host_ops, "eval-host-ops"}})
-        if (on && !f.eval_passes)
-            throw InputError(std::string(name) + " prices the evaluation passes' host work: add eval-passes (and operator)",
-                             Field::shared_parameters);
-    if (f.logged_overhead && !f.workload_run_overhead)
-        throw InputError("logged-overhead sets each workload's per-run overhead from its logs: add workload-run-overhead",
-                         Field::shared_parameters);
-    if (f.class_overhead && !f.kernel_overhead)
-        throw InputError("class-overhead fits the streaming kernels' overhead apart from kernel-overhead's: add kernel-overhead",
-                         Field::shared_parameters);
-    if (f.eval_stage && !(f.eval_host_ops || f.eval_launch || f.eval_cost || f.eval_step_cost || f.eval_fixed))
-        throw InputError("eval-stage fits the evaluation's terms in a second stage: add eval-passes (with eval-host-ops or "
-                         "eval-launch), eval-cost, eval-step-cost or eval-fixed",
-                         Field::shared_parameters);
-    if (f.eval_stage && !f.operator_model)
-        throw InputError("eval-stage is a fit of the operator model: add operator to the list", Field::shared_parameters);
-    if (f.logged_scoring && f.warmup_logs)
-        throw InputError("logged-scoring and warmup-logs exclude each other: warmup-logs compares the per-run overhead with "
-                         "the logged first-segment excess, which holds no final scoring",
-                         Field::shared_parameters);
-    if (f.host_overlap && f.graph_host_overlap)
-        throw InputError("host-overlap already overlaps the fixed per-step host cost under every launch mode; "
-                         "graph-host-overlap does it only under whole-iteration CUDA graphs: choose one",
-                         Field::shared_parameters);
-    if (f.staged_logged_evals && !f.eval_stage)
-        throw InputError("staged-logged-evals changes eval-stage's first stage: add eval-stage", Field::shared_parameters);
-    if (f.convergence_lag && f.pooled_convergence_lag)
-        throw InputError("convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude "
-                         "each other",
-                         Field::shared_parameters);
-    if (f.run_overhead && f.workload_run_overhead)
-        throw InputError("run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other",
-                         Field::shared_parameters);
+    // Options that need another, or exclude one: the first rule broken, in this order, is the error.
+    const std::pair<bool, const char*> rules[] = {
+        {f.eval_cost && !f.operator_model, "eval-cost is a term of the operator model: add operator to the list"},
+        {f.eval_step_cost && !f.operator_model, "eval-step-cost is a term of the operator model: add operator to the list"},
+        {f.warmup_logs && !f.run_overhead && !f.workload_run_overhead,
+         "warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead"},
+        {f.eval_launch && !f.eval_passes,
+         "eval-launch prices the evaluation passes' host work: add eval-passes (and operator)"},
+        {f.eval_host_ops && !f.eval_passes,
+         "eval-host-ops prices the evaluation passes' host work: add eval-passes (and operator)"},
+        {f.logged_overhead && !f.workload_run_overhead,
+         "logged-overhead sets each workload's per-run overhead from its logs: add workload-run-overhead"},
+        {f.class_overhead && !f.kernel_overhead,
+         "class-overhead fits the streaming kernels' overhead apart from kernel-overhead's: add kernel-overhead"},
+        {f.eval_stage && !(f.eval_host_ops || f.eval_launch || f.eval_cost || f.eval_step_cost || f.eval_fixed),
+         "eval-stage fits the evaluation's terms in a second stage: add eval-passes (with eval-host-ops or "
+         "eval-launch), eval-cost, eval-step-cost or eval-fixed"},
+        {f.eval_stage && !f.operator_model, "eval-stage is a fit of the operator model: add operator to the list"},
+        {f.logged_scoring && f.warmup_logs,
+         "logged-scoring and warmup-logs exclude each other: warmup-logs compares the per-run overhead with the logged "
+         "first-segment excess, which holds no final scoring"},
+        {f.host_overlap && f.graph_host_overlap,
+         "host-overlap already overlaps the fixed per-step host cost under every launch mode; graph-host-overlap does "
+         "it only under whole-iteration CUDA graphs: choose one"},
+        {f.staged_logged_evals && !f.eval_stage, "staged-logged-evals changes eval-stage's first stage: add eval-stage"},
+        {f.convergence_lag && f.pooled_convergence_lag,
+         "convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude each other"},
+        {f.run_overhead && f.workload_run_overhead,
+         "run-overhead (one shared value) and workload-run-overhead (one per workload) exclude each other"},
+    };
+    for (const auto& [broken, message] : rules)
+        if (broken) throw InputError(message, Field::shared_parameters);
     return f;
 }
 

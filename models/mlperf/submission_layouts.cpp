@@ -24,7 +24,8 @@ std::map<std::string, SubmissionFacts> load_submission_facts(const std::optional
             eval->check_keys({"first", "every", "source"});
             facts.eval_first_samples = static_cast<std::uint64_t>(eval->required("first").as_int(1, kMaxSamples));
             facts.eval_interval_samples = static_cast<std::uint64_t>(eval->required("every").as_int(1, kMaxSamples));
-            facts.eval_source = eval->required("source").as_string();
+            const ConfigNode source = eval->required("source");
+            if (source.as_string().find_first_not_of(" \t") == std::string::npos) source.fail("source must not be blank");
         }
         if (!facts.layout && !facts.eval_first_samples) entry.fail("neither a layout nor an evaluation for " + key);
         if (!all.emplace(key, std::move(facts)).second) entry.fail("a second entry for " + key);

@@ -18,8 +18,8 @@ struct SubmissionFacts {
     // The evaluation schedule the submitter ran, where it is not the rules' default for its global batch (the rules
     // let a submitter skip fewer of the first evaluations, or evaluate more often): samples before the first
     // evaluation and between evaluations. Absent: the workload's eval_schedule().
+    // (The file requires a source for each; it is read, not kept.)
     std::optional<std::uint64_t> eval_first_samples, eval_interval_samples;
-    std::string eval_source;
 };
 
 // Keyed by MlperfResult::key() (submitter/system/benchmark). Strict: unknown keys, a layout that does not

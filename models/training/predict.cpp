@@ -186,7 +186,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.layout = c;
     p.global_batch = c.global_batch;
     p.samples_to_converge = trained_samples(s, profile, s.samples_mean);
-    p.convergence_lag = s.samples_from_rcps ? profile.convergence_factor : 1.0;
+    p.convergence_lag = trained_samples(s, profile, 1.0);
     p.ttt_minutes = minutes_for(p.samples_to_converge, &p.steps, &p.evaluations);
     p.ttt_p10_minutes = minutes_for(trained_samples(s, profile, s.samples_p10), nullptr, nullptr);
     p.ttt_p90_minutes = minutes_for(trained_samples(s, profile, s.samples_p90), nullptr, nullptr);

@@ -110,7 +110,9 @@ EvalPasses read_evaluation(const ConfigNode& entry) {
     return e;
 }
 
-PublishedParallelism read_layout(const ConfigNode& entry) {
+}  // namespace
+
+PublishedParallelism read_published_layout(const ConfigNode& entry) {
     entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
                       "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "eval_batch",
                       "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction",
@@ -163,6 +165,8 @@ PublishedParallelism read_layout(const ConfigNode& entry) {
     if (p.source.find_first_not_of(" \t") == std::string::npos) source.fail("source must not be blank");
     return p;
 }
+
+namespace {
 
 Workload read_workload(const ConfigNode& entry) {
     entry.check_keys({"name", "mlperf_benchmark", "aliases", "description", "total_params", "trainable_params",
@@ -224,7 +228,7 @@ Workload read_workload(const ConfigNode& entry) {
     }
     bool has_reference = false;
     for (const ConfigNode& layout : entry.required("published_parallelism").items()) {
-        w.published_parallelism.push_back(read_layout(layout));
+        w.published_parallelism.push_back(read_published_layout(layout));
         for (const char* key : {"eval_batch", "eval_packing", "eval_cuda_graphs"})
             if (layout.has(key) && (!w.layer_model || !w.eval_on_the_clock))
                 layout.required(key).fail("only a workload with a layer_model and an on-the-clock evaluation prices it");
@@ -244,8 +248,6 @@ const WorkloadCatalogData& catalog_data() {
 }
 
 }  // namespace
-
-PublishedParallelism read_published_layout(const ConfigNode& entry) { return read_layout(entry); }
 
 WorkloadCatalogData load_workload_catalog(const std::filesystem::path& path) {
     const ConfigNode root = load_reference_file(path, {"workloads"});

@@ -33,7 +33,8 @@ TEST_CASE("staged-logged-evals: the first stage's run minutes price evaluations 
             CHECK(point_loss(p, profile, logged) != Approx(point_loss(p, profile, plain)).epsilon(1e-9));
         ++checked;
     }
-    CHECK(checked > 20);   // the results of BERT, LoRA and RetinaNet with logged evaluations
+    // The results of BERT, LoRA and RetinaNet with logged evaluations: 72 (v4.1_timing.csv; `-s` prints the count).
+    CHECK(checked > 20);
 }
 
 TEST_CASE("staged-logged-evals: only eval-stage's first stage drops eval-logs and takes the logged price",

@@ -1,8 +1,9 @@
 // `ttsim validate`: in-sample error of the shipped profiles, and a fresh hold-out calibration (<= 64 GPUs) that
 // predicts the large-scale H100/H200 results it never saw.
 #include <cmath>
-#include <iterator>
 #include <filesystem>
+#include <iterator>
+#include <numeric>
 #include <ostream>
 #include <string>
 
@@ -226,14 +227,12 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         << format_log_parts(log_parts_checks(held_out, holdout.fit.profiles));
     // The same hold-out model given each result's own published convergence (what a prediction cannot know): the
     // part of the hold-out error that the RCPs' convergence accounts for.
-    double own_convergence = 0;
-    for (const CalibrationPoint* p : held_out) {
-        const ComputeProfile profile = holdout.fit.profiles.find(*p->fit_scenario.workload, *p->fit_scenario.gpu);
-        own_convergence += std::abs(evaluate(p->fit_scenario, profile).ttt_minutes / p->published_minutes - 1.0);
-    }
-    if (!held_out.empty())
+    const std::vector<double> own_convergence = published_convergence_errors(held_out, holdout.fit.profiles);
+    if (!own_convergence.empty())
         out << "hold-out MAPE with each result's published mean convergence instead of the RCPs (diagnostic only): "
-            << percent(100.0 * own_convergence / static_cast<double>(held_out.size())) << "\n";
+            << percent(100.0 * std::accumulate(own_convergence.begin(), own_convergence.end(), 0.0) /
+                       static_cast<double>(own_convergence.size()))
+            << "\n";
     return 0;
 }
 
