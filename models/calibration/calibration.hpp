@@ -213,6 +213,13 @@ struct SharedFit {
     // comparison, so that evaluations priced as training forwards (cheaper than the eager passes logged) do not
     // slow the kernels every step shares. The second stage and predictions are unchanged. Session 23's (L).
     bool staged_logged_evals = false;
+    // identified-host-cost (operator): a workload's fixed per-step cost is searched only where its fit results run
+    // at two or more per-GPU batches; elsewhere it is held at its floor (10 us). With one per-GPU batch, a step is
+    // explained as well by its kernels as by a fixed cost that makes it host-bound (or adds to it), and the fit may
+    // take either: a host-bound step then stays as long at half the per-GPU batch (session 23's (L): RetinaNet's
+    // 4 -> 8 GPU fold +87-92 %). As the step-jitter dimensions, a cost the data cannot see is not searched.
+    // Session 24's (M).
+    bool identified_host_cost = false;
     // Set by without_evaluation_terms() for staged-logged-evals' first stage; not an option of its own.
     bool logged_eval_price = false;
     // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).

@@ -26,6 +26,10 @@ namespace {
 // admits 0.6-1.0 at one sigma; cuBLAS GEMMs, cuDNN convolutions, fused attention and STREAM all fall inside.
 constexpr double kEfficiencyPriorSigma = 0.26;
 
+// A workload's fixed per-step cost: searched within 10 us..1 s; held at that floor where the fit cannot identify it
+// (identified-host-cost).
+constexpr double kHeldFixedStepSeconds = 1e-5;
+
 // Starts of the fit besides the priors (fit_loss.hpp minimise_bounded): the objective has several local optima.
 constexpr int kOperatorFitExtraStarts = 4;
 // eval-stage's second stage (a few dimensions, flat where the evaluations are GPU-bound): more starts.
@@ -47,6 +51,7 @@ struct Layout {
     std::map<std::string, double> logged_run_overhead;   // logged-overhead: seconds per workload, not searched
     std::map<std::string, double> logged_scoring;        // logged-scoring: seconds per workload, added to the overhead
     std::set<std::string> gpus, workloads;               // of the fitted results
+    std::set<std::string> held_fixed_step;               // identified-host-cost: workloads at one per-GPU batch
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -98,7 +103,8 @@ struct Problem {
         p.operator_eval_passes = shared.eval_passes;
         const auto speed = layout.gpu_speed.find(gpu);
         p.operator_speed = speed == layout.gpu_speed.end() ? 1.0 : value(x, speed->second, 1.0);
-        p.fixed_step_seconds = value(x, layout.fixed_step.at(workload), p.fixed_step_seconds);
+        const auto fixed = layout.fixed_step.find(workload);
+        p.fixed_step_seconds = fixed == layout.fixed_step.end() ? kHeldFixedStepSeconds : value(x, fixed->second, 0.0);
         const auto run = layout.workload_run_overhead.find(workload);
         const auto logged = layout.logged_run_overhead.find(workload);
         p.run_overhead_seconds = logged != layout.logged_run_overhead.end() ? logged->second
@@ -234,8 +240,14 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
                                : std::map<std::string, double>{};
     // With logged-scoring, each workload whose fit results' logs give a final scoring: their median, per run.
     if (shared.logged_scoring) L.logged_scoring = median_by_workload(points, &CalibrationPoint::measured_final_scoring_seconds);
+    // With identified-host-cost, only where the workload's results run at two or more per-GPU batches.
+    std::map<std::string, std::set<double>> per_gpu_batches;
+    for (const CalibrationPoint* p : points) per_gpu_batches[p->scenario.workload->name].insert(p->scenario.samples_per_gpu);
     for (const std::string& w : workloads) {
-        L.fixed_step[w] = L.add({w + " fixed step seconds", 1e-5, 1.0, 5e-3});
+        if (!shared.identified_host_cost || per_gpu_batches[w].size() > 1)
+            L.fixed_step[w] = L.add({w + " fixed step seconds", kHeldFixedStepSeconds, 1.0, 5e-3});
+        else
+            L.held_fixed_step.insert(w);
         if (const auto found = excesses.find(w); found != excesses.end()) {
             L.logged_run_overhead[w] = std::clamp(found->second, 0.01, 300.0);
         } else if (shared.workload_run_overhead) {
@@ -429,6 +441,9 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
                               ": ";
     for (std::size_t i = 0; i < L.dims.size(); ++i)
         report.data_description += (i ? ", " : "") + L.dims[i].name + " " + units::format_number(std::exp(x[i]), 4);
+    for (const std::string& w : L.held_fixed_step)
+        report.data_description += "; " + w + " fixed step seconds (held: one per-GPU batch) " +
+                                   units::format_number(kHeldFixedStepSeconds, 4);
     for (const auto& [w, seconds] : L.logged_run_overhead)
         report.data_description += "; " + w + " run overhead seconds (logged) " + units::format_number(seconds, 4);
     for (const auto& [w, seconds] : L.logged_scoring)

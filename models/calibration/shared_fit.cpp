@@ -48,7 +48,8 @@ constexpr NamedOption kOptions[] = {
     {"logged-scoring", &SharedFit::logged_scoring, kOperatorOnly},
     {"convergence-lag", &SharedFit::convergence_lag},
     {"pooled-convergence-lag", &SharedFit::pooled_convergence_lag},
-    {"staged-logged-evals", &SharedFit::staged_logged_evals, kOperatorOnly}};
+    {"staged-logged-evals", &SharedFit::staged_logged_evals, kOperatorOnly},
+    {"identified-host-cost", &SharedFit::identified_host_cost, kOperatorOnly}};
 
 }  // namespace
 
@@ -100,6 +101,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {f.host_overlap && f.graph_host_overlap,
          "host-overlap already overlaps the fixed per-step host cost under every launch mode; graph-host-overlap does "
          "it only under whole-iteration CUDA graphs: choose one"},
+        {f.identified_host_cost && !f.operator_model,
+         "identified-host-cost holds the operator model's fixed step costs: add operator to the list"},
         {f.staged_logged_evals && !f.eval_stage, "staged-logged-evals changes eval-stage's first stage: add eval-stage"},
         {f.convergence_lag && f.pooled_convergence_lag,
          "convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude each other"},
