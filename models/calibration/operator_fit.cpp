@@ -51,7 +51,6 @@ struct Layout {
     std::map<std::string, double> logged_run_overhead;   // logged-overhead: seconds per workload, not searched
     std::map<std::string, double> logged_scoring;        // logged-scoring: seconds per workload, added to the overhead
     std::set<std::string> gpus, workloads;               // of the fitted results
-    std::set<std::string> held_fixed_step;               // identified-host-cost: workloads at one per-GPU batch
     int add(Dimension d) {
         dims.push_back(std::move(d));
         return static_cast<int>(dims.size()) - 1;
@@ -240,14 +239,13 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
                                : std::map<std::string, double>{};
     // With logged-scoring, each workload whose fit results' logs give a final scoring: their median, per run.
     if (shared.logged_scoring) L.logged_scoring = median_by_workload(points, &CalibrationPoint::measured_final_scoring_seconds);
-    // With identified-host-cost, only where the workload's results run at two or more per-GPU batches.
+    // With identified-host-cost, only where the workload's results run at two or more per-GPU batches (a workload
+    // without one is held: Problem::profile).
     std::map<std::string, std::set<double>> per_gpu_batches;
     for (const CalibrationPoint* p : points) per_gpu_batches[p->scenario.workload->name].insert(p->scenario.samples_per_gpu);
     for (const std::string& w : workloads) {
         if (!shared.identified_host_cost || per_gpu_batches[w].size() > 1)
             L.fixed_step[w] = L.add({w + " fixed step seconds", kHeldFixedStepSeconds, 1.0, 5e-3});
-        else
-            L.held_fixed_step.insert(w);
         if (const auto found = excesses.find(w); found != excesses.end()) {
             L.logged_run_overhead[w] = std::clamp(found->second, 0.01, 300.0);
         } else if (shared.workload_run_overhead) {
@@ -441,9 +439,10 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
                               ": ";
     for (std::size_t i = 0; i < L.dims.size(); ++i)
         report.data_description += (i ? ", " : "") + L.dims[i].name + " " + units::format_number(std::exp(x[i]), 4);
-    for (const std::string& w : L.held_fixed_step)
-        report.data_description += "; " + w + " fixed step seconds (held: one per-GPU batch) " +
-                                   units::format_number(kHeldFixedStepSeconds, 4);
+    for (const std::string& w : L.workloads)
+        if (!L.fixed_step.count(w))
+            report.data_description += "; " + w + " fixed step seconds (held: one per-GPU batch) " +
+                                       units::format_number(kHeldFixedStepSeconds, 4);
     for (const auto& [w, seconds] : L.logged_run_overhead)
         report.data_description += "; " + w + " run overhead seconds (logged) " + units::format_number(seconds, 4);
     for (const auto& [w, seconds] : L.logged_scoring)

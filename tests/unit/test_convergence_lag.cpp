@@ -7,6 +7,7 @@
 #include <set>
 
 #include "models/calibration/calibration.hpp"
+#include "calibration_helpers.hpp"
 #include "models/training/predict.hpp"
 #include "sim/errors.hpp"
 
@@ -14,19 +15,8 @@ using namespace ttsim;
 
 namespace {
 
-const std::vector<CalibrationPoint>& points() {
-    static const std::vector<CalibrationPoint> all = load_calibration_points({});
-    return all;
-}
-
 // The H100 results of these workloads on at most 8 GPUs (lumped fits: milliseconds).
-std::vector<CalibrationPoint> h100_up_to_8(const std::set<std::string>& workloads) {
-    std::vector<CalibrationPoint> chosen;
-    for (const CalibrationPoint& p : points())
-        if (workloads.count(p.scenario.workload->name) && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            chosen.push_back(p);
-    return chosen;
-}
+std::vector<CalibrationPoint> h100_up_to_8(const std::set<std::string>& workloads) { return test::h100_points(workloads, 8); }
 
 // The geometric mean of published / RCP samples over these points (those of `workload`, or all for "").
 double expected_lag(const std::vector<CalibrationPoint>& chosen, const std::string& workload) {

@@ -7,20 +7,16 @@
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/operator_fit.hpp"
 #include "models/compute/profile_files.hpp"
+#include "calibration_helpers.hpp"
 #include "sim/errors.hpp"
 
 using namespace ttsim;
 
 namespace {
 
-// RetinaNet's H100 results on at most `max_gpus` GPUs (4 GPUs: 64 images per GPU only; 8 GPUs: 32 as well).
-std::vector<CalibrationPoint> retinanet_up_to(int max_gpus) {
-    std::vector<CalibrationPoint> chosen;
-    for (const CalibrationPoint& p : load_calibration_points({}))
-        if (p.scenario.workload->name == "retinanet" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= max_gpus)
-            chosen.push_back(p);
-    return chosen;
-}
+// RetinaNet's H100 results on at most `max_gpus` GPUs (global batch 256 on 4 and 8 GPUs, v4.1_results.csv: 4 GPUs
+// run 64 images per GPU only; 8 GPUs add 32).
+std::vector<CalibrationPoint> retinanet_up_to(int max_gpus) { return test::h100_points({"retinanet"}, max_gpus); }
 
 ComputeProfile retinanet_profile(const std::vector<CalibrationPoint>& points, const CalibrationReport& report) {
     return report.profiles.find(*points.front().scenario.workload, *points.front().scenario.gpu);

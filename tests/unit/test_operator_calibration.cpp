@@ -15,6 +15,7 @@
 #include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
 #include "models/planning/holdout_error.hpp"
+#include "calibration_helpers.hpp"
 #include "prediction_helpers.hpp"
 #include "sim/errors.hpp"
 #include "sim/statistics.hpp"
@@ -29,19 +30,10 @@ namespace {
 
 ProfileSet operator_profiles() { return load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level); }
 
-const std::vector<CalibrationPoint>& points() {
-    static const std::vector<CalibrationPoint> all = load_calibration_points({});
-    return all;
-}
+const std::vector<CalibrationPoint>& points() { return test::calibration_points(); }
 
 // A workload's H100 results on at most 8 GPUs: a small fit for the options' tests.
-std::vector<CalibrationPoint> h100_up_to_8(const std::string& workload) {
-    std::vector<CalibrationPoint> chosen;
-    for (const CalibrationPoint& p : points())
-        if (p.scenario.workload->name == workload && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 8)
-            chosen.push_back(p);
-    return chosen;
-}
+std::vector<CalibrationPoint> h100_up_to_8(const std::string& workload) { return test::h100_points({workload}, 8); }
 
 }  // namespace
 

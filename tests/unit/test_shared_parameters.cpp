@@ -7,6 +7,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "sim/errors.hpp"
+#include "tests/unit/calibration_helpers.hpp"
 #include "tests/unit/prediction_helpers.hpp"
 
 using namespace ttsim;
@@ -176,10 +177,7 @@ TEST_CASE("the jitter unit round-trips through YAML and is parsed strictly", "[c
 TEST_CASE("the robust loss bounds the pull of a result no term explains", "[calibration]") {
     // RetinaNet on <= 16 H100s, one result made 60 % slower than published: the squared loss drags the fit towards
     // it, the soft-L1 loss much less, so the other results stay closer and the outlier keeps its large error.
-    std::vector<CalibrationPoint> used;
-    for (auto& p : load_calibration_points(CalibrationOptions{}))
-        if (p.scenario.workload->name == "retinanet" && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus <= 16)
-            used.push_back(p);
+    std::vector<CalibrationPoint> used = test::h100_points({"retinanet"}, 16);
     REQUIRE(used.size() >= 5);
     used.front().published_minutes *= 1.6;
     used.front().runs.clear();
