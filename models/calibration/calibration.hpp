@@ -218,7 +218,7 @@ struct SharedFit {
     // explained as well by its kernels as by a fixed cost that makes it host-bound (or adds to it), and the fit may
     // take either: a host-bound step then stays as long at half the per-GPU batch (session 23's (L): RetinaNet's
     // 4 -> 8 GPU fold +87-92 %). As the step-jitter dimensions, a cost the data cannot see is not searched.
-    // Session 24's (M); an option, not shipped (README, session 24).
+    // Session 24's (M), shipped in session 25 (README: the rule after a veto).
     bool identified_host_cost = false;
     // Set by without_evaluation_terms() for staged-logged-evals' first stage; not an option of its own.
     bool logged_eval_price = false;

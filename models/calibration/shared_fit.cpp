@@ -145,6 +145,8 @@ SharedFit SharedFit::operator_defaults() {
     f.eval_stage = f.eval_passes = f.eval_host_ops = f.eval_launch = f.logged_scoring = f.graph_host_overlap = true;
     // Session 23's pick by forward CV: predictions train each workload's measured lag behind the RCP mean.
     f.convergence_lag = true;
+    // Session 24's pick by forward CV: a fixed step cost is searched only where the fit results can identify it.
+    f.identified_host_cost = true;
     return f;
 }
 
