@@ -222,6 +222,9 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     const ConvergenceLags lags = shared.convergence_lag || shared.pooled_convergence_lag
                                      ? convergence_lags(points, shared.pooled_convergence_lag)
                                      : ConvergenceLags{};
+    // The lumped fit would fit without an operator-only term and say nothing: the front ends refuse that.
+    TTSIM_ASSERT(shared.operator_model || shared.operator_only_term().empty(),
+                 "lumped fit asked for the operator term " + shared.operator_only_term());
     CalibrationReport report = shared.operator_model ? calibrate_operator_points(points, description, shared, lags)
                                                      : calibrate_lumped_points(points, description, shared, lags);
     if (lags.empty()) return report;

@@ -77,10 +77,10 @@ SharedFit SharedFit::parse(const std::string& list) {
         if (comma == std::string::npos) break;
         start = comma + 1;
     }
-    // Options that need another, or exclude one: the first rule broken, in this order, is the error.
+    // Options that need another, or exclude one: the first rule broken, in this order, is the error. Whether the
+    // model fits an operator-only term is not asked here: the list may leave 'operator' to --model (the front
+    // ends' fit_for_model adds it, or refuses the term for --model lumped, naming it).
     const std::pair<bool, const char*> rules[] = {
-        {f.eval_cost && !f.operator_model, "eval-cost is a term of the operator model: add operator to the list"},
-        {f.eval_step_cost && !f.operator_model, "eval-step-cost is a term of the operator model: add operator to the list"},
         {f.warmup_logs && !f.run_overhead && !f.workload_run_overhead,
          "warmup-logs fits the per-run overhead to the logs: add run-overhead or workload-run-overhead"},
         {f.eval_launch && !f.eval_passes,
@@ -94,15 +94,12 @@ SharedFit SharedFit::parse(const std::string& list) {
         {f.eval_stage && !(f.eval_host_ops || f.eval_launch || f.eval_cost || f.eval_step_cost || f.eval_fixed),
          "eval-stage fits the evaluation's terms in a second stage: add eval-passes (with eval-host-ops or "
          "eval-launch), eval-cost, eval-step-cost or eval-fixed"},
-        {f.eval_stage && !f.operator_model, "eval-stage is a fit of the operator model: add operator to the list"},
         {f.logged_scoring && f.warmup_logs,
          "logged-scoring and warmup-logs exclude each other: warmup-logs compares the per-run overhead with the logged "
          "first-segment excess, which holds no final scoring"},
         {f.host_overlap && f.graph_host_overlap,
          "host-overlap already overlaps the fixed per-step host cost under every launch mode; graph-host-overlap does "
          "it only under whole-iteration CUDA graphs: choose one"},
-        {f.identified_host_cost && !f.operator_model,
-         "identified-host-cost holds the operator model's fixed step costs: add operator to the list"},
         {f.staged_logged_evals && !f.eval_stage, "staged-logged-evals changes eval-stage's first stage: add eval-stage"},
         {f.convergence_lag && f.pooled_convergence_lag,
          "convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude each other"},

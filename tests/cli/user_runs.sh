@@ -36,6 +36,11 @@ done
 check "operator: held-out step time within 25%" 'abs_below "$(held_out_error "$tmp/operator.txt" 1)" 25'
 check "lumped: held-out step time within 20%" 'abs_below "$(held_out_error "$tmp/lumped.txt" 1)" 20'
 
+# An operator-only term needs no 'operator' in --shared under the default model (every such term alike; --model
+# lumped refuses them: tests/cli/malformed/commands.txt).
+"$ttsim" calibrate --data "$example" --shared jitter-cv,identified-host-cost --out "$tmp/listed" >"$tmp/listed.txt" 2>&1; rc=$?
+check "--shared jitter-cv,identified-host-cost fits under the default (operator) model" '[[ $rc -eq 0 && -s "$tmp/listed/operator_profiles.yaml" ]]'
+
 # The format is told apart by the header; --runs belongs to the v4.1 format.
 "$ttsim" calibrate --data "$example" --runs models/data/mlperf/v4.1_runs.csv --out "$tmp/x" >/dev/null 2>"$tmp/err"; rc=$?
 check "--runs with a user-runs file: exit 2 naming --runs" '[[ $rc -eq 2 ]] && has "$tmp/err" "--runs"'
