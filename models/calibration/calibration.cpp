@@ -121,10 +121,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
             CalibrationPoint p;
             p.result = r;
             p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
-            if (facts) {
-                p.scenario.eval_schedule = with_submission_evaluation(p.scenario.eval_schedule, *facts);
-                p.scenario.evaluations = evaluations_until(p.scenario.eval_schedule, p.scenario.samples_mean);
-            }
+            if (facts) p.scenario.set_eval_schedule(with_submission_evaluation(p.scenario.eval_schedule, *facts));
             p.fit_scenario = p.scenario;
             std::optional<double> samples = r.samples_to_converge_mean;
             if (!samples && r.epochs_to_converge_mean && workload.train_samples)

@@ -184,6 +184,10 @@ struct PreparedScenario {
     // How the default global batch was chosen (also among `defaults`); empty where the request gave the batch.
     std::string batch_note;
     std::vector<std::string> warnings;
+
+    // The run's evaluation schedule and the evaluations it gives at samples_mean, set together (a submission's own
+    // schedule replaces the MLPerf rules' in calibration).
+    void set_eval_schedule(const EvalSchedule& schedule);
 };
 
 // The request's system: the named one, with the what-if GPU, the fabric choices and the memory reserve applied.

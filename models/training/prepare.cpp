@@ -102,6 +102,11 @@ void check_batch_request(const PredictionRequest& request) {
         throw InputError("the batch per data-parallel rank must be >= 1", Field::batch_per_rank);
 }
 
+void PreparedScenario::set_eval_schedule(const EvalSchedule& schedule) {
+    eval_schedule = schedule;
+    evaluations = evaluations_until(eval_schedule, samples_mean);
+}
+
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse) {
     TTSIM_ASSERT(layout.gpus() == gpus, "layout does not multiply out to the GPU count");
@@ -151,8 +156,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
                              "reduction runs on SHARP's in-network trees (compare with SHARP off)");
 
     // Evaluation.
-    s.eval_schedule = eval_schedule(workload, layout.global_batch);
-    s.evaluations = evaluations_until(s.eval_schedule, s.samples_mean);
+    s.set_eval_schedule(eval_schedule(workload, layout.global_batch));
     s.eval_samples_per_rank = eval_samples_per_rank(workload, layout);
     s.eval_steps = workload.eval_on_the_clock ? eval_steps_per_evaluation(workload, layout, s.eval_samples_per_rank) : 0.0;
 
