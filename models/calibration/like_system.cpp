@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/calibration/calibration.hpp"
 #include "models/calibration/software_stack.hpp"
 #include "models/mlperf/results.hpp"
 #include "sim/errors.hpp"
@@ -16,11 +15,10 @@ namespace ttsim {
 LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, const std::string& gpu) {
     if (profiles.stack_speeds.empty())
         throw InputError(
-            "this profile set has no per-system speed offsets (the shipped one has none: the system-speed term was "
-            "rejected by cross-validation, README); fit them with 'ttsim calibrate --model operator --shared " +
-            SharedFit::operator_defaults().describe() +
-            ",system-speed --out DIR', or on your own runs with a label column (docs/user-runs.md), and predict with "
-            "--profiles DIR --model operator");
+            "this profile set has no per-system speed offsets (it was fitted without the system-speed term, which "
+            "the shipped set and the operator model's default fit include); fit them with 'ttsim calibrate --model "
+            "operator --out DIR' (or --shared with system-speed in the list), on your own runs with a label column "
+            "(docs/user-runs.md), and predict with --profiles DIR --model operator");
     const std::size_t slash = like.find('/');
     if (slash == 0 || slash == std::string::npos || slash + 1 == like.size())
         throw InputError("expected SUBMITTER/SYSTEM, got '" + like + "'");

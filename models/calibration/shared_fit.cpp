@@ -144,6 +144,9 @@ SharedFit SharedFit::operator_defaults() {
     f.convergence_lag = true;
     // Session 24's pick by forward CV: a fixed step cost is searched only where the fit results can identify it.
     f.identified_host_cost = true;
+    // Session 25's pick by forward CV: each workload's per-run overhead from its fit results' logs (the median
+    // first-segment excess), and a speed per software stack (submitter and GPU family) pooled towards 1.
+    f.logged_overhead = f.system_speed = true;
     return f;
 }
 

@@ -107,10 +107,14 @@ bert,dgx-h100,8,768,,,,,,98ms,mylab"
 bad "too few fields" "2:" "fields, the header has" "$header
 bert,dgx-h100,8,768"
 
-# --like: the shipped profiles have no offsets (system-speed was rejected by cross-validation).
-"$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --like NVIDIA/eos_n8_ngc23.04_pytorch >/dev/null 2>"$tmp/err"; rc=$?
-check "--like on the shipped profiles: exit 2" '[[ $rc -eq 2 ]]'
-check "--like on the shipped profiles: says why and how" 'has "$tmp/err" "'"'"'--like'"'"'" && has "$tmp/err" "no per-system speed offsets" && has "$tmp/err" "system-speed"'
+# --like: the shipped profiles carry offsets since session 25 (system-speed, forward CV's pick): a named stack
+# answers; a profile set fitted without system-speed has none and says how to get them.
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --like NVIDIA/eos_n8_ngc23.04_pytorch >"$tmp/like_shipped.txt" 2>&1; rc=$?
+check "--like on the shipped profiles: answers and notes the offset" '[[ $rc -eq 0 ]] && has "$tmp/like_shipped.txt" "speed offset"'
+"$ttsim" calibrate --data "$example" --max-gpus 64 --model operator --shared jitter-cv,jitter-nodes,robust,operator,kernel-overhead,tp-exposed --out "$tmp/nostacks" >/dev/null 2>&1
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/nostacks" --like NVIDIA/eos_n8_ngc23.04_pytorch >/dev/null 2>"$tmp/err"; rc=$?
+check "--like on profiles without offsets: exit 2" '[[ $rc -eq 2 ]]'
+check "--like on profiles without offsets: says why and how" 'has "$tmp/err" "'"'"'--like'"'"'" && has "$tmp/err" "no per-system speed offsets" && has "$tmp/err" "system-speed"'
 # Offsets fitted from the example's labels: a named stack moves the prediction, an unknown name lists the valid ones.
 "$ttsim" calibrate --data "$example" --max-gpus 64 --model operator --shared jitter-cv,jitter-nodes,robust,operator,kernel-overhead,tp-exposed,system-speed --out "$tmp/stacks" >/dev/null 2>&1
 check "system-speed fit writes stacks" 'grep -q "^stacks:" "$tmp/stacks/operator_profiles.yaml"'

@@ -37,30 +37,32 @@ std::vector<CalibrationPoint> h100_up_to_8(const std::string& workload) { return
 
 }  // namespace
 
-TEST_CASE("operator model: in-sample MAPE stays at or below 5.9%", "[operator][calibration]") {
+TEST_CASE("operator model: in-sample MAPE stays at or below 5.3%", "[operator][calibration]") {
     const ProfileSet profiles = operator_profiles();
     std::vector<PointError> errors;
     for (const CalibrationPoint& p : points()) errors.push_back(evaluate_point(p, profiles));
     INFO(format_point_table(errors));
-    // 5.82 % (session 23: convergence-lag, forward CV's pick, prices every result at the RCP mean times its
+    // 5.23 % (session 25: logged-overhead and system-speed, forward CV's pick, the per-run overheads from the logs
+    // and a speed per software stack). 5.82 % (session 23: convergence-lag, forward CV's pick, prices every result at the RCP mean times its
     // workload's lag, and the fit's residuals at the published convergence were mostly positive already; 4.74 % with
     // the submitters' own layouts alone; 4.82 % in session 22, the evaluation terms forward CV picked; 3.75 % before
     // them, when this guard stood at 3.9 %: the model chosen by the written rule fits the minutes less closely and
     // the logs' parts far better).
     // Issue 12 asks for 3.5 %.
-    CHECK(mean_absolute_percentage_error(errors) <= 5.9);
+    CHECK(mean_absolute_percentage_error(errors) <= 5.3);
 }
 
-TEST_CASE("operator model: hold-out MAPE stays at or below 7.6%", "[operator][calibration]") {
+TEST_CASE("operator model: hold-out MAPE stays at or below 7.4%", "[operator][calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128, SharedFit::operator_defaults());
     for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
     REQUIRE(report.predicted.size() == 8);
     INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
-    // 7.52 % (session 23: convergence-lag, forward CV's pick; 7.54 % with the submitters' own layouts and
+    // 7.35 % (session 25: logged-overhead and system-speed, forward CV's pick; LoRA's per-run overhead 9.4 s from
+    // the fit results' logs where the fit put 24 s). 7.52 % (session 23: convergence-lag, forward CV's pick; 7.54 % with the submitters' own layouts and
     // evaluation schedules of five results alone, v4.1_submission_layouts.yaml, data facts; README). 12.85 % in
     // session 22 (gradients reduced over DP x CP moved the <= 64-GPU fit's LoRA per-run overhead, weakly fixed by
     // those runs), 10.75 % in session 21. Issue 12 asks for 10 %.
-    CHECK(report.mape_percent <= 7.6);
+    CHECK(report.mape_percent <= 7.4);
     // The shipped hold-out file plans quote (`ttsim validate --holdout-yaml`, default model) is this fit's.
     std::ifstream shipped(data_file("validation/holdout.yaml"), std::ios::binary);
     std::ostringstream text;
@@ -178,7 +180,8 @@ TEST_CASE("step-logs: a result's logged step time enters its loss", "[operator][
     const double with = point_loss(*point, profile, LossTerms{.run_logs = true, .robust = true, .step_logs = true, .eval_logs = true});
     CHECK(with > without);
     CHECK(SharedFit::parse("operator,step-logs,eval-cost").eval_cost);
-    CHECK_THROWS_AS(SharedFit::parse("step-logs,eval-cost"), InputError);   // eval-cost needs the operator model
+    // eval-cost needs the operator model: --model adds it or refuses the term (fit_for_model), as for every such term.
+    CHECK(SharedFit::parse("step-logs,eval-cost").operator_only_term() == "eval-cost");
 }
 
 TEST_CASE("warmup-logs: a result's logged first-segment excess enters its loss against the per-run overhead", "[operator][calibration]") {
@@ -293,7 +296,7 @@ TEST_CASE("release-speed: the release a system name states, and both offsets app
     CHECK(dell_seen);
     CHECK(SharedFit::parse("operator,release-speed").release_speed);
     CHECK(SharedFit::parse("release-speed").operator_only_term() == "release-speed");   // refused for the lumped fit
-    CHECK_THROWS_AS(SharedFit::parse("eval-step-cost"), InputError);                    // needs operator
+    CHECK(SharedFit::parse("eval-step-cost").operator_only_term() == "eval-step-cost");   // the same
     CHECK(SharedFit::parse("operator,eval-step-cost").eval_step_cost);
 }
 
