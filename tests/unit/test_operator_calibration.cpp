@@ -52,6 +52,19 @@ TEST_CASE("operator model: in-sample MAPE stays at or below 5.3%", "[operator][c
     CHECK(mean_absolute_percentage_error(errors) <= 5.3);
 }
 
+// The model-selection figure itself (`ttsim validate --cross-validate`, its forward chaining): each <= 64-GPU count
+// predicted by a fit on the smaller ones. 4.39 % (session 25: logged-overhead and system-speed, forward CV's
+// pick; 5.17 % with identified-host-cost, 5.47 % in session 23). Issue 12 asks for 5.0 %. A full refit per fold
+// (about 3 minutes on 2 cores), so the sanitizer stage leaves it out as it does the hold-out (tools/ci-sanitize.sh).
+TEST_CASE("operator model: forward-chaining CV MAPE stays at or below 4.4%", "[operator][calibration]") {
+    const CrossValidationReport forward =
+        cross_validate(points(), CrossValidationScheme::ForwardChaining, 64, SharedFit::operator_defaults());
+    INFO(format_point_table(forward.predicted) << "forward-chaining MAPE " << forward.mape_percent << "%");
+    for (const PointError& e : forward.predicted) CHECK(e.gpus <= 64);
+    CHECK(forward.predicted.size() == 43);
+    CHECK(forward.mape_percent <= 4.4);
+}
+
 TEST_CASE("operator model: hold-out MAPE stays at or below 7.4%", "[operator][calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128, SharedFit::operator_defaults());
     for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
