@@ -13,6 +13,11 @@
 namespace ttsim {
 
 LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, const std::string& gpu) {
+    bool operator_profiles = false;
+    for (const auto& [key, profile] : profiles.all()) operator_profiles = operator_profiles || profile.operator_efficiency;
+    if (!operator_profiles)
+        throw InputError("a software stack's speed offset divides the operator model's kernel times; the lumped "
+                         "model has none: use the operator model (the default) for --like");
     if (profiles.stack_speeds.empty())
         throw InputError(
             "this profile set has no per-system speed offsets (it was fitted without the system-speed term, which "
@@ -42,7 +47,12 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
     for (const MlperfResult& r : results)
         if (keys.empty() && r.submitter == submitter && r.system == system)
             keys = held(speed_keys(r.submitter, r.system, r.accelerator_family));
-    if (keys.empty()) keys = held({software_stack(submitter, gpu)});
+    // A user-runs label: the profile file keeps its stack (the submitter on the GPU family it ran on), not the label,
+    // so any SYSTEM of a label's submitter names it. A stack the v4.1 results also have is named only as above
+    // (its stack, or a v4.1 submitter/system): a misspelt v4.1 system must not pass as a label.
+    std::set<std::string> v41_stacks;
+    for (const MlperfResult& r : results) v41_stacks.insert(software_stack(r.submitter, r.accelerator_family));
+    if (keys.empty() && !v41_stacks.count(software_stack(submitter, gpu))) keys = held({software_stack(submitter, gpu)});
     if (keys.empty())
         throw InputError(fmt::format("'{}' matches no software stack of this profile set; valid: {}", like,
                                      fmt::join(names, ", ")));

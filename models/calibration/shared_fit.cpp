@@ -67,6 +67,9 @@ SharedFit SharedFit::parse(const std::string& list) {
     while (true) {   // every comma-separated token, empty ones included (they are errors)
         const std::size_t comma = list.find(',', start);
         const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (name == "none")   // the empty list, so it stands alone
+            throw InputError("'none' (no shared parameter) stands alone; drop it or the other names",
+                             Field::shared_parameters);
         bool known = false;
         for (const auto& [text, member, operator_only] : kOptions)
             if (name == text) known = f.*member = true;
@@ -88,7 +91,8 @@ SharedFit SharedFit::parse(const std::string& list) {
         {f.eval_host_ops && !f.eval_passes,
          "eval-host-ops prices the evaluation passes' host work: add eval-passes (and operator)"},
         {f.logged_overhead && !f.workload_run_overhead,
-         "logged-overhead sets each workload's per-run overhead from its logs: add workload-run-overhead"},
+         "logged-overhead (an operator-model term) sets each workload's per-run overhead from its logs: add "
+         "workload-run-overhead"},
         {f.class_overhead && !f.kernel_overhead,
          "class-overhead fits the streaming kernels' overhead apart from kernel-overhead's: add kernel-overhead"},
         {f.eval_stage && !(f.eval_host_ops || f.eval_launch || f.eval_cost || f.eval_step_cost || f.eval_fixed),

@@ -25,7 +25,9 @@ for model in lumped operator; do
     echo "$model: predicted 4096-GPU time to train ${minutes} min"
     check "$model: 4,096 GPUs predicted, a finite figure between 3 s and 5 min" '[[ $rc -eq 0 ]] && awk -v m="$minutes" "BEGIN { exit !(m > 0.05 && m < 5) }"'
 done
-# Regression guards at what the example reached (operator 19.3 % step / 20.8 % TTT; lumped 15.5 % / 14.9 %). The
+# Regression guards at what the example reached (operator -22.8 % step / -10.4 % TTT since session 25's default fit,
+# which gives each label's stack a speed offset and holds the per-run overhead; 19.3 % / 20.8 % before; lumped
+# 15.5 % / 14.5 %). The
 # operator guard was 5 % (1.9 % reached) until session 20 gave the 3,472-GPU layout its submission's facts (fp16 GEMMs,
 # no TE FP8; the MLM head on every token): the example's fit is compute-bound (GEMM at 0.40 of the FP8 peak), so
 # fp16 GEMMs double their time; with the head fact alone it reaches 3.8 %. Session 21 gave BERT's layouts the rest
@@ -33,7 +35,7 @@ done
 # overlapped): operator 14.1 -> 22.8 -> 19.3 %, lumped 32 -> 6.1 -> 15.5 % as the facts went in. Eight step times
 # cannot pin the eight operator parameters this fit frees (the fitted memory efficiency and per-kernel overhead
 # move between optima with each fact), so these figures are guards, not accuracy claims.
-check "operator: held-out step time within 25%" 'abs_below "$(held_out_error "$tmp/operator.txt" 1)" 25'
+check "operator: held-out step time within 23%" 'abs_below "$(held_out_error "$tmp/operator.txt" 1)" 23'
 check "lumped: held-out step time within 20%" 'abs_below "$(held_out_error "$tmp/lumped.txt" 1)" 20'
 
 # An operator-only term needs no 'operator' in --shared under the default model (every such term alike; --model

@@ -22,6 +22,8 @@ TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]
     CHECK(SharedFit{}.describe() == "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust");
     CHECK(SharedFit::parse("multi-node").describe() == "multi-node");   // a list names all that is on
     CHECK(SharedFit::parse("none").describe() == "none");
+    CHECK_THROWS_WITH(SharedFit::parse("none,operator"), Catch::Contains("stands alone"));
+    CHECK_THROWS_WITH(SharedFit::parse("operator,none"), Catch::Contains("stands alone"));
     const SharedFit all = SharedFit::parse(
         "multi-node,step-jitter,half-work,workload-run-overhead,jitter-cv,config-weights,eval-fixed,run-logs");
     CHECK(all.multi_node);

@@ -111,6 +111,13 @@ TEST_CASE("like SUBMITTER/SYSTEM: no offsets, malformed and unknown names are re
     CHECK(v41.speed == 1.25);
     CHECK(v41.warnings.empty());
     CHECK(resolve_like(set, "Lab/cluster-a", "H100-SXM").stack == "Lab/H100-SXM");   // a user-runs label
+    // A misspelt v4.1 system of a known submitter is not a label: its stack is named only by itself or a v4.1 name.
+    CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorh", "H100-SXM"), Catch::Contains("matches no software stack"));
+    CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/H100-SXM ", "H100-SXM"), Catch::Contains("matches no software stack"));
+    CHECK(resolve_like(set, "NVIDIA/H100-SXM", "H100-SXM").speed == 1.25);
+    // The lumped model's profiles have no kernels to divide.
+    CHECK_THROWS_WITH(resolve_like(load_profiles(ProfileSet::default_dir(), ComputeModel::lumped), "NVIDIA/H100-SXM", "H100-SXM"),
+                      Catch::Contains("use the operator model"));
     CHECK_FALSE(resolve_like(set, "NVIDIA/H100-SXM", "H200-SXM").warnings.empty());  // another family
     const ProfileSet faster = with_stack_speed(set, "H100-SXM", v41);
     const auto& bert = find_workload("bert");
