@@ -74,7 +74,8 @@ SweepResult assemble_sweep(const std::vector<SweepPoint>& points, std::vector<st
         kept.push_back(std::move(r));
     }
     const bool interrupted = kept.size() < points.size();
-    return finish_sweep(std::move(kept), options, points.size(), interrupted, calibration_predictor(profiles));
+    return finish_sweep(std::move(kept), options, points.size(), interrupted,
+                        calibration_predictor(options.published_profiles ? *options.published_profiles : profiles));
 }
 
 SweepResult run_sweep(const std::vector<SweepPoint>& points, const ProfileSet& profiles, const SweepOptions& options) {

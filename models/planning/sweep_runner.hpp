@@ -34,6 +34,10 @@ struct SweepOptions {
     std::function<void(std::size_t, std::size_t)> progress;
     // Polled before each point, from worker threads: must be thread-safe and cheap. Empty = never cancelled.
     std::function<bool()> cancelled;
+    // What the v4.1 comparison (PointResult::comparison) prices the published results with, each at its own
+    // stack's offset as `ttsim validate` does; null: the sweep's set. A scenario's `like:` set is the sweep's, so
+    // the scenario passes the set before it here.
+    const ProfileSet* published_profiles = nullptr;
 };
 
 struct PointResult {

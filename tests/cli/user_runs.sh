@@ -155,6 +155,18 @@ p = [r for r in d["points"] if r.get("gpus") == 512][0]
 assert abs(p["ttt_minutes"] / float(sys.argv[2]) - 1) < 1e-9, (p["ttt_minutes"], sys.argv[2])
 assert any("speed offset" in n for n in p.get("warnings", [])), p.get("warnings")
 PY'
+# The v4.1 comparison beside a point prices each published result at its own stack's offset (as validate), so a
+# `like:` that moves the point's own time leaves it alone (shipped profiles, which carry the v4.1 stacks).
+for like in "" "like: Lambda/H100-SXM"; do
+    printf 'scenario: sweep\nname: compare\nworkloads: [bert]\nsystems: [dgx-h100]\ngpus: [8]\nlayout: published\n%s\n' "$like" >"$tmp/compare.yaml"
+    "$ttsim" run "$tmp/compare.yaml" --format json >"$tmp/compare${like:+_like}.json"
+done
+check "sweep like: the point moves, its v4.1 comparison does not" 'python3 - "$tmp/compare.json" "$tmp/compare_like.json" <<"PY"
+import json, sys
+plain, liked = (json.load(open(f))["points"][0] for f in sys.argv[1:])
+assert liked["ttt_minutes"] > plain["ttt_minutes"], (plain["ttt_minutes"], liked["ttt_minutes"])   # Lambda is slower
+assert plain["published"]["predicted_minutes"] == liked["published"]["predicted_minutes"], (plain["published"], liked["published"])
+PY'
 sed 's/^like: .*/like: Foo\/bar/' "$tmp/like_sweep.yaml" >"$tmp/like_bad.yaml"
 "$ttsim" run "$tmp/like_bad.yaml" >/dev/null 2>"$tmp/err"; rc=$?
 check "sweep like: unknown stack: exit 2 at the key" '[[ $rc -eq 2 ]] && has "$tmp/err" "like_bad.yaml:9" && has "$tmp/err" "matches no software stack"'

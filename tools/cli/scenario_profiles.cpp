@@ -16,6 +16,7 @@ ScenarioProfiles read_scenario_profiles(const ConfigNode& root, ComputeModel mod
         out.profiles = load_profiles(ProfileSet::default_dir(), model);
         out.source = "shipped " + std::string(to_string(model)) + " profiles";
     }
+    out.before_like = out.profiles;
     if (const auto node = root.optional("like"))
         out.profiles = node->feeding([&] { return with_like(out.profiles, node->as_string(), gpus, out.notes); });
     return out;

@@ -15,6 +15,9 @@ namespace ttsim::cli {
 
 struct ScenarioProfiles {
     ProfileSet profiles;
+    // The same set before `like:`: the v4.1 comparison prices each published result with its own stack's offset
+    // (as `ttsim validate`), not the one `like:` names (SweepOptions::published_profiles).
+    ProfileSet before_like;
     std::string source;               // the profile file named by `profiles:`, else "shipped <model> profiles"
     LikeNotes notes;                  // what `like:` did, per GPU family (for the report's notes)
 };

@@ -52,6 +52,7 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
     scenario.options.threads = context.threads;
     scenario.options.progress = make_progress_bar(scenario.name);
     scenario.options.cancelled = [] { return interrupted(); };
+    scenario.options.published_profiles = &chosen.before_like;
     const ComputedSweep computed = compute_sweep(points, profiles, scenario.options, context, out);
     if (!computed.result) return computed.exit_code;   // an MPI rank other than 0, or a --shard run: done
     planning::SweepResult result = *computed.result;
