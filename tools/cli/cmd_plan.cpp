@@ -212,8 +212,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                                   query));
     if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
     const planning::PlanAnswer& answer = *computed;
-    const planning::PlanReportContext report{workload, &query, &cost, &energy, nullptr,
-                                             model_flag(args) == ComputeModel::operator_level};
+    const planning::PlanReportContext report{
+        workload, &query, &cost, &energy, nullptr, model_flag(args) == ComputeModel::operator_level,
+        planning::holdout_not_quoted_reason(model_flag(args) == ComputeModel::lumped,
+                                            args.has("profiles") ? args.get("profiles") : "")};
     return print_plan("ttsim plan", "ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
 }
 
