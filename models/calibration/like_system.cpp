@@ -1,5 +1,6 @@
 #include "models/calibration/like_system.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,9 +14,8 @@
 namespace ttsim {
 
 LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, const std::string& gpu) {
-    bool operator_profiles = false;
-    for (const auto& [key, profile] : profiles.all()) operator_profiles = operator_profiles || profile.operator_efficiency;
-    if (!operator_profiles)
+    const auto& all = profiles.all();
+    if (std::none_of(all.begin(), all.end(), [](const auto& entry) { return entry.second.operator_efficiency.has_value(); }))
         throw InputError("a software stack's speed offset divides the operator model's kernel times; the lumped "
                          "model has none: use the operator model (the default) for --like");
     if (profiles.stack_speeds.empty())
@@ -50,9 +50,11 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
     // A user-runs label: the profile file keeps its stack (the submitter on the GPU family it ran on), not the label,
     // so any SYSTEM of a label's submitter names it. A stack the v4.1 results also have is named only as above
     // (its stack, or a v4.1 submitter/system): a misspelt v4.1 system must not pass as a label.
-    std::set<std::string> v41_stacks;
-    for (const MlperfResult& r : results) v41_stacks.insert(software_stack(r.submitter, r.accelerator_family));
-    if (keys.empty() && !v41_stacks.count(software_stack(submitter, gpu))) keys = held({software_stack(submitter, gpu)});
+    const std::string label_stack = software_stack(submitter, gpu);
+    const bool v41_stack = std::any_of(results.begin(), results.end(), [&](const MlperfResult& r) {
+        return software_stack(r.submitter, r.accelerator_family) == label_stack;
+    });
+    if (keys.empty() && !v41_stack) keys = held({label_stack});
     if (keys.empty())
         throw InputError(fmt::format("'{}' matches no software stack of this profile set; valid: {}", like,
                                      fmt::join(names, ", ")));

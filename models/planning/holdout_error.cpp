@@ -80,9 +80,24 @@ const HoldoutErrors& shipped_holdout_errors() {
     return errors;
 }
 
+HoldoutErrors holdout_errors_for(bool lumped, const std::string& profiles_dir) {
+    HoldoutErrors none;
+    if (!profiles_dir.empty())
+        none.not_quoted = "the plan prices with the profiles in " + profiles_dir +
+                          ", which models/data/validation/holdout.yaml does not measure ('ttsim calibrate --data FILE "
+                          "--max-gpus N' holds your larger runs out and prints their error)";
+    else if (lumped)
+        none.not_quoted = "the plan prices with the lumped model, and models/data/validation/holdout.yaml measures the "
+                          "default (operator) model ('ttsim validate --model lumped' measures the lumped one)";
+    else
+        return shipped_holdout_errors();
+    return none;
+}
+
 std::string describe_holdout_error(const HoldoutErrors& errors, const std::string& workload) {
     const WorkloadHoldoutError* w = errors.find(workload);
     std::string text = "model hold-out error for " + workload + ": ";
+    if (!errors.not_quoted.empty()) return text + "not quoted: " + errors.not_quoted;
     if (!w || w->results == 0) {
         text += "not measured (no v4.1 H100/H200 result at >= " + std::to_string(errors.predict_min_gpus) + " GPUs)";
     } else {

@@ -24,6 +24,8 @@ struct HoldoutErrors {
     std::string command;          // the command that regenerates the file
     int fit_max_gpus = 0, predict_min_gpus = 0;
     std::vector<WorkloadHoldoutError> workloads;   // every workload of the catalog, in catalog order
+    // Non-empty (and no workloads): the measured errors do not describe the profiles priced with, and why.
+    std::string not_quoted;
 
     const WorkloadHoldoutError* find(const std::string& workload) const;
 };
@@ -39,6 +41,10 @@ std::string format_holdout_yaml(const HoldoutErrors& errors);
 HoldoutErrors load_holdout_errors(const std::filesystem::path& path);
 // The shipped file (data_dir()/validation/holdout.yaml), read once.
 const HoldoutErrors& shipped_holdout_errors();
+// The errors that describe the profiles a plan prices with: the shipped file's for the shipped default (operator)
+// profiles; none, with the reason in `not_quoted`, for the lumped model (`lumped`) or the profiles in
+// `profiles_dir` (non-empty), which the file does not measure.
+HoldoutErrors holdout_errors_for(bool lumped, const std::string& profiles_dir);
 
 // The time-to-train range with the model's own error besides the run-to-run spread of convergence: both as
 // log-normal, the convergence one from its p10 and p90 (+-1.2816 sigma), the model's with the mean absolute size the
@@ -53,7 +59,7 @@ std::optional<ModelErrorBand> band_with_model_error(const HoldoutErrors& errors,
                                                     double p10_minutes, double p50_minutes, double p90_minutes);
 
 // One line for a plan: "model hold-out error for bert: 4.1% MAPE over 3 results at >= 128 GPUs (ttsim validate
-// --holdout-yaml)", or that there were none.
+// --holdout-yaml)", that there were none, or why none is quoted.
 std::string describe_holdout_error(const HoldoutErrors& errors, const std::string& workload);
 
 }  // namespace ttsim::planning

@@ -98,23 +98,10 @@ std::vector<EvaluatedCandidate> sorted_evaluated(const PlanQuery& query, const P
 }
 
 const HoldoutErrors& holdout_of(const PlanReportContext& ctx) {
-    static const HoldoutErrors none;   // no workload measured: no band, no figure
-    if (!ctx.holdout_not_quoted.empty()) return none;
     return ctx.holdout ? *ctx.holdout : shipped_holdout_errors();
 }
 
 }  // namespace
-
-std::string holdout_not_quoted_reason(bool lumped, const std::string& profiles_dir) {
-    if (!profiles_dir.empty())
-        return "the plan prices with the profiles in " + profiles_dir +
-               ", which models/data/validation/holdout.yaml does not measure ('ttsim calibrate --data FILE "
-               "--max-gpus N' holds your larger runs out and prints their error)";
-    if (lumped)
-        return "the plan prices with the lumped model, and models/data/validation/holdout.yaml measures the default "
-               "(operator) model ('ttsim validate --model lumped' measures the lumped one)";
-    return "";
-}
 
 std::string describe_constraints(const PlanConstraints& c, const CostParameters& cost) {
     std::string text;
@@ -274,10 +261,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     out << "  p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence (the RCPs' runs, "
            "averaged as an MLPerf score); constraints judged at "
         << to_string(q.constraints.confidence) << " (--confidence, --margin)\n";
-    if (ctx.holdout_not_quoted.empty())
-        out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
-    else
-        out << "  model hold-out error for " << ctx.workload << ": not quoted: " << ctx.holdout_not_quoted << "\n";
+    out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
     out << "  price per GPU-hour: " << ctx.cost->describe_prices(labelled_systems(q)) << "; " << kBillingRule << "\n";
     out << "  " << describe_energy_model(*ctx.energy) << "\n";
     return out.str();
@@ -359,7 +343,7 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
                               {"fit_max_gpus", holdout.fit_max_gpus},
                               {"predict_min_gpus", holdout.predict_min_gpus},
                               {"command", holdout.command}};
-        if (!ctx.holdout_not_quoted.empty()) j["holdout_error"]["not_quoted"] = ctx.holdout_not_quoted;
+        if (!holdout.not_quoted.empty()) j["holdout_error"]["not_quoted"] = holdout.not_quoted;
     }
     j["energy_model"] = describe_energy_model(*ctx.energy);
     j["prices"] = ctx.cost->describe_prices(labelled_systems(q));

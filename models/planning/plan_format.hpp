@@ -18,13 +18,7 @@ struct PlanReportContext {
     const EnergyParameters* energy = nullptr;
     const HoldoutErrors* holdout = nullptr;   // the model's measured error; nullptr: the shipped file's
     bool layout_search = true;                // the compute model can search layouts (operator): the report says so
-    // Non-empty: why the shipped hold-out error is not quoted (the plan prices with the lumped model or with
-    // profiles of the user's, which holdout.yaml does not measure); no model-error band is drawn then.
-    std::string holdout_not_quoted;
 };
-// The reason PlanReportContext::holdout_not_quoted gives for a plan priced with the lumped model (`lumped`) or
-// with the profiles in `profiles_dir` (non-empty); "" where the shipped hold-out error applies.
-std::string holdout_not_quoted_reason(bool lumped, const std::string& profiles_dir);
 
 std::string format_plan_table(const PlanReportContext& context, const PlanAnswer& answer);
 std::string format_plan_json(const std::string& name, const PlanReportContext& context, const PlanAnswer& answer);

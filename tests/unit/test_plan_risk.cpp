@@ -122,15 +122,16 @@ TEST_CASE("plan report states p10/p50/p90, the percentile judged and the hold-ou
     CHECK(format_plan_table(other, a).find("model hold-out error for x: not measured") != std::string::npos);
     CHECK(nlohmann::json::parse(format_plan_json("p", other, a))["holdout_error"]["mape_percent"].is_null());
     // Priced with the lumped model or a user's profiles: the shipped figure is not quoted, and no band is drawn.
+    const HoldoutErrors lumped = holdout_errors_for(true, "");
     PlanReportContext unmeasured = ctx;
-    unmeasured.holdout_not_quoted = holdout_not_quoted_reason(true, "");
+    unmeasured.holdout = &lumped;
     CHECK(format_plan_table(unmeasured, a).find("model hold-out error for w: not quoted: the plan prices with the lumped model") != std::string::npos);
     const auto u = nlohmann::json::parse(format_plan_json("p", unmeasured, a));
     CHECK(u["holdout_error"]["mape_percent"].is_null());
     CHECK(u["holdout_error"]["not_quoted"].get<std::string>().find("lumped") != std::string::npos);
     CHECK(u["answer"]["with_model_error"].is_null());
-    CHECK(holdout_not_quoted_reason(false, "my-profiles").find("the profiles in my-profiles") != std::string::npos);
-    CHECK(holdout_not_quoted_reason(false, "").empty());
+    CHECK(holdout_errors_for(false, "my-profiles").not_quoted.find("the profiles in my-profiles") != std::string::npos);
+    CHECK(holdout_errors_for(false, "").not_quoted.empty());
     // The band with the model's error: wider than the spread, centred on p50 in log space, null without a hold-out.
     const auto& band = j["answer"]["with_model_error"];
     CHECK(band["ttt_p10_minutes"].get<double>() < 5.8);

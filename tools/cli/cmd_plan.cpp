@@ -212,10 +212,11 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                                   query));
     if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
     const planning::PlanAnswer& answer = *computed;
-    const planning::PlanReportContext report{
-        workload, &query, &cost, &energy, nullptr, model_flag(args) == ComputeModel::operator_level,
-        planning::holdout_not_quoted_reason(model_flag(args) == ComputeModel::lumped,
-                                            args.has("profiles") ? args.get("profiles") : "")};
+    const ComputeModel model = model_flag(args);
+    const planning::HoldoutErrors holdout =
+        planning::holdout_errors_for(model == ComputeModel::lumped, args.has("profiles") ? args.get("profiles") : "");
+    const planning::PlanReportContext report{workload, &query, &cost, &energy, &holdout,
+                                             model == ComputeModel::operator_level};
     return print_plan("ttsim plan", "ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
 }
 

@@ -195,11 +195,10 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
                            scenario.query));
     if (!computed) return kExitAnswered;   // an MPI rank other than 0: rank 0 writes
     const planning::PlanAnswer& answer = *computed;
-    const planning::PlanReportContext report{
-        scenario.workload, &scenario.query, &scenario.cost, &scenario.energy, nullptr,
-        scenario.model == ComputeModel::operator_level,
-        planning::holdout_not_quoted_reason(scenario.model == ComputeModel::lumped,
-                                            root.optional("profiles") ? chosen.source : "")};
+    const planning::HoldoutErrors holdout = planning::holdout_errors_for(
+        scenario.model == ComputeModel::lumped, root.optional("profiles") ? chosen.source : "");
+    const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy,
+                                             &holdout, scenario.model == ComputeModel::operator_level};
     return print_plan(scenario.name, ::ttsim::report::scenario_command(context.file), scenario.format, report, answer,
                       out, output);
 }
