@@ -220,6 +220,11 @@ struct SharedFit {
     // 4 -> 8 GPU fold +87-92 %). As the step-jitter dimensions, a cost the data cannot see is not searched.
     // Session 24's (M), shipped in session 25 (README: the rule after a veto).
     bool identified_host_cost = false;
+    // gpu-efficiencies (operator): each GPU family besides the reference has its own four kernel-class efficiencies
+    // (GEMM, convolution, attention, memory), within the reference's bounds, in place of one speed that divides
+    // every roof alike (issue 12 item 6: efficiency per kernel class per GPU). A family without fit results takes
+    // the reference's. Session 26's (Z).
+    bool gpu_efficiencies = false;
     // Set by without_evaluation_terms() for staged-logged-evals' first stage; not an option of its own.
     bool logged_eval_price = false;
     // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).

@@ -1,6 +1,7 @@
 #include "models/calibration/operator_fit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -48,6 +49,8 @@ struct Layout {
     int jitter_cv = -1, multi_node = -1, eval_fixed = -1, step_jitter = -1, run_overhead = -1;
     std::map<std::string, int> gpu_speed, fixed_step, workload_run_overhead, stack_speed, eval_factor, workload_eval_fixed,
         eval_step, eval_host_ops;
+    // gpu-efficiencies: per GPU family, the indices of its GEMM, convolution, attention and memory efficiencies.
+    std::map<std::string, std::array<int, 4>> gpu_efficiency;
     std::map<std::string, double> logged_run_overhead;   // logged-overhead: seconds per workload, not searched
     std::map<std::string, double> logged_scoring;        // logged-scoring: seconds per workload, added to the overhead
     std::set<std::string> gpus, workloads;               // of the fitted results
@@ -89,6 +92,12 @@ struct Problem {
         e.conv = value(x, layout.conv, e.conv);
         e.attention = value(x, layout.attention, e.attention);
         e.memory = value(x, layout.memory, e.memory);
+        if (const auto own = layout.gpu_efficiency.find(gpu); own != layout.gpu_efficiency.end()) {
+            e.gemm = value(x, own->second[0], e.gemm);
+            e.conv = value(x, own->second[1], e.conv);
+            e.attention = value(x, own->second[2], e.attention);
+            e.memory = value(x, own->second[3], e.memory);
+        }
         e.roof_exponent = value(x, layout.roof_exponent, 0.0);
         e.tensor_memory = value(x, layout.tensor_memory, 0.0);
         e.launch_seconds = value(x, layout.launch, e.launch_seconds);
@@ -227,10 +236,21 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     }
     // Speed of a GPU family against its roofline: 0.3-3x the reference GPU's.
     // With same-die, a GPU on the reference's die keeps its speed (1): not searched.
-    for (const std::string& gpu : gpus)
-        if (gpu != reference_gpu().name &&
-            !(shared.same_die && !find_gpu(gpu).die.empty() && find_gpu(gpu).die == reference_gpu().die))
+    // With gpu-efficiencies, its own four class efficiencies instead, within the reference's bounds and from its
+    // starts (a family without fit results is not in `gpus` and prices with the reference's).
+    for (const std::string& gpu : gpus) {
+        if (gpu == reference_gpu().name) continue;
+        if (shared.gpu_efficiencies) {
+            std::array<int, 4> own{};
+            for (int c = 0; c < 4; ++c) {
+                const Dimension& shared_dim = L.dims[static_cast<std::size_t>(std::array{L.gemm, L.conv, L.attention, L.memory}[c])];
+                own[c] = L.add({gpu + " " + shared_dim.name, shared_dim.lower, shared_dim.upper, shared_dim.start});
+            }
+            L.gpu_efficiency[gpu] = own;
+        } else if (!(shared.same_die && !find_gpu(gpu).die.empty() && find_gpu(gpu).die == reference_gpu().die)) {
             L.gpu_speed[gpu] = L.add({gpu + " speed", 0.3, 3.0, 1.0});
+        }
+    }
     // Per workload: fixed step cost 10 us..1 s; run overhead 10 ms..5 min (as the lumped fit's bounds).
     // With logged-overhead, a workload whose fit results have a logged first-segment excess takes the median of
     // them (clamped to the same bounds) instead of a searched overhead.

@@ -49,7 +49,8 @@ constexpr NamedOption kOptions[] = {
     {"convergence-lag", &SharedFit::convergence_lag},
     {"pooled-convergence-lag", &SharedFit::pooled_convergence_lag},
     {"staged-logged-evals", &SharedFit::staged_logged_evals, kOperatorOnly},
-    {"identified-host-cost", &SharedFit::identified_host_cost, kOperatorOnly}};
+    {"identified-host-cost", &SharedFit::identified_host_cost, kOperatorOnly},
+    {"gpu-efficiencies", &SharedFit::gpu_efficiencies, kOperatorOnly}};
 
 }  // namespace
 
@@ -105,6 +106,9 @@ SharedFit SharedFit::parse(const std::string& list) {
          "host-overlap already overlaps the fixed per-step host cost under every launch mode; graph-host-overlap does "
          "it only under whole-iteration CUDA graphs: choose one"},
         {f.staged_logged_evals && !f.eval_stage, "staged-logged-evals changes eval-stage's first stage: add eval-stage"},
+        {f.gpu_efficiencies && f.same_die,
+         "gpu-efficiencies fits each GPU family's own efficiencies in place of its speed, which same-die holds at 1: "
+         "choose one"},
         {f.convergence_lag && f.pooled_convergence_lag,
          "convergence-lag (one factor per workload) and pooled-convergence-lag (one over all) exclude each other"},
         {f.run_overhead && f.workload_run_overhead,
