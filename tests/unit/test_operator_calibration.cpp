@@ -419,6 +419,42 @@ TEST_CASE("same-die: an H200 keeps the H100's speed, not a fitted one", "[operat
     CHECK(SharedFit::parse("operator,same-die").describe() == "operator,same-die");
 }
 
+// gpu-efficiencies (session 26 option): a GPU family besides the reference gets its own kernel-class efficiencies,
+// within the reference's bounds, and no speed; the reference keeps the shared ones. A small fit: SD and BERT on H100
+// and H200 at 8 GPUs (GEMM, convolution, attention and streaming kernels).
+TEST_CASE("gpu-efficiencies: each GPU family fits its own class efficiencies in place of a speed", "[operator][calibration]") {
+    std::vector<CalibrationPoint> eight;
+    for (const CalibrationPoint& p : points())
+        if ((p.scenario.workload->name == "bert" || p.scenario.workload->name == "stable_diffusion") &&
+            p.scenario.gpus == 8 && (p.scenario.gpu->name == "H100-SXM" || p.scenario.gpu->name == "H200-SXM"))
+            eight.push_back(p);
+    REQUIRE(eight.size() >= 8);
+    const GpuSpec& h100 = find_gpu("H100-SXM");
+    const GpuSpec& h200 = find_gpu("H200-SXM");
+    const Workload& sd = find_workload("stable_diffusion");
+    const CalibrationReport own = calibrate_operator_points(eight, "test", SharedFit::parse("operator,gpu-efficiencies"));
+    const ComputeProfile& h200_profile = own.profiles.find(sd, h200);
+    const ComputeProfile& h100_profile = own.profiles.find(sd, h100);
+    CHECK(h200_profile.operator_speed == 1.0);
+    const layers::Efficiency& a = *h100_profile.operator_efficiency;
+    const layers::Efficiency& b = *h200_profile.operator_efficiency;
+    for (double e : {a.gemm, a.conv, a.attention, a.memory, b.gemm, b.conv, b.attention, b.memory}) {
+        CHECK(e >= 0.05);
+        CHECK(e <= 1.0);   // no kernel beats its roof on either family
+    }
+    CHECK((a.gemm != b.gemm || a.conv != b.conv || a.attention != b.attention || a.memory != b.memory));
+    // Both families' profiles of one workload share everything but the efficiencies.
+    CHECK(a.launch_seconds == b.launch_seconds);
+    CHECK(a.kernel_overhead_seconds == b.kernel_overhead_seconds);
+    // The fit explains the H200 results at least as well as one speed does (its search space holds that fit's
+    // up to the memory floor; here within a margin for the local search).
+    const CalibrationReport speed = calibrate_operator_points(eight, "test", SharedFit::parse("operator"));
+    CHECK(speed.profiles.find(sd, h200).operator_speed != 1.0);
+    CHECK(own.rms_log_error <= speed.rms_log_error * 1.05);
+    CHECK(SharedFit::parse("operator,gpu-efficiencies").describe() == "operator,gpu-efficiencies");
+    CHECK_THROWS_AS(SharedFit::parse("operator,gpu-efficiencies,same-die"), InputError);
+}
+
 // eval-stage (session 20 option): the first stage is the fit without the evaluation's terms, so every parameter that
 // prices a training step comes out exactly as that fit's; the second moves only the evaluation terms and the per-run
 // overheads. A small fit: BERT on H100 at <= 8 GPUs (eager evaluations of batches of 16).
