@@ -52,6 +52,31 @@ std::string parts_line(const CrossValidationReport& cv) {
     return line;
 }
 
+// "<what> MAPE with each result's published mean convergence ...: x%" from published_convergence_errors (absolute
+// errors), or nothing where no result publishes its convergence.
+std::string published_convergence_line(const std::string& what, const std::vector<double>& absolute_errors) {
+    if (absolute_errors.empty()) return "";
+    return fmt::format("{} MAPE with each result's published mean convergence instead of the RCPs (diagnostic only): {} "
+                       "over {} results\n",
+                       what,
+                       percent(100.0 * std::accumulate(absolute_errors.begin(), absolute_errors.end(), 0.0) /
+                               static_cast<double>(absolute_errors.size())),
+                       absolute_errors.size());
+}
+
+// The mean signed error and the share of results priced slow: a fit whose errors are one-signed says which way.
+std::string mean_signed_line(const std::vector<PointError>& errors) {
+    if (errors.empty()) return "";
+    double sum = 0;
+    std::size_t slow = 0;
+    for (const PointError& e : errors) {
+        sum += e.error;
+        slow += e.error > 0 ? 1 : 0;
+    }
+    return fmt::format("mean signed error: {:+.2f}% ({} of {} results predicted slower than published)\n",
+                       100.0 * sum / static_cast<double>(errors.size()), slow, errors.size());
+}
+
 // One model's figures for the side-by-side report (--compare).
 struct ModelFigures {
     double in_sample = 0, forward = 0, loco = 0, holdout = 0, holdout_step = 0;
@@ -199,7 +224,11 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     for (const auto& p : points) in_sample.push_back(evaluate_point(p, profiles));
     out << "(a) in-sample, shipped profiles\n" << format_point_table(in_sample);
     out << "in-sample MAPE: " << percent(mean_absolute_percentage_error(in_sample)) << " over " << in_sample.size()
-        << " results\n\n";
+        << " results\n";
+    out << mean_signed_line(in_sample);
+    // The share of the in-sample error that the RCPs' convergence accounts for: the same profiles at each result's
+    // own published mean convergence, where it has one (what a prediction cannot know).
+    out << published_convergence_line("in-sample", published_convergence_errors(all, profiles)) << "\n";
     if (parser.get_flag("cross-validate")) {
         std::string summary;
         for (const CrossValidationScheme scheme :
@@ -227,12 +256,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         << format_log_parts(log_parts_checks(held_out, holdout.fit.profiles));
     // The same hold-out model given each result's own published convergence (what a prediction cannot know): the
     // part of the hold-out error that the RCPs' convergence accounts for.
-    const std::vector<double> own_convergence = published_convergence_errors(held_out, holdout.fit.profiles);
-    if (!own_convergence.empty())
-        out << "hold-out MAPE with each result's published mean convergence instead of the RCPs (diagnostic only): "
-            << percent(100.0 * std::accumulate(own_convergence.begin(), own_convergence.end(), 0.0) /
-                       static_cast<double>(own_convergence.size()))
-            << "\n";
+    out << published_convergence_line("hold-out", published_convergence_errors(held_out, holdout.fit.profiles));
     return 0;
 }
 
