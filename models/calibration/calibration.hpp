@@ -225,6 +225,12 @@ struct SharedFit {
     // every roof alike (issue 12 item 6: efficiency per kernel class per GPU). A family without fit results takes
     // the reference's. Session 26's (Z).
     bool gpu_efficiencies = false;
+    // staged-refit (with eval-stage): after the two stages, the first stage's dimensions are searched again with
+    // every evaluation priced as the second stage fitted it (the first stage prices them as training forwards,
+    // cheaper than the eager passes the logs show, so it slows the kernels every step shares to match the run
+    // minutes: the shipped fit's in-sample errors are +3 % on average), then the second stage again. Session 26's
+    // (AC).
+    bool staged_refit = false;
     // Set by without_evaluation_terms() for staged-logged-evals' first stage; not an option of its own.
     bool logged_eval_price = false;
     // The first stage of eval-stage: these options without the evaluation's own terms (and without eval-stage).

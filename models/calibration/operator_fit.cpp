@@ -424,6 +424,22 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         // starts. Results with nothing for it to fit (a fold without evaluations on the clock, and no per-run
         // overhead) keep the first stage's values.
         if (!problem.free_dims.empty()) search(problem, x, kEvalStageExtraStarts);
+        if (shared.staged_refit && !problem.free_dims.empty()) {
+            // staged-refit: the first stage's dimensions again, now with every evaluation priced as the second
+            // stage has it (the framework's own passes and host work, held), then the second stage again; each a
+            // local search from where the stages left off.
+            const Problem whole = prepare(shared);   // nothing frozen: the loss of a full vector
+            Problem refit = whole;
+            refit.frozen = x;
+            for (std::size_t i = 0; i < L.dims.size(); ++i)
+                if (std::any_of(first.layout.dims.begin(), first.layout.dims.end(),
+                                [&](const Dimension& d) { return d.name == L.dims[i].name; }))
+                    refit.free_dims.push_back(static_cast<int>(i));
+            search(refit, x, 0);
+            lower_hidden_host_costs(whole, x);
+            problem.frozen = x;
+            search(problem, x, 0);
+        }
     } else {
         search(problem, x, kOperatorFitExtraStarts);
         lower_hidden_host_costs(problem, x);

@@ -50,7 +50,8 @@ constexpr NamedOption kOptions[] = {
     {"pooled-convergence-lag", &SharedFit::pooled_convergence_lag},
     {"staged-logged-evals", &SharedFit::staged_logged_evals, kOperatorOnly},
     {"identified-host-cost", &SharedFit::identified_host_cost, kOperatorOnly},
-    {"gpu-efficiencies", &SharedFit::gpu_efficiencies, kOperatorOnly}};
+    {"gpu-efficiencies", &SharedFit::gpu_efficiencies, kOperatorOnly},
+    {"staged-refit", &SharedFit::staged_refit, kOperatorOnly}};
 
 }  // namespace
 
@@ -106,6 +107,7 @@ SharedFit SharedFit::parse(const std::string& list) {
          "host-overlap already overlaps the fixed per-step host cost under every launch mode; graph-host-overlap does "
          "it only under whole-iteration CUDA graphs: choose one"},
         {f.staged_logged_evals && !f.eval_stage, "staged-logged-evals changes eval-stage's first stage: add eval-stage"},
+        {f.staged_refit && !f.eval_stage, "staged-refit repeats eval-stage's two stages: add eval-stage"},
         {f.gpu_efficiencies && f.same_die,
          "gpu-efficiencies fits each GPU family's own efficiencies in place of its speed, which same-die holds at 1: "
          "choose one"},
