@@ -499,6 +499,39 @@ TEST_CASE("eval-stage: the step's parameters are the fit without evaluation term
            joint.operator_efficiency->kernel_overhead_seconds != a.kernel_overhead_seconds));
 }
 
+// staged-refit (session 26 option): after eval-stage's two stages, the step's parameters are searched again with the
+// evaluations priced as the second stage fitted them, then the evaluation's terms again, each locally from where the
+// stages left off: the fit's whole loss (every term as the second stage prices it) can only fall, and the step's
+// parameters move. A small fit: BERT on H100 at <= 8 GPUs (eager evaluations of 16 unpacked sequences).
+TEST_CASE("staged-refit: the step's parameters are refitted with the evaluations priced, lowering the loss",
+          "[operator][calibration]") {
+    const std::vector<CalibrationPoint> bert = h100_up_to_8("bert");
+    REQUIRE(bert.size() >= 4);
+    const Workload& workload = *bert.front().scenario.workload;
+    const GpuSpec& gpu = *bert.front().scenario.gpu;
+    const std::string staged = "operator,kernel-overhead,workload-run-overhead,eval-passes,eval-host-ops,eval-launch,eval-stage";
+    const SharedFit two_options = SharedFit::parse(staged);
+    const CalibrationReport two = calibrate_operator_points(bert, "test", two_options);
+    const CalibrationReport refit = calibrate_operator_points(bert, "test", SharedFit::parse(staged + ",staged-refit"));
+    auto loss = [&](const CalibrationReport& r) {
+        double sum = 0;
+        for (const CalibrationPoint& p : bert) sum += point_loss(p, point_profile(p, r.profiles), two_options.loss_terms());
+        return sum;
+    };
+    INFO("loss: two stages " << loss(two) << ", refitted " << loss(refit));
+    CHECK(loss(refit) <= loss(two) * (1 + 1e-9));
+    CHECK(loss(refit) < loss(two));   // here the refit finds a better point, not only the same
+    const layers::Efficiency& a = *two.profiles.find(workload, gpu).operator_efficiency;
+    const layers::Efficiency& b = *refit.profiles.find(workload, gpu).operator_efficiency;
+    CHECK((a.gemm != b.gemm || a.attention != b.attention || a.memory != b.memory ||
+           a.kernel_overhead_seconds != b.kernel_overhead_seconds || a.launch_seconds != b.launch_seconds));
+    for (double e : {b.gemm, b.conv, b.attention, b.memory}) CHECK(e <= 1.0);
+    const std::string described = SharedFit::parse(staged + ",staged-refit").describe();
+    CHECK(described.find("staged-refit") != std::string::npos);
+    CHECK(SharedFit::parse(described).describe() == described);
+    CHECK_THROWS_WITH(SharedFit::parse("operator,eval-passes,eval-host-ops,staged-refit"), Catch::Contains("add eval-stage"));
+}
+
 // Whether the model fits an operator-only term is --model's question (tools/cli fit_for_model, like every operator
 // term; tests/cli/malformed/commands.txt), so a list may leave 'operator' out.
 TEST_CASE("eval-stage: refused without an evaluation term", "[operator][calibration]") {
