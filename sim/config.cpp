@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -35,6 +36,47 @@ std::string join_path(const std::string& parent, std::string_view key) {
     return parent.empty() ? std::string(key) : parent + "." + std::string(key);
 }
 
+// yaml-cpp 0.7 takes a quoted scalar that is never closed as running to the end of the file (`name: "tiny` then
+// more keys: the keys become part of the name, silently). YAML forbids it (PyYAML: "found unexpected end of
+// stream"), so every quoted scalar the parser returns must close in the text: a double-quoted one at an unescaped
+// '"', a single-quoted one at a ' that is not doubled.
+// Each node once: an alias is its anchor's node (the same mark), so a recursive alias or a "billion laughs" of
+// aliases is walked in the size of the text, not of its expansion.
+void require_closed_quotes(const YAML::Node& node, const std::string& text, const std::string& source_name,
+                           std::unordered_set<long long>& visited) {
+    const YAML::Mark mark = node.Mark();
+    // A block map starts where its first key does: keyed by position and kind.
+    if (mark.pos >= 0 && !visited.insert(static_cast<long long>(mark.pos) * 8 + static_cast<int>(node.Type())).second) return;
+    if (node.IsMap()) {
+        for (const auto& item : node) {
+            require_closed_quotes(item.first, text, source_name, visited);
+            require_closed_quotes(item.second, text, source_name, visited);
+        }
+        return;
+    }
+    if (node.IsSequence()) {
+        for (const auto& item : node) require_closed_quotes(item, text, source_name, visited);
+        return;
+    }
+    if (!node.IsScalar()) return;
+    if (mark.pos < 0 || static_cast<std::size_t>(mark.pos) >= text.size()) return;
+    const char quote = text[static_cast<std::size_t>(mark.pos)];
+    if (quote != '"' && quote != '\'') return;
+    for (std::size_t i = static_cast<std::size_t>(mark.pos) + 1; i < text.size(); ++i) {
+        if (quote == '"' && text[i] == '\\') {
+            ++i;   // an escaped character, a quote included
+        } else if (text[i] == quote) {
+            if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+                ++i;   // '' is a quote inside a single-quoted scalar
+                continue;
+            }
+            return;
+        }
+    }
+    throw InputError(std::string("YAML syntax error: the ") + (quote == '"' ? "double" : "single") +
+                         "-quoted string that starts here is never closed (add its closing " + quote + ")",
+                     SourceLocation{source_name, mark.line + 1, mark.column + 1});
+}
 
 }  // namespace
 
@@ -113,6 +155,8 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& s
                          SourceLocation{source_name, e.mark.line + 1, e.mark.column + 1});
     }
     if (!root || root.IsNull()) throw InputError("empty document", SourceLocation{source_name, 1, 1});
+    std::unordered_set<long long> visited;
+    require_closed_quotes(root, text, source_name, visited);
     return ConfigNode(root, source_name, "");
 }
 

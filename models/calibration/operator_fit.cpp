@@ -448,9 +448,11 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     for (const std::string& w : L.workloads)
         for (const std::string& gpu : L.gpus) {
             ComputeProfile p = problem.profile(x, w, gpu);
-            // What this workload on this GPU was fitted on, so predictions outside it say they extrapolate.
+            // What this workload was fitted on, so predictions outside it say they extrapolate: on every GPU, as
+            // the workload's terms (fixed step and run costs) and the efficiencies are shared by all GPUs, and a
+            // GPU's own offset is one factor on its roofs.
             for (const CalibrationPoint* point : points) {
-                if (point->scenario.workload->name != w || point->scenario.gpu->name != gpu) continue;
+                if (point->scenario.workload->name != w) continue;
                 const double x_gpu = point->scenario.samples_per_gpu;
                 const int n = point->scenario.gpus;
                 if (!p.calibrated_range) p.calibrated_range = CalibratedRange{x_gpu, x_gpu, n, n};

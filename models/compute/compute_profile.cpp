@@ -58,18 +58,29 @@ std::vector<std::string> extrapolation_warnings(const ComputeProfile& profile, d
     const CalibratedRange& r = *profile.calibrated_range;
     const std::string whose = profile.workload + " on " + (profile.transferred_from ? *profile.transferred_from : profile.gpu);
     auto number = [](double v) { return units::format_number(v, 3); };
+    // The operator model prices kernels by their roofs wherever it goes; what it extrapolates are the terms fitted
+    // at the results' batches and scales (per-kernel and per-step costs, stragglers), which the hold-out measures.
+    const bool operator_model = profile.operator_efficiency.has_value();
+    const std::string what = operator_model ? " operator profile" : " profile";
     // A relative margin, so a batch printed and read back with rounding does not warn.
     if (samples_per_gpu < r.min_samples_per_gpu * (1 - 1e-9))
-        out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is below the smallest the " + whose +
-                      " profile was fitted on (" + number(r.min_samples_per_gpu) +
-                      "): the step time extrapolates the fitted curve ('ttsim validate' shows how far such "
-                      "extrapolations have missed)");
+        out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is below the smallest the " + whose + what +
+                      " was fitted on (" + number(r.min_samples_per_gpu) + "): " +
+                      (operator_model ? "small per-GPU batches are where the operator model's hold-out misses most "
+                                        "('ttsim validate', tables (b) and (b''))"
+                                      : "the step time extrapolates the fitted curve ('ttsim validate' shows how far "
+                                        "such extrapolations have missed)"));
     else if (samples_per_gpu > r.max_samples_per_gpu * (1 + 1e-9))
-        out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is above the largest the " + whose +
-                      " profile was fitted on (" + number(r.max_samples_per_gpu) + "): the step time extrapolates the fitted curve");
+        out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is above the largest the " + whose + what +
+                      " was fitted on (" + number(r.max_samples_per_gpu) + "): " +
+                      (operator_model ? "its kernels are priced by their roofs, its per-step costs as fitted at smaller batches"
+                                      : "the step time extrapolates the fitted curve"));
     if (gpus > r.max_gpus)
-        out.push_back(std::to_string(gpus) + " GPUs is beyond the largest " + whose + " result the profile was fitted on (" +
-                      std::to_string(r.max_gpus) + " GPUs): scale-dependent costs are extrapolated");
+        out.push_back(std::to_string(gpus) + " GPUs is beyond the largest " + whose + " result the" + what +
+                      " was fitted on (" + std::to_string(r.max_gpus) + " GPUs): " +
+                      (operator_model ? "its collectives are simulated at this scale, its per-step and per-run costs "
+                                        "and straggler spread extrapolated ('ttsim validate' shows the hold-out)"
+                                      : "scale-dependent costs are extrapolated"));
     return out;
 }
 

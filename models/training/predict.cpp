@@ -216,8 +216,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     if (profile.transferred_from)
         p.warnings.push_back("no v4.1 calibration for " + gpu.name + "; " + w.name + " compute profile transferred from " +
                              *profile.transferred_from + " by scaling with peak FLOP/s and HBM bandwidth");
-    if (!terms.operator_model)
-        for (auto& w : extrapolation_warnings(profile, s.samples_per_gpu, s.gpus)) p.warnings.push_back(std::move(w));
+    for (auto& w : extrapolation_warnings(profile, s.samples_per_gpu, s.gpus)) p.warnings.push_back(std::move(w));
     return p;
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/operator_fit.hpp"
 #include "sim/errors.hpp"
 #include "tests/unit/prediction_helpers.hpp"
 
@@ -103,4 +104,39 @@ TEST_CASE("calibration records each profile's fitted range and YAML keeps it", "
         CHECK(std::string(e.what()).find("profiles.yaml") != std::string::npos);
     }
     std::filesystem::remove_all(dir);
+}
+
+// The operator model: a workload's terms (fixed step and run costs) and the kernel efficiencies are shared by every
+// GPU, so each GPU's profile of a workload records the range of the workload's results on all of them; its
+// warnings say what the operator model extrapolates. A small fit: BERT on H100 at <= 8 GPUs and on H200 at 8.
+TEST_CASE("operator profiles record the workload's range over every GPU and warn in their own words", "[calibration]") {
+    CalibrationOptions options;
+    options.max_gpus = 8;
+    std::vector<CalibrationPoint> bert;
+    for (const auto& p : load_calibration_points(options))
+        if (p.scenario.gpus <= 8 && p.scenario.workload->name == "bert" &&
+            (p.scenario.gpu->name == "H100-SXM" || p.scenario.gpu->name == "H200-SXM"))
+            bert.push_back(p);
+    double lo = 1e9, hi = 0;
+    for (const auto& p : bert) {
+        lo = std::min(lo, p.scenario.samples_per_gpu);
+        hi = std::max(hi, p.scenario.samples_per_gpu);
+    }
+    REQUIRE(lo < hi);
+    const CalibrationReport report = calibrate_operator_points(bert, "test", SharedFit::parse("operator"));
+    for (const char* gpu : {"H100-SXM", "H200-SXM"}) {
+        const ComputeProfile p = report.profiles.find(find_workload("bert"), find_gpu(gpu));
+        REQUIRE(p.calibrated_range);
+        CHECK(p.calibrated_range->min_samples_per_gpu == lo);   // H200's own results run one batch only
+        CHECK(p.calibrated_range->max_samples_per_gpu == hi);
+        CHECK(p.calibrated_range->max_gpus == 8);
+    }
+    const ComputeProfile h200 = report.profiles.find(find_workload("bert"), find_gpu("H200-SXM"));
+    const auto scale = extrapolation_warnings(h200, lo, 64);
+    REQUIRE(scale.size() == 1);
+    CHECK(scale[0].find("operator profile") != std::string::npos);
+    CHECK(scale[0].find("collectives are simulated") != std::string::npos);
+    const auto small = extrapolation_warnings(h200, lo / 2, 8);
+    REQUIRE(small.size() == 1);
+    CHECK(small[0].find("hold-out misses most") != std::string::npos);
 }

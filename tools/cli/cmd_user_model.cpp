@@ -20,15 +20,19 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "models/compute/profile_files.hpp"
 #include "models/planning/cost_config.hpp"
+#include "models/planning/plan_format.hpp"
 #include "models/planning/prediction_cost.hpp"
 #include "models/planning/results_format.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
+#include "models/workloads/layers/layer_workload.hpp"
 #include "sim/resource_guard.hpp"
+#include "sim/units.hpp"
 #include "topologies/presets.hpp"
 #include "tools/cli/atomic_file.hpp"
 #include "tools/cli/scenario_kinds.hpp"
@@ -163,6 +167,24 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         const ConfigNode node = root.required("layout");
         node.feeding([&] {
             check_pins_apply(*model.workload, resolved, layout.pins);
+            // A model split that divides none of the counts, or that the model's own shapes cannot take (heads,
+            // FFN, sequence over TP and CP), fails at every count for the same reason: the pin is the mistake.
+            const int tp = layout.pins.tensor_parallel.value_or(1), cp = layout.pins.context_parallel.value_or(1);
+            if (tp * cp > 1) {
+                if (std::none_of(counts.begin(), counts.end(), [&](int n) { return n % (tp * cp) == 0; }))
+                    throw InputError(fmt::format("TP {} x CP {} = {} GPUs a replica divides none of the GPU counts ({})",
+                                                 tp, cp, tp * cp, fmt::join(counts, ", ")),
+                                     Field::layout);
+                layers::BuildOptions split;
+                split.tensor_parallel = tp;
+                split.context_parallel = cp;
+                try {
+                    layers::build_layer_graph(root.required("model").required("graph"), model.workload->name, split);
+                } catch (const InputError& e) {
+                    throw InputError(fmt::format("TP {} x CP {} does not fit the model: {}", tp, cp, e.message()),
+                                     Field::layout);
+                }
+            }
             return 0;
         });
     }
@@ -231,18 +253,23 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     out << "\n";
     const std::string cost_header = "cost (" + cost.currency + ")";
     // Whole units where they are large, cents and hundredths where they are not (a small job's 0.32 USD is not 0).
+    // kWh to three significant figures, MWh from a thousand.
+    const auto energy_text = [](double kwh) {
+        return kwh >= 1e3 ? units::format_number(kwh / 1e3, 3) + " MWh" : units::format_number(kwh, 3) + " kWh";
+    };
     const auto amount = [](double v) { return fmt::format("{:.{}f}", v, v >= 100 ? 0 : v >= 1 ? 2 : 3); };
-    out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9} {:>10} {:>12} {:>10}\n", "GPUs", "fastest layout",
-                       "TTT (h)", "step (ms)", "memory (GB)", "fit/valid", "GPU-h", cost_header, "MWh");
+    // Times and energy to three significant figures (format_duration: s, min or h), as every other table.
+    out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9} {:>10} {:>12} {:>12}\n", "GPUs", "fastest layout",
+                       "TTT", "step (ms)", "memory (GB)", "fit/valid", "GPU-h", cost_header, "energy");
     for (const Row& r : rows)
         if (!r.error.empty())
             out << fmt::format("{:>6}  no prediction (below)\n", r.gpus);
         else
-            out << fmt::format("{:>6}  {:<72} {:>9.2f} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10} {:>12} {:>10.2f}\n",
-                               r.gpus, describe_layout(r.p.layout), r.p.ttt_minutes / 60, r.p.step_ms,
+            out << fmt::format("{:>6}  {:<72} {:>9} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10} {:>12} {:>12}\n",
+                               r.gpus, describe_layout(r.p.layout), planning::format_duration(r.p.ttt_minutes), r.p.step_ms,
                                r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
                                r.p.layouts_enumerated, amount(r.cost.rented_gpu_hours), amount(r.cost.cost),
-                               r.cost.energy.facility_kwh / 1e3);
+                               energy_text(r.cost.energy.facility_kwh));
     out << "\n";
     for (const Row& r : rows) {
         if (!r.error.empty()) {
@@ -254,8 +281,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
             out << "  " << r.gpus << " GPUs: rents " << rented.describe_allocation(r.gpus)
                 << ", which the cost and GPU-hours bill whole\n";
         if (r.p.published)
-            out << fmt::format("  {} GPUs: {}: {}: {:.2f} h, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,
-                               r.p.published->label, describe_layout(r.p.published->layout), r.p.published->ttt_minutes / 60,
+            out << fmt::format("  {} GPUs: {}: {}: {}, step {:.1f} ms, {:.1f} GB per GPU\n", r.gpus,
+                               r.p.published->label, describe_layout(r.p.published->layout),
+                               planning::format_duration(r.p.published->ttt_minutes),
                                r.p.published->step_ms, r.p.published->memory_per_gpu_bytes / 1e9);
         else
             out << "  " << r.gpus << " GPUs: no Megatron-style layout (TP <= 8 within the NVLink domain, no CP, micro "
@@ -273,8 +301,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         if (fastest_so_far && r.p.ttt_minutes > fastest_so_far->p.ttt_minutes) {
             const ParallelismConfig& l = r.p.layout;
             const bool batch_bound = l.data_parallel == model.global_batch;
-            out << fmt::format("  note: {} GPUs train slower than {} ({:.2f} h against {:.2f} h): {}\n", r.gpus,
-                               fastest_so_far->gpus, r.p.ttt_minutes / 60, fastest_so_far->p.ttt_minutes / 60,
+            out << fmt::format("  note: {} GPUs train slower than {} ({} against {}): {}\n", r.gpus,
+                               fastest_so_far->gpus, planning::format_duration(r.p.ttt_minutes),
+                               planning::format_duration(fastest_so_far->p.ttt_minutes),
                                batch_bound ? fmt::format("a global batch of {} sequences allows at most {} data-parallel "
                                                          "replicas of one sequence, so more GPUs split each replica "
                                                          "further (here TP {} x CP {}), which adds communication",

@@ -22,7 +22,7 @@ BlockConfig read_block(const ConfigNode& a, const LayerGraph& g) {
     if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0)
         a.required("kv_heads").fail("kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" +
                                     std::to_string(c.heads) + "): each key/value head serves a whole group of query heads");
-    c.head_dim = count_param_or(a, "head_dim", split_evenly(c.hidden, c.heads, a, "hidden / heads"), 1);
+    c.head_dim = count_param_or(a, "head_dim", split_evenly(c.hidden, c.heads, param(a, "heads"), "hidden / heads"), 1);
     c.ffn = count_param(a, "ffn");
     c.hidden_dropout = number_param_or(a, "hidden_dropout", 0, 0, 1);
     c.tp = g.options.tensor_parallel;
@@ -156,6 +156,8 @@ void build_transformer_decoder(const ConfigNode& a, LayerGraph& g) {
             c.lora.targets.insert(t.as_choice({"qkv", "proj", "fc1", "fc2"}));
         c.lora.dropout = number_param_or(lora, "dropout", 0, 0, 1);
     }
+    // A frozen base trains only its adapters; without them nothing would train.
+    if (c.frozen && !a.has("lora")) param(a, "frozen_base").fail("a frozen base trains only its LoRA adapters: add lora: {rank, targets}");
     split_evenly(c.sequence, c.cp, a, "sequence over CP");
     // Megatron pads the vocabulary to a multiple of make_vocab_size_divisible_by x TP.
     const std::int64_t multiple = count_param_or(a, "vocab_multiple", 1, 1) * c.tp;
@@ -163,6 +165,13 @@ void build_transformer_decoder(const ConfigNode& a, LayerGraph& g) {
     const std::int64_t vocab = (vocab_in + multiple - 1) / multiple * multiple;
     const bool tied = bool_param_or(a, "tied_embeddings", false);
     const std::int64_t positions = count_param_or(a, "max_positions", 0);
+    // Learned positions (GPT) stand in for rotary ones and must cover every position of a sequence.
+    if (positions > 0 && c.rope)
+        param(a, "max_positions").fail("learned positions and rotary embeddings (rope, on by default) exclude each other: "
+                                       "add rope: false for GPT-style learned positions");
+    if (positions > 0 && positions < c.sequence)
+        param(a, "max_positions").fail("learned positions (" + std::to_string(positions) +
+                                       ") must cover the sequence (" + std::to_string(c.sequence) + " tokens)");
     const std::int64_t tokens = c.tokens();
     const double res = c.residual_elements();
     const double ab = g.facts.activation_bytes;
