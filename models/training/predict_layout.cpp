@@ -272,12 +272,19 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         const std::optional<ParallelismConfig> near = published_split_near(workload, gpu.name, n);
         usual_split = (near ? *near : default_parallelism(workload, gpu.name, 8).config).model_split();
     }
-    if (chosen.data_parallel == chosen.global_batch && chosen.model_split() > 2 * usual_split)
+    // The same where the batch's divisors, not its size, cap the replicas (a prime batch of 509 has DP 1 or 509).
+    if (chosen.model_split() > 2 * usual_split)
         p.warnings.push_back(fmt::format(
-            "global batch {} on {} GPUs leaves one sample per data-parallel rank, so each replica spans {} GPUs (TP {} x "
-            "CP {}), {:.3g}x the {} of {}; so large a replica mostly adds TP/CP communication, and fewer GPUs may "
-            "train as fast or faster (compare GPU counts, e.g. in a sweep)",
-            chosen.global_batch, n, chosen.model_split(), chosen.tensor_parallel, chosen.context_parallel,
+            "global batch {} on {} GPUs {}, so each replica spans {} GPUs (TP {} x CP {}), {:.3g}x the {} of {}; so "
+            "large a replica mostly adds TP/CP communication, and fewer GPUs may train as fast or faster (compare GPU "
+            "counts, e.g. in a sweep)",
+            chosen.global_batch, n,
+            chosen.data_parallel == chosen.global_batch
+                ? std::string("leaves one sample per data-parallel rank")
+                : fmt::format("splits into {} data-parallel replica{} at most at this count (the replicas must divide "
+                              "the batch)",
+                              chosen.data_parallel, chosen.data_parallel == 1 ? "" : "s"),
+            chosen.model_split(), chosen.tensor_parallel, chosen.context_parallel,
             static_cast<double>(chosen.model_split()) / usual_split, usual_split,
             owned ? "the NVLink domain" : "the published layout nearest this scale"));
     if (request.compute_efficiency_vs_8gpu && !owned) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);

@@ -243,6 +243,16 @@ TEST_CASE("layout search: a batch that forces huge replicas is warned about", "[
     CHECK(warned(p));
     CHECK_FALSE(warned(predict(test::prediction_request("llama2_70b_lora", "dgx-h100", 64), profiles)));
     CHECK_FALSE(warned(predict(test::prediction_request("llama2_70b_lora", "dgx-h100", 4096), profiles)));
+    // A prime batch of 7 on 64 GPUs: the replicas must divide it, 7 does not divide 64, so one replica of all 64
+    // GPUs (8x the published 64-GPU layout's): warned, saying the divisors are the cause.
+    PredictionRequest prime = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
+    prime.global_batch = 7;
+    const Prediction q = predict(prime, profiles);
+    CHECK(q.layout.data_parallel == 1);
+    CHECK(std::any_of(q.warnings.begin(), q.warnings.end(), [](const std::string& w) {
+        return w.find("splits into 1 data-parallel replica at most") != std::string::npos &&
+               w.find("must divide the batch") != std::string::npos;
+    }));
 }
 
 TEST_CASE("layout search: --layout published and a lumped profile reproduce today's prediction exactly",
