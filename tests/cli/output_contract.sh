@@ -52,7 +52,8 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 1
 r = rows[0]
-assert list(r)[-7:] == ["warnings", "memory_per_gpu_gb", "memory_capacity_gb", "memory_fits", "layout_choice", "published_layout_minutes", "gradient_reduction"], list(r)[-7:]
+assert list(r)[-8:] == ["warnings", "memory_per_gpu_gb", "memory_capacity_gb", "memory_fits", "layout_choice", "published_layout_minutes", "gradient_reduction", "rented_gpu_hours"], list(r)[-8:]
+assert float(r["rented_gpu_hours"]) >= float(r["gpu_hours"]) * (1 - 1e-9), r
 assert r["gradient_reduction"] in ("overlapped", "after_backward"), r
 assert 0 < float(r["memory_per_gpu_gb"]) <= float(r["memory_capacity_gb"]) and r["memory_fits"] == "true", r
 assert r["layout_choice"].startswith("fastest of "), r["layout_choice"]

@@ -102,7 +102,7 @@ std::string format_prediction_csv(const PredictionReport& report) {
         "compute_ms,exposed_comm_ms,comm_total_ms,tp_cp_comm_ms,fixed_ms,eval_minutes,evaluations,"
         "run_overhead_minutes,per_gpu_throughput,throughput_efficiency_vs_8gpu,gpu_hours,price_per_gpu_hour,"
         "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings,memory_per_gpu_gb,"
-        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes,gradient_reduction\n";
+        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes,gradient_reduction,rented_gpu_hours\n";
     const ParallelismConfig& l = p.layout;
     std::string warnings;
     for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
@@ -132,7 +132,9 @@ std::string format_prediction_csv(const PredictionReport& report) {
            (has_memory ? (p.memory_fits ? "true" : "false") : "") + "," +
            csv_field(planning::layout_choice_text(p)) + "," +
            (p.published ? csv_number(p.published->ttt_minutes) : "") + "," +
-           std::string(gradient_reduction_name(l.gradient_reduction_after_backward)) + "\n";
+           std::string(gradient_reduction_name(l.gradient_reduction_after_backward)) + "," +
+           // The whole allocation units the cost bills (a node, an NVL72 rack): appended, as the columns above.
+           csv_number(c.rented_gpu_hours) + "\n";
     return out;
 }
 
@@ -193,6 +195,7 @@ std::string format_prediction_json(const PredictionReport& report) {
     // `ttsim run` (speedup / GPU ratio, which includes convergence): named so the two are never confused.
     j["throughput_efficiency_vs_8gpu"] = p.efficiency_vs_8gpu ? nlohmann::ordered_json(*p.efficiency_vs_8gpu) : nullptr;
     j["gpu_hours"] = p.gpu_hours;
+    j["rented_gpu_hours"] = c.rented_gpu_hours;   // the whole allocation units the cost bills
     // The same objects as a sweep point's (docs/results-schema.md).
     j["cost"] = {{"amount", c.cost}, {"currency", report.prices->currency},
                  {"price_per_gpu_hour", c.price_per_gpu_hour}, {"price_is_estimate", c.price_is_estimate}};
