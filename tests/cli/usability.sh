@@ -107,7 +107,7 @@ check "predict JSON names a static routing only" \
   'has "$tmp/predict-static.json" "\"routing\": \"static\"" && ! has "$tmp/predict-default.json" "\"routing\""'
 printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [16]\nrouting: static\n' >"$tmp/sweep-static.yaml"
 "$ttsim" run "$tmp/sweep-static.yaml" >"$tmp/sweep-static.txt"
-check "routing: static in a sweep scenario is stated in its title" 'has "$tmp/sweep-static.txt" "1 points, static ECMP routing)"'
+check "routing: static in a sweep scenario is stated in its title" 'has "$tmp/sweep-static.txt" "1 point, static ECMP routing)"'
 # SHARP: on by default across NVLink domains, off on request; the prediction's header says which either way, its
 # JSON in layout.sharp. Sweeps and plans state a SHARP choice next to the routing, and their result files record
 # both per point.

@@ -80,10 +80,14 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
     return text;
 }
 
-std::string json(const std::string& name, const UserModel& model, const std::vector<Row>& rows,
+std::string json(const std::string& name, const std::string& system, const UserModel& model, const std::vector<Row>& rows,
                  const std::string& currency) {
     nlohmann::ordered_json j;
+    // Named like the other outputs' (docs/results-schema.md): what the file is, and its version.
+    j["schema"] = "ttsim.user-model/1";
+    j["kind"] = "user-model";
     j["name"] = name;
+    j["system"] = system;
     j["model"] = model.workload->description;
     j["train"] = model.train_note;
     j["global_batch"] = model.global_batch;
@@ -227,7 +231,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
 
     if (context.out_dir) {
         // Both texts before any file or folder, so a failure while formatting leaves nothing behind.
-        const std::string csv_text = csv(rows, cost.currency), json_text = json(name, model, rows, cost.currency);
+        const std::string csv_text = csv(rows, cost.currency), json_text = json(name, system, model, rows, cost.currency);
         ensure_directory(*context.out_dir);
         write_file_atomically((std::filesystem::path(*context.out_dir) / "results.csv").string(), csv_text);
         write_file_atomically((std::filesystem::path(*context.out_dir) / "results.json").string(), json_text);
@@ -237,7 +241,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         return status;
     }
     if (format == "json") {
-        out << json(name, model, rows, cost.currency);
+        out << json(name, system, model, rows, cost.currency);
         return status;
     }
     out << name << "\n"

@@ -142,6 +142,8 @@ std::string format_prediction_json(const PredictionReport& report) {
     const Prediction& p = *report.prediction;
     const planning::PredictionCost& c = report.cost;
     nlohmann::ordered_json j;
+    // What the file is and its version, as a sweep's `schema` (docs/results-schema.md).
+    j["schema"] = "ttsim.prediction/1";
     j["workload"] = p.workload;
     j["system"] = p.system;
     j["gpu"] = p.gpu;

@@ -63,7 +63,7 @@ int run_sweep_kind(const ConfigNode& root, const ScenarioContext& context, std::
             p.notes.insert(p.notes.end(), notes->second.begin(), notes->second.end());
 
     const std::string fabric = planning::fabric_choice_note(scenario.spec.routing, scenario.spec.sharp);
-    std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + " points" +
+    std::string title = scenario.name + " (" + scenario.kind + ", " + std::to_string(points.size()) + (points.size() == 1 ? " point" : " points") +
                         (fabric.empty() ? "" : ", " + fabric) + ")";
     if (result.interrupted)
         title += "\ninterrupted: " + std::to_string(result.points.size()) + " of " +
