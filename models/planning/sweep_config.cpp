@@ -39,6 +39,8 @@ void push_unique(std::vector<std::string>& list, std::string value, const Config
     list.push_back(std::move(value));
 }
 
+}  // namespace
+
 std::vector<int> read_gpu_counts(const ConfigNode& node) {
     std::set<int> counts;
     if (node.is_map()) {
@@ -57,6 +59,8 @@ std::vector<int> read_gpu_counts(const ConfigNode& node) {
     }
     return {counts.begin(), counts.end()};
 }
+
+namespace {
 
 BatchChoice read_batch(const ConfigNode& node) {
     BatchChoice b;

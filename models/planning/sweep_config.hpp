@@ -56,5 +56,8 @@ ComputeModel read_compute_model(const ConfigNode& root);
 // mapping of its pins ({tp: 4, cp: 2, micro: 1, accumulation: 2, distributed_optimizer: on}). A searched layout
 // (fastest, pins) is priced by the operator model, so it needs `model: operator` (refused naming `layout`).
 LayoutRequest read_layout(const ConfigNode& node, ComputeModel model);
+// `gpus:` of a sweep (or a user-model scenario): a list, one count, or {from, to} doubling; ascending, each once,
+// every count checked against the resource guard at its key.
+std::vector<int> read_gpu_counts(const ConfigNode& node);
 
 }  // namespace ttsim::planning

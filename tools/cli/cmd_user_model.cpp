@@ -28,6 +28,7 @@
 #include "models/planning/plan_format.hpp"
 #include "models/planning/prediction_cost.hpp"
 #include "models/planning/results_format.hpp"
+#include "models/planning/sweep_config.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
@@ -130,17 +131,21 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
     const std::string system = system_node.as_string();
-    std::vector<int> counts;
-    for (const ConfigNode& g : root.required("gpus").items()) {
-        counts.push_back(g.feeding([&] { return checked_gpu_request(g.as_int(1, kMaxRequestableGpus)); }));
-        if (std::count(counts.begin(), counts.end(), counts.back()) > 1)
-            g.fail(std::to_string(counts.back()) + " GPUs are listed twice");
-    }
-    if (counts.empty()) root.required("gpus").fail("give at least one GPU count");
+    // As a sweep's: a list, one count, or {from, to} doubling (ascending, each once).
+    const ConfigNode gpus_node = root.required("gpus");
+    const std::vector<int> counts = planning::read_gpu_counts(gpus_node);
+    // Where a count's own error points: its list item, else the key.
+    auto count_node = [&](int n) {
+        if (gpus_node.is_sequence())
+            for (const ConfigNode& item : gpus_node.items())
+                if (item.as_int(1, kMaxRequestableGpus) == n) return item;
+        return gpus_node;
+    };
     LayoutRequest layout{LayoutMode::fastest, {}};
     if (root.has("layout")) {
+        // As a sweep's: a string (fastest, tp=4,cp=2) or a mapping of pins ({tp: 4, cp: 2}).
         const ConfigNode node = root.required("layout");
-        layout = node.feeding([&] { return parse_layout_request(node.as_string()); });
+        layout = planning::read_layout(node, ComputeModel::operator_level);
         if (layout.mode == LayoutMode::published) node.fail("a user model has no published layout; use fastest or pins");
     }
     // GPU memory each GPU keeps free besides the model state (PredictionRequest::memory_reserve_bytes).
@@ -207,7 +212,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         request.layout = layout;
         request.memory_reserve_bytes = memory_reserve;
         request.compute_efficiency_vs_8gpu = false;
-        const ConfigNode at = root.required("gpus").items()[i];
+        const ConfigNode at = count_node(counts[i]);
         // A count where no layout is valid or fits is a row saying why.
         Row row;
         row.gpus = counts[i];
