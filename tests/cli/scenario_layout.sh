@@ -79,6 +79,20 @@ check "user model, 12 GPUs on dgx-h100: exit 2 naming the count" '[[ $rc -eq 2 ]
 sed 's/^gpus: \[4096, 16384\]/gpus: [16384, 4096]/' "$dir/user-model-slower.yaml" >"$tmp/slow-rev.yaml"
 "$ttsim" run "$tmp/slow-rev.yaml" >"$tmp/slow-rev.txt"
 check "slower note in count order for a descending list" 'grep -q "note: 16384 GPUs train slower than 4096" "$tmp/slow-rev.txt" && ! grep -q "note: 4096 GPUs train slower" "$tmp/slow-rev.txt"'
+# gpus and layout in a sweep's forms: {from, to} doubles, a mapping of pins is the same as its string.
+sed -e 's/^gpus: \[8, 64\]/gpus: {from: 64, to: 128}/' "$dir/user-model-partial.yaml" >"$tmp/um-range.yaml"
+printf 'layout: {tp: 4}\n' >>"$tmp/um-range.yaml"
+"$ttsim" run "$tmp/um-range.yaml" --format json >"$tmp/um-range.json"; rc=$?
+sed -e 's/^gpus: \[8, 64\]/gpus: [64, 128]/' "$dir/user-model-partial.yaml" >"$tmp/um-list.yaml"
+printf 'layout: tp=4\n' >>"$tmp/um-list.yaml"
+"$ttsim" run "$tmp/um-list.yaml" --format json >"$tmp/um-list.json"
+check "user model: gpus {from: 64, to: 128} and layout {tp: 4} = [64, 128] and tp=4" \
+  '[[ $rc -eq 0 ]] && python3 - "$tmp/um-range.json" "$tmp/um-list.json" <<"PY"
+import json, sys
+rows = [[(r["gpus"], r["layout"], r["ttt_minutes"]) for r in json.load(open(f))["results"]] for f in sys.argv[1:]]
+assert len(rows[0]) == 2 and rows[0] == rows[1], rows
+assert all(layout.startswith("TP 4 ") for _, layout, _ in rows[0]), rows
+PY'
 # On GB200 (72-GPU NVLink domain) the Megatron-style alternative has TP <= 8.
 sed -e 's/^system: dgx-h100/system: gb200-nvl72/' -e 's/^gpus: \[4096, 16384\]/gpus: [512]/' "$dir/user-model-slower.yaml" >"$tmp/gb.yaml"
 "$ttsim" run "$tmp/gb.yaml" >"$tmp/gb.txt"; rc=$?
