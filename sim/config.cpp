@@ -42,27 +42,36 @@ std::string join_path(const std::string& parent, std::string_view key) {
 // '"', a single-quoted one at a ' that is not doubled.
 // Each node once: an alias is its anchor's node (the same mark), so a recursive alias or a "billion laughs" of
 // aliases is walked in the size of the text, not of its expansion.
-void require_closed_quotes(const YAML::Node& node, const std::string& text, const std::string& source_name,
-                           std::unordered_set<long long>& visited) {
+void require_closed_quotes(const YAML::Node& node, const std::string& text, std::size_t base,
+                           const std::string& source_name, std::unordered_set<long long>& visited) {
     const YAML::Mark mark = node.Mark();
     // A block map starts where its first key does: keyed by position and kind.
     if (mark.pos >= 0 && !visited.insert(static_cast<long long>(mark.pos) * 8 + static_cast<int>(node.Type())).second) return;
     if (node.IsMap()) {
         for (const auto& item : node) {
-            require_closed_quotes(item.first, text, source_name, visited);
-            require_closed_quotes(item.second, text, source_name, visited);
+            require_closed_quotes(item.first, text, base, source_name, visited);
+            require_closed_quotes(item.second, text, base, source_name, visited);
         }
         return;
     }
     if (node.IsSequence()) {
-        for (const auto& item : node) require_closed_quotes(item, text, source_name, visited);
+        for (const auto& item : node) require_closed_quotes(item, text, base, source_name, visited);
         return;
     }
     if (!node.IsScalar()) return;
-    if (mark.pos < 0 || static_cast<std::size_t>(mark.pos) >= text.size()) return;
-    const char quote = text[static_cast<std::size_t>(mark.pos)];
+    if (mark.pos < 0) return;
+    // The mark is where the node's properties start: past an anchor (&name) and a tag (!!str) to the scalar.
+    std::size_t start = base + static_cast<std::size_t>(mark.pos);
+    while (start < text.size() && (text[start] == '&' || text[start] == '!')) {
+        start = text.find_first_of(" \t\r\n", start);
+        if (start == std::string::npos) return;
+        start = text.find_first_not_of(" \t\r\n", start);
+        if (start == std::string::npos) return;
+    }
+    if (start >= text.size()) return;
+    const char quote = text[start];
     if (quote != '"' && quote != '\'') return;
-    for (std::size_t i = static_cast<std::size_t>(mark.pos) + 1; i < text.size(); ++i) {
+    for (std::size_t i = start + 1; i < text.size(); ++i) {
         if (quote == '"' && text[i] == '\\') {
             ++i;   // an escaped character, a quote included
         } else if (text[i] == quote) {
@@ -156,7 +165,9 @@ ConfigNode ConfigNode::load_string(const std::string& text, const std::string& s
     }
     if (!root || root.IsNull()) throw InputError("empty document", SourceLocation{source_name, 1, 1});
     std::unordered_set<long long> visited;
-    require_closed_quotes(root, text, source_name, visited);
+    // yaml-cpp skips a UTF-8 byte-order mark without counting it in its marks.
+    const std::size_t base = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
+    require_closed_quotes(root, text, base, source_name, visited);
     return ConfigNode(root, source_name, "");
 }
 

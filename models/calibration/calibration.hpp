@@ -222,8 +222,8 @@ struct SharedFit {
     bool identified_host_cost = false;
     // gpu-efficiencies (operator): each GPU family besides the reference has its own four kernel-class efficiencies
     // (GEMM, convolution, attention, memory), within the reference's bounds, in place of one speed that divides
-    // every roof alike (issue 12 item 6: efficiency per kernel class per GPU). A family without fit results takes
-    // the reference's. Session 26's (Z).
+    // every roof alike (issue 12 item 6: efficiency per kernel class per GPU). A family without fit results gets
+    // no profile of its own; ProfileSet::find transfers the nearest calibrated GPU's. Session 26's (Z).
     bool gpu_efficiencies = false;
     // staged-refit (with eval-stage): after the two stages, the first stage's dimensions are searched again with
     // every evaluation priced as the second stage fitted it (the first stage prices them as training forwards,

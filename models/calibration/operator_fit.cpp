@@ -237,7 +237,8 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     // Speed of a GPU family against its roofline: 0.3-3x the reference GPU's.
     // With same-die, a GPU on the reference's die keeps its speed (1): not searched.
     // With gpu-efficiencies, its own four class efficiencies instead, within the reference's bounds and from its
-    // starts (a family without fit results is not in `gpus` and prices with the reference's).
+    // starts (a family without fit results is not in `gpus`: it gets no profile here, and ProfileSet::find
+    // transfers the nearest calibrated GPU's).
     for (const std::string& gpu : gpus) {
         if (gpu == reference_gpu().name) continue;
         if (shared.gpu_efficiencies) {

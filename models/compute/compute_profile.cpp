@@ -56,28 +56,31 @@ std::vector<std::string> extrapolation_warnings(const ComputeProfile& profile, d
     std::vector<std::string> out;
     if (!profile.calibrated_range) return out;
     const CalibratedRange& r = *profile.calibrated_range;
-    const std::string whose = profile.workload + " on " + (profile.transferred_from ? *profile.transferred_from : profile.gpu);
     auto number = [](double v) { return units::format_number(v, 3); };
     // The operator model prices kernels by their roofs wherever it goes; what it extrapolates are the terms fitted
     // at the results' batches and scales (per-kernel and per-step costs, stragglers), which the hold-out measures.
+    // Its range is the workload's results on every GPU (operator_fit.cpp), so the text names no GPU.
     const bool operator_model = profile.operator_efficiency.has_value();
-    const std::string what = operator_model ? " operator profile" : " profile";
+    const std::string whose = operator_model ? profile.workload + " (on any GPU)"
+                                             : profile.workload + " on " +
+                                                   (profile.transferred_from ? *profile.transferred_from : profile.gpu);
+    const std::string what = operator_model ? " operator profiles were" : " profile was";
     // A relative margin, so a batch printed and read back with rounding does not warn.
     if (samples_per_gpu < r.min_samples_per_gpu * (1 - 1e-9))
         out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is below the smallest the " + whose + what +
-                      " was fitted on (" + number(r.min_samples_per_gpu) + "): " +
+                      " fitted on (" + number(r.min_samples_per_gpu) + "): " +
                       (operator_model ? "small per-GPU batches are where the operator model's hold-out misses most "
                                         "('ttsim validate', tables (b) and (b''))"
                                       : "the step time extrapolates the fitted curve ('ttsim validate' shows how far "
                                         "such extrapolations have missed)"));
     else if (samples_per_gpu > r.max_samples_per_gpu * (1 + 1e-9))
         out.push_back(number(samples_per_gpu) + " samples per GPU per micro step is above the largest the " + whose + what +
-                      " was fitted on (" + number(r.max_samples_per_gpu) + "): " +
+                      " fitted on (" + number(r.max_samples_per_gpu) + "): " +
                       (operator_model ? "its kernels are priced by their roofs, its per-step costs as fitted at smaller batches"
                                       : "the step time extrapolates the fitted curve"));
     if (gpus > r.max_gpus)
         out.push_back(std::to_string(gpus) + " GPUs is beyond the largest " + whose + " result the" + what +
-                      " was fitted on (" + std::to_string(r.max_gpus) + " GPUs): " +
+                      " fitted on (" + std::to_string(r.max_gpus) + " GPUs): " +
                       (operator_model ? "its collectives are simulated at this scale, its per-step and per-run costs "
                                         "and straggler spread extrapolated ('ttsim validate' shows the hold-out)"
                                       : "scale-dependent costs are extrapolated"));

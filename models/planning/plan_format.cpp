@@ -17,7 +17,7 @@ namespace ttsim::planning {
 
 namespace {
 
-// The pins of a plan's `layout:` as the user wrote them: "tp=4, cp=2".
+// The pins of a plan's `layout:` as --layout takes them: "tp=4,cp=2".
 std::string pins_text(const LayoutPins& pins) {
     std::vector<std::string> parts;
     if (pins.tensor_parallel) parts.push_back("tp=" + std::to_string(*pins.tensor_parallel));
@@ -28,7 +28,7 @@ std::string pins_text(const LayoutPins& pins) {
     if (pins.reduction_after_backward)
         parts.push_back(std::string("reduction=") + std::string(gradient_reduction_name(*pins.reduction_after_backward)));
     std::string text;
-    for (const std::string& p : parts) text += (text.empty() ? "" : ", ") + p;
+    for (const std::string& p : parts) text += (text.empty() ? "" : ",") + p;   // pasteable into --layout
     return text;
 }
 // Each searched system as (label, base system), so a variant's price reads as it was charged (its own or its base's).

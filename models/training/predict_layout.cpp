@@ -1,6 +1,7 @@
 // predict() with the layout chosen by search (layout_search.hpp): which requests search, how the pins, the
 // global batch and the layout's switches are settled, and the published layout's prediction beside the result.
 #include <algorithm>
+#include <numeric>
 
 #include <fmt/format.h>
 
@@ -263,17 +264,20 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         p.warnings.push_back("user-defined model: no calibrated profile of its own; priced with " + gpu.name +
                              "'s operator efficiencies and launch costs (shared by all workloads) and the median "
                              "per-step fixed cost calibrated on it");
-    // A batch too small for the GPUs: with one sample per data-parallel rank the replicas must grow to use them, and
-    // a replica far larger than the model is split over at this scale (the published layout nearest this GPU count;
-    // a user model's NVLink domain) mostly adds TP/CP communication, so fewer GPUs may train as fast.
+    // A batch that caps the replicas: the data-parallel replicas must divide both the batch and the GPU count, so
+    // at most gcd(batch, GPUs) of them (one sample per rank where the batch divides the count; one replica for a
+    // prime batch of 509 on 64 GPUs), and where the search took that many the replicas must grow to use the GPUs. A
+    // replica far larger than the model is split over at this scale (the published layout nearest this GPU count;
+    // a user model's NVLink domain) mostly adds TP/CP communication, so fewer GPUs may train as fast. A split that
+    // memory or a pin chose, below that cap, is not the batch's doing and is not warned about.
     const ParallelismConfig& chosen = result.best_scenario->layout;
     int usual_split = system.gpus_per_nvlink_domain;
     if (!owned) {
         const std::optional<ParallelismConfig> near = published_split_near(workload, gpu.name, n);
         usual_split = (near ? *near : default_parallelism(workload, gpu.name, 8).config).model_split();
     }
-    // The same where the batch's divisors, not its size, cap the replicas (a prime batch of 509 has DP 1 or 509).
-    if (chosen.model_split() > 2 * usual_split)
+    const bool batch_caps_replicas = chosen.data_parallel == std::gcd(chosen.global_batch, n);
+    if (batch_caps_replicas && chosen.model_split() > 2 * usual_split)
         p.warnings.push_back(fmt::format(
             "global batch {} on {} GPUs {}, so each replica spans {} GPUs (TP {} x CP {}), {:.3g}x the {} of {}; so "
             "large a replica mostly adds TP/CP communication, and fewer GPUs may train as fast or faster (compare GPU "

@@ -7,6 +7,17 @@ source "$(dirname "$0")/lib/eval_checks.bash"
 
 "$ttsim" validate >"$tmp/validate.txt"
 check "validate: MAPE with two decimals" '[[ $(grep -c "MAPE" "$tmp/validate.txt") -ge 3 ]] && ! grep -E "MAPE[^%]*[0-9]\.[0-9]{3,}%" "$tmp/validate.txt"'
+# The in-sample diagnostics: the mean signed error with its count of slow results, then the MAPE at the published
+# convergence; the latter below the in-sample MAPE (the RCPs' convergence is part of that error).
+check "validate: in-sample mean signed error and MAPE at the published convergence" 'python3 - "$tmp/validate.txt" <<"PY"
+import re, sys
+t = open(sys.argv[1]).read()
+mape = float(re.search(r"^in-sample MAPE: ([0-9.]+)% over (\d+) results$", t, re.M).group(1))
+m = re.search(r"^mean signed error: ([+-][0-9.]+)% \((\d+) of (\d+) results predicted slower than published\)$", t, re.M)
+assert m and abs(float(m.group(1))) <= mape and int(m.group(2)) <= int(m.group(3)), m
+own = float(re.search(r"^in-sample MAPE with each result.s published mean convergence instead of the RCPs \(diagnostic only\): ([0-9.]+)% over \d+ results$", t, re.M).group(1))
+assert own < mape, (own, mape)
+PY'
 
 "$ttsim" run scenarios/default.yaml --format json --out "$tmp/default" >"$tmp/default.json"
 check "validate's in-sample row = the default scenario's published comparison (BERT, Clemson, 48 GPUs, batch 6912)" 'python3 - "$tmp/default.json" "$tmp/validate.txt" <<"PY"

@@ -131,10 +131,19 @@ TEST_CASE("operator profiles record the workload's range over every GPU and warn
         CHECK(p.calibrated_range->max_samples_per_gpu == hi);
         CHECK(p.calibrated_range->max_gpus == 8);
     }
+    // The range survives the YAML round trip.
+    const auto file = std::filesystem::temp_directory_path() / "ttsim-test-operator-range.yaml";
+    report.profiles.save_file(file);
+    const ComputeProfile back = ProfileSet::load_file(file).find(find_workload("bert"), find_gpu("H200-SXM"));
+    std::filesystem::remove(file);
+    REQUIRE(back.calibrated_range);
+    CHECK(back.calibrated_range->min_samples_per_gpu == Approx(lo));
+    CHECK(back.calibrated_range->max_gpus == 8);
     const ComputeProfile h200 = report.profiles.find(find_workload("bert"), find_gpu("H200-SXM"));
     const auto scale = extrapolation_warnings(h200, lo, 64);
     REQUIRE(scale.size() == 1);
-    CHECK(scale[0].find("operator profile") != std::string::npos);
+    CHECK(scale[0].find("operator profiles") != std::string::npos);
+    CHECK(scale[0].find("bert (on any GPU)") != std::string::npos);   // the range is over every GPU's results
     CHECK(scale[0].find("collectives are simulated") != std::string::npos);
     const auto small = extrapolation_warnings(h200, lo / 2, 8);
     REQUIRE(small.size() == 1);

@@ -253,6 +253,15 @@ TEST_CASE("layout search: a batch that forces huge replicas is warned about", "[
         return w.find("splits into 1 data-parallel replica at most") != std::string::npos &&
                w.find("must divide the batch") != std::string::npos;
     }));
+    // A large replica the batch did not force (pinned TP 8 x CP 4 = 32 GPUs at 64, DP 2 where the batch of 8 allows
+    // 8 replicas) is not blamed on the batch.
+    PredictionRequest pinned = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
+    pinned.tensor_parallel = 8;
+    pinned.context_parallel = 4;
+    const Prediction pp = predict(pinned, profiles);
+    REQUIRE(pp.layout.model_split() == 32);
+    CHECK(std::none_of(pp.warnings.begin(), pp.warnings.end(),
+                       [](const std::string& w) { return w.find("so each replica spans") != std::string::npos; }));
 }
 
 TEST_CASE("layout search: --layout published and a lumped profile reproduce today's prediction exactly",

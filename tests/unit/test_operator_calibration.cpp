@@ -521,8 +521,9 @@ TEST_CASE("staged-refit: the step's parameters are refitted with the evaluations
     INFO("loss: two stages " << loss(two) << ", refitted " << loss(refit));
     CHECK(loss(refit) <= loss(two) * (1 + 1e-9));
     CHECK(loss(refit) < loss(two));   // here the refit finds a better point, not only the same
-    const layers::Efficiency& a = *two.profiles.find(workload, gpu).operator_efficiency;
-    const layers::Efficiency& b = *refit.profiles.find(workload, gpu).operator_efficiency;
+    // Copies: find() returns the profile by value.
+    const layers::Efficiency a = *two.profiles.find(workload, gpu).operator_efficiency;
+    const layers::Efficiency b = *refit.profiles.find(workload, gpu).operator_efficiency;
     CHECK((a.gemm != b.gemm || a.attention != b.attention || a.memory != b.memory ||
            a.kernel_overhead_seconds != b.kernel_overhead_seconds || a.launch_seconds != b.launch_seconds));
     for (double e : {b.gemm, b.conv, b.attention, b.memory}) CHECK(e <= 1.0);

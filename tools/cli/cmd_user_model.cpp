@@ -31,7 +31,7 @@
 #include "models/planning/sweep_config.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
-#include "models/workloads/layers/layer_workload.hpp"
+#include "models/training/operator_step.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "topologies/presets.hpp"
@@ -184,11 +184,12 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
                     throw InputError(fmt::format("TP {} x CP {} = {} GPUs a replica divides none of the GPU counts ({})",
                                                  tp, cp, tp * cp, fmt::join(counts, ", ")),
                                      Field::layout);
-                layers::BuildOptions split;
+                // The graph the search builds for a layout with these pins (build_layout_graph), at one sample.
+                ParallelismConfig split;
                 split.tensor_parallel = tp;
                 split.context_parallel = cp;
                 try {
-                    layers::build_layer_graph(root.required("model").required("graph"), model.workload->name, split);
+                    build_layout_graph(*model.workload, layer_description(*model.workload), split);
                 } catch (const InputError& e) {
                     throw InputError(fmt::format("TP {} x CP {} does not fit the model: {}", tp, cp, e.message()),
                                      Field::layout);
@@ -264,7 +265,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     // Whole units where they are large, cents and hundredths where they are not (a small job's 0.32 USD is not 0).
     // kWh to three significant figures, MWh from a thousand.
     const auto energy_text = [](double kwh) {
-        return kwh >= 1e3 ? units::format_number(kwh / 1e3, 3) + " MWh" : units::format_number(kwh, 3) + " kWh";
+        return kwh >= 999.5 ? planning::three_significant(kwh / 1e3) + " MWh" : planning::three_significant(kwh) + " kWh";
     };
     const auto amount = [](double v) { return fmt::format("{:.{}f}", v, v >= 100 ? 0 : v >= 1 ? 2 : 3); };
     // Times and energy to three significant figures (format_duration: s, min or h), as every other table.

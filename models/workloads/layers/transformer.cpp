@@ -22,7 +22,9 @@ BlockConfig read_block(const ConfigNode& a, const LayerGraph& g) {
     if (c.kv_heads > c.heads || c.heads % c.kv_heads != 0)
         a.required("kv_heads").fail("kv_heads (" + std::to_string(c.kv_heads) + ") must divide heads (" +
                                     std::to_string(c.heads) + "): each key/value head serves a whole group of query heads");
-    c.head_dim = count_param_or(a, "head_dim", split_evenly(c.hidden, c.heads, param(a, "heads"), "hidden / heads"), 1);
+    // hidden / heads is the per-head width only where head_dim does not give it.
+    c.head_dim = a.has("head_dim") ? count_param(a, "head_dim")
+                                   : split_evenly(c.hidden, c.heads, param(a, "heads"), "hidden / heads");
     c.ffn = count_param(a, "ffn");
     c.hidden_dropout = number_param_or(a, "hidden_dropout", 0, 0, 1);
     c.tp = g.options.tensor_parallel;
