@@ -116,6 +116,9 @@ std::string NicSpeed::description() const {
     if (*this == Hdr200) return "HDR 200G";
     if (*this == Ndr400) return "NDR 400G";
     if (*this == Xdr800) return "XDR 800G";
+    // A rate beyond the fastest named generation says so: 400GB/s (bytes) for a 400Gb/s NIC is an easy slip.
+    if (bytes_per_second > Xdr800.bytes_per_second * (1 + 1e-9))
+        return label() + " (" + units::format_number(bytes_per_second / Xdr800.bytes_per_second, 3) + "x XDR 800G)";
     return label();
 }
 

@@ -64,6 +64,9 @@ TEST_CASE("NIC speeds: generation names, aliases and bandwidths with units", "[n
     CHECK(parse_nic_speed("12.5GB/s").label() == "100Gb/s");
     CHECK(NicSpeed::Hdr200.description() == "HDR 200G");
     CHECK(parse_nic_speed("100Gb/s").description() == "100Gb/s");
+    // Beyond the fastest named generation the description says how far (400GB/s is bytes: eight times 400Gb/s).
+    CHECK(parse_nic_speed("400GB/s").description() == "3200Gb/s (4x XDR 800G)");
+    CHECK(parse_nic_speed("800Gb/s").description() == "XDR 800G");
     // A label reads back as the same speed (outputs can be pasted into scenarios).
     for (const std::string text : {"hdr", "ndr", "xdr", "100Gb/s", "1.6Tb/s", "300Gb/s", "1Gb/s", "3.2Tb/s"})
         CHECK(parse_nic_speed(parse_nic_speed(text).label()) == parse_nic_speed(text));
