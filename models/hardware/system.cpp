@@ -70,6 +70,7 @@ struct FileShape {
     int gpus = 0;
     int largest_domain = 1;
     int largest_node = 1;   // GPUs of its largest node: the server a user of that cluster rents
+    double nvlink_bytes_per_s = 0;   // the slowest GPU's NVLink to its switch, per direction; 0 without NVLink
 };
 FileShape file_shape(const std::string& path) {
     const Topology topology = load_topology_file(path);
@@ -82,6 +83,10 @@ FileShape file_shape(const std::string& path) {
             shape.largest_domain = std::max(shape.largest_domain, ++per_domain[g.nvlink_domain_index]);
         if (g.node >= 0 && static_cast<std::size_t>(g.node) < per_node.size())
             shape.largest_node = std::max(shape.largest_node, ++per_node[static_cast<std::size_t>(g.node)]);
+        if (g.nvlink_up != kNoLink) {
+            const double bandwidth = topology.link(g.nvlink_up).bandwidth_bytes_per_s;
+            shape.nvlink_bytes_per_s = shape.nvlink_bytes_per_s > 0 ? std::min(shape.nvlink_bytes_per_s, bandwidth) : bandwidth;
+        }
     }
     return shape;
 }
@@ -200,6 +205,7 @@ System with_fabric(System system, const FabricChoice& choice) {
         system.topology_file = choice.topology_file;
         const FileShape shape = file_shape(*choice.topology_file);
         system.topology_file_gpus = shape.gpus;
+        system.topology_file_nvlink_bytes_per_s = shape.nvlink_bytes_per_s;
         system.gpus_per_nvlink_domain = shape.largest_domain;
         system.gpus_per_node = std::min(system.gpus_per_node, shape.largest_domain);
         // What is rented is the file's servers, not the preset's DGX nodes or racks: cost and energy per its node.

@@ -53,6 +53,7 @@ struct System {
     FabricOptions fabric;
     std::optional<std::string> topology_file;  // a YAML topology in place of node shape + SuperPOD fabric
     int topology_file_gpus = 0;                // its GPU count, read once by with_fabric()
+    double topology_file_nvlink_bytes_per_s = 0;   // its slowest GPU's NVLink per direction (0: none), the same
     // GPU memory each GPU keeps free besides weights, gradients, optimizer state and activations (CUDA context,
     // library workspaces, NCCL buffers, allocator fragmentation), bytes; unset: the memory model's prior
     // (layers::MemoryAssumptions, 2 GB). PredictionRequest::memory_reserve_bytes sets it.

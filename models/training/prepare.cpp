@@ -150,6 +150,17 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
                              std::to_string(system.gpus_per_nvlink_domain) + " GPUs per NVLink domain at " +
                              units::format_number(system.gpu->scaleup_bandwidth_per_direction / 1e9) +
                              " GB/s, one NIC per GPU) on the DGX SuperPOD fabric");
+    // A topology file describes its own links: where its NVLink is not the GPU's own (an H100 cluster's file under
+    // --system dgx-b200), the collectives run at the file's figure, which the user may not have meant.
+    const double own_nvlink = system.gpu->scaleup_bandwidth_per_direction;
+    if (system.topology_file && system.topology_file_nvlink_bytes_per_s > 0 && own_nvlink > 0 &&
+        std::abs(system.topology_file_nvlink_bytes_per_s / own_nvlink - 1.0) > 0.01)
+        s.warnings.push_back("topology " + *system.topology_file + " gives each GPU NVLink at " +
+                             units::format_number(system.topology_file_nvlink_bytes_per_s / 1e9, 3) +
+                             " GB/s per direction, where " + system.gpu->name + "'s own is " +
+                             units::format_number(own_nvlink / 1e9, 3) +
+                             " GB/s (gpus.yaml): the collectives use the file's links, the kernels the " +
+                             system.gpu->name + "'s roofs");
     // Hashed ECMP routes flows; SHARP's reductions run on the switches' aggregation trees, which it does not touch.
     if (system.fabric.routing == FabricRouting::StaticEcmp && !system.topology_file && layout.sharp)
         s.warnings.push_back("static routing changes only the collectives that cross the fabric as flows: the gradient "

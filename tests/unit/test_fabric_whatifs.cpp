@@ -2,6 +2,8 @@
 // oversubscription, routing, a YAML topology, a hypothetical GPU (models/hardware/system.hpp, predict.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -80,6 +82,21 @@ TEST_CASE("a slower fabric never gives a faster training run", "[fabric]") {
             }
         }
     }
+}
+
+// A topology file describes its own links: an H100 cluster's file (NVLink4, 450 GB/s a direction) under B200s
+// (NVLink5, 900 GB/s) is priced as the file says, and the prediction says so; on H100s nothing is said.
+TEST_CASE("a topology file whose NVLink is not the GPU's own is warned about", "[fabric]") {
+    auto said = [](const Prediction& p) {
+        return std::any_of(p.warnings.begin(), p.warnings.end(),
+                           [](const std::string& w) { return w.find("gives each GPU NVLink at 450 GB/s") != std::string::npos; });
+    };
+    PredictionRequest b200 = test::prediction_request("bert", "dgx-b200", 16);
+    b200.fabric.topology_file = kTwoDgx;
+    CHECK(said(predict(b200, test::shipped_profile_set())));
+    PredictionRequest h100 = test::prediction_request("bert", "dgx-h100", 16);
+    h100.fabric.topology_file = kTwoDgx;
+    CHECK_FALSE(said(predict(h100, test::shipped_profile_set())));
 }
 
 TEST_CASE("a training prediction runs on a YAML topology", "[fabric]") {
