@@ -242,10 +242,10 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     for (const std::string& gpu : gpus) {
         if (gpu == reference_gpu().name) continue;
         if (shared.gpu_efficiencies) {
-            std::array<int, 4> own{};
-            for (int c = 0; c < 4; ++c) {
-                const Dimension& shared_dim = L.dims[static_cast<std::size_t>(std::array{L.gemm, L.conv, L.attention, L.memory}[c])];
-                own[c] = L.add({gpu + " " + shared_dim.name, shared_dim.lower, shared_dim.upper, shared_dim.start});
+            std::array<int, 4> own{L.gemm, L.conv, L.attention, L.memory};   // the shared ones, then the family's
+            for (int& index : own) {
+                const Dimension shared_dim = L.dims[static_cast<std::size_t>(index)];   // a copy: add() grows dims
+                index = L.add({gpu + " " + shared_dim.name, shared_dim.lower, shared_dim.upper, shared_dim.start});
             }
             L.gpu_efficiency[gpu] = own;
         } else if (!(shared.same_die && !find_gpu(gpu).die.empty() && find_gpu(gpu).die == reference_gpu().die)) {
@@ -411,11 +411,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         std::set<int> run_overheads;
         for (const auto& [w, index] : L.workload_run_overhead) run_overheads.insert(index);
         if (L.run_overhead >= 0) run_overheads.insert(L.run_overhead);
+        std::vector<int> first_stage_dims;   // the dimensions the first stage searched (matched by name)
         for (std::size_t i = 0; i < L.dims.size(); ++i) {
             const auto same = std::find_if(first.layout.dims.begin(), first.layout.dims.end(),
                                            [&](const Dimension& d) { return d.name == L.dims[i].name; });
-            if (same != first.layout.dims.end())
+            if (same != first.layout.dims.end()) {
                 x[i] = first_x[static_cast<std::size_t>(same - first.layout.dims.begin())];
+                first_stage_dims.push_back(static_cast<int>(i));
+            }
             if (same == first.layout.dims.end() || run_overheads.count(static_cast<int>(i)))
                 problem.free_dims.push_back(static_cast<int>(i));
         }
@@ -429,13 +432,12 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
             // staged-refit: the first stage's dimensions again, now with every evaluation priced as the second
             // stage has it (the framework's own passes and host work, held), then the second stage again; each a
             // local search from where the stages left off.
-            const Problem whole = prepare(shared);   // nothing frozen: the loss of a full vector
+            Problem whole = problem;   // nothing frozen: the loss of a full vector
+            whole.frozen.clear();
+            whole.free_dims.clear();
             Problem refit = whole;
             refit.frozen = x;
-            for (std::size_t i = 0; i < L.dims.size(); ++i)
-                if (std::any_of(first.layout.dims.begin(), first.layout.dims.end(),
-                                [&](const Dimension& d) { return d.name == L.dims[i].name; }))
-                    refit.free_dims.push_back(static_cast<int>(i));
+            refit.free_dims = first_stage_dims;
             search(refit, x, 0);
             lower_hidden_host_costs(whole, x);
             problem.frozen = x;
@@ -446,23 +448,23 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         lower_hidden_host_costs(problem, x);
     }
 
+    // What each workload was fitted on, so predictions outside it say they extrapolate: on every GPU, as the
+    // workload's terms (fixed step and run costs) and the efficiencies are shared by all GPUs, and a GPU's own
+    // offset is one factor on its roofs.
+    std::map<std::string, CalibratedRange> ranges;
+    for (const CalibrationPoint* point : points) {
+        const double x_gpu = point->scenario.samples_per_gpu;
+        const int n = point->scenario.gpus;
+        CalibratedRange& r = ranges.try_emplace(point->scenario.workload->name, CalibratedRange{x_gpu, x_gpu, n, n}).first->second;
+        r.min_samples_per_gpu = std::min(r.min_samples_per_gpu, x_gpu);
+        r.max_samples_per_gpu = std::max(r.max_samples_per_gpu, x_gpu);
+        r.min_gpus = std::min(r.min_gpus, n);
+        r.max_gpus = std::max(r.max_gpus, n);
+    }
     for (const std::string& w : L.workloads)
         for (const std::string& gpu : L.gpus) {
             ComputeProfile p = problem.profile(x, w, gpu);
-            // What this workload was fitted on, so predictions outside it say they extrapolate: on every GPU, as
-            // the workload's terms (fixed step and run costs) and the efficiencies are shared by all GPUs, and a
-            // GPU's own offset is one factor on its roofs.
-            for (const CalibrationPoint* point : points) {
-                if (point->scenario.workload->name != w) continue;
-                const double x_gpu = point->scenario.samples_per_gpu;
-                const int n = point->scenario.gpus;
-                if (!p.calibrated_range) p.calibrated_range = CalibratedRange{x_gpu, x_gpu, n, n};
-                CalibratedRange& r = *p.calibrated_range;
-                r.min_samples_per_gpu = std::min(r.min_samples_per_gpu, x_gpu);
-                r.max_samples_per_gpu = std::max(r.max_samples_per_gpu, x_gpu);
-                r.min_gpus = std::min(r.min_gpus, n);
-                r.max_gpus = std::max(r.max_gpus, n);
-            }
+            p.calibrated_range = ranges.at(w);
             report.profiles.add(std::move(p));
         }
     for (const auto& [stack, index] : L.stack_speed) report.profiles.stack_speeds[stack] = std::exp(x[static_cast<std::size_t>(index)]);

@@ -11,26 +11,13 @@
 
 #include "models/planning/results_format.hpp"
 #include "models/planning/variant_config.hpp"
+#include "models/training/layout_search.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim::planning {
 
 namespace {
 
-// The pins of a plan's `layout:` as --layout takes them: "tp=4,cp=2".
-std::string pins_text(const LayoutPins& pins) {
-    std::vector<std::string> parts;
-    if (pins.tensor_parallel) parts.push_back("tp=" + std::to_string(*pins.tensor_parallel));
-    if (pins.context_parallel) parts.push_back("cp=" + std::to_string(*pins.context_parallel));
-    if (pins.micro_batch) parts.push_back("micro=" + std::to_string(*pins.micro_batch));
-    if (pins.gradient_accumulation) parts.push_back("accumulation=" + std::to_string(*pins.gradient_accumulation));
-    if (pins.distributed_optimizer) parts.push_back(std::string("distributed_optimizer=") + (*pins.distributed_optimizer ? "on" : "off"));
-    if (pins.reduction_after_backward)
-        parts.push_back(std::string("reduction=") + std::string(gradient_reduction_name(*pins.reduction_after_backward)));
-    std::string text;
-    for (const std::string& p : parts) text += (text.empty() ? "" : ",") + p;   // pasteable into --layout
-    return text;
-}
 // Each searched system as (label, base system), so a variant's price reads as it was charged (its own or its base's).
 std::vector<std::pair<std::string, std::string>> labelled_systems(const PlanQuery& q) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -222,7 +209,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         << ", boundaries bisected to whole units): " << answer.evaluated.size()
         << (answer.evaluated.size() == 1 ? " configuration, " : " configurations, ")
         << (!searched ? "published v4.1 layouts"
-            : q.layout.mode == LayoutMode::pinned ? "at each the fastest layout with the pinned " + pins_text(q.layout.pins) + " that fits"
+            : q.layout.mode == LayoutMode::pinned ? "at each the fastest layout with the pinned " + format_layout_pins(q.layout.pins) + " that fits"
                                                    : std::string("at each the fastest layout that fits"))
         << (q.batch.rule == BatchRule::published ? (searched ? ", v4.1 batches" : " and batches") : "")
         << (searched || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") << "\n";

@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -69,6 +70,24 @@ void check_pins_apply_somewhere(const Workload& workload, const std::vector<Syst
         }
     }
     check_pins_apply(workload, systems.front(), pins);   // throws the first system's reason
+}
+
+void check_pins_split_model(const Workload& workload, const LayoutPins& pins, const std::vector<int>& counts) {
+    const int tp = pins.tensor_parallel.value_or(1), cp = pins.context_parallel.value_or(1);
+    if (tp * cp == 1) return;
+    if (std::none_of(counts.begin(), counts.end(), [&](int n) { return n % (tp * cp) == 0; }))
+        throw InputError(fmt::format("TP {} x CP {} = {} GPUs a replica divides none of the GPU counts ({})", tp, cp,
+                                     tp * cp, fmt::join(counts, ", ")),
+                         Field::layout);
+    // The graph the search builds for a layout with these pins (build_layout_graph), at one sample.
+    ParallelismConfig split;
+    split.tensor_parallel = tp;
+    split.context_parallel = cp;
+    try {
+        build_layout_graph(workload, layer_description(workload), split);
+    } catch (const InputError& e) {
+        throw InputError(fmt::format("TP {} x CP {} does not fit the model: {}", tp, cp, e.message()), Field::layout);
+    }
 }
 
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile) {
@@ -273,6 +292,18 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
     if (result.rejected.size() > shown) why += fmt::format("; and {} more splits", result.rejected.size() - shown);
     throw InputError("no valid layout for " + job_text + (why.empty() ? std::string(" matches the pins") : ": " + why),
                      field);
+}
+
+std::string format_layout_pins(const LayoutPins& pins) {
+    std::vector<std::string> parts;
+    if (pins.tensor_parallel) parts.push_back("tp=" + std::to_string(*pins.tensor_parallel));
+    if (pins.context_parallel) parts.push_back("cp=" + std::to_string(*pins.context_parallel));
+    if (pins.micro_batch) parts.push_back("micro=" + std::to_string(*pins.micro_batch));
+    if (pins.gradient_accumulation) parts.push_back("accumulation=" + std::to_string(*pins.gradient_accumulation));
+    if (pins.distributed_optimizer) parts.push_back(std::string("distributed_optimizer=") + (*pins.distributed_optimizer ? "on" : "off"));
+    if (pins.reduction_after_backward)
+        parts.push_back("reduction=" + std::string(gradient_reduction_name(*pins.reduction_after_backward)));
+    return fmt::format("{}", fmt::join(parts, ","));
 }
 
 LayoutRequest parse_layout_request(const std::string& text) {

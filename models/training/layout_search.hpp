@@ -39,6 +39,10 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
 // The same for a search over several systems (a plan's): refused (the first system's reason) only where no system
 // takes the pins. `systems` must not be empty.
 void check_pins_apply_somewhere(const Workload& workload, const std::vector<System>& systems, const LayoutPins& pins);
+// For a front end that knows its GPU counts (a user-model scenario): the pinned TP x CP must divide one of `counts`,
+// and the workload's layer graph must take the split (heads, FFN, sequence over TP and CP); InputError at
+// Field::layout otherwise, the pin being the mistake at every count.
+void check_pins_split_model(const Workload& workload, const LayoutPins& pins, const std::vector<int>& counts);
 
 struct LayoutSearchJob {
     std::shared_ptr<const Workload> owned_workload;   // a user-defined model; else `workload` (catalog)
@@ -109,5 +113,7 @@ std::string describe_layout(const ParallelismConfig& layout);
 // Parses --layout / `layout:`: "fastest", "published", or "tp=4,cp=2[,micro=1,accumulation=2,
 // distributed_optimizer=on|off]" (InputError, Field::layout, naming the bad part).
 LayoutRequest parse_layout_request(const std::string& text);
+// The inverse for pins: "tp=4,cp=2" as parse_layout_request reads it back (pins that are set, in its key order).
+std::string format_layout_pins(const LayoutPins& pins);
 
 }  // namespace ttsim

@@ -20,7 +20,6 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "models/compute/profile_files.hpp"
@@ -31,7 +30,6 @@
 #include "models/planning/sweep_config.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/custom_workload.hpp"
-#include "models/training/operator_step.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "topologies/presets.hpp"
@@ -176,25 +174,8 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         const ConfigNode node = root.required("layout");
         node.feeding([&] {
             check_pins_apply(*model.workload, resolved, layout.pins);
-            // A model split that divides none of the counts, or that the model's own shapes cannot take (heads,
-            // FFN, sequence over TP and CP), fails at every count for the same reason: the pin is the mistake.
-            const int tp = layout.pins.tensor_parallel.value_or(1), cp = layout.pins.context_parallel.value_or(1);
-            if (tp * cp > 1) {
-                if (std::none_of(counts.begin(), counts.end(), [&](int n) { return n % (tp * cp) == 0; }))
-                    throw InputError(fmt::format("TP {} x CP {} = {} GPUs a replica divides none of the GPU counts ({})",
-                                                 tp, cp, tp * cp, fmt::join(counts, ", ")),
-                                     Field::layout);
-                // The graph the search builds for a layout with these pins (build_layout_graph), at one sample.
-                ParallelismConfig split;
-                split.tensor_parallel = tp;
-                split.context_parallel = cp;
-                try {
-                    build_layout_graph(*model.workload, layer_description(*model.workload), split);
-                } catch (const InputError& e) {
-                    throw InputError(fmt::format("TP {} x CP {} does not fit the model: {}", tp, cp, e.message()),
-                                     Field::layout);
-                }
-            }
+            // A split no count or the model's shapes can take fails at every count: the pin is the mistake.
+            check_pins_split_model(*model.workload, layout.pins, counts);
             return 0;
         });
     }
