@@ -142,7 +142,8 @@ std::filesystem::path ProfileSet::default_dir() {
 
 ProfileSet ProfileSet::load_dir(const std::filesystem::path& dir) {
     const auto file = dir / "profiles.yaml";
-    if (!std::filesystem::is_regular_file(file))
+    std::error_code unreadable;  // a name the OS refuses (too long) is "not found", not an internal error
+    if (!std::filesystem::is_regular_file(file, unreadable))
         throw InputError("profile file " + file.string() + " not found (write one with 'ttsim calibrate --out " +
                              dir.string() + "')",
                          Field::profiles);

@@ -4,7 +4,8 @@
 #  1. every bad topology in tests/cli/malformed/topologies/, reached through a collective scenario's
 #     cluster.topology_file (tests/cli/malformed/topology-scenarios/) and through `ttsim collective --topology`:
 #     the message names the *topology* file:line and contains the text of its "# expect: TEXT" first line;
-#  2. files that are not YAML text: a NUL byte, a directory, /dev/zero, an oversized file, deep nesting;
+#  2. files that are not YAML text: a NUL byte, a directory, /dev/zero, an oversized file, deep nesting; and
+#     names the OS refuses (a component longer than 255 bytes);
 #  3. an --out directory that cannot be created;
 #  4. resource limits lowered through TTSIM_MAX_GPUS / TTSIM_MAX_MEMORY;
 #  5. SIGINT in the middle of a long sweep (tests/cli/long_sweep.yaml): the run stops with exit code 130,
@@ -59,6 +60,17 @@ check "deeply nested flow sequence" "" "deep.yaml:[0-9]\+" "$ttsim" run "$tmp/de
 check "2 MB scalar, missing keys" "missing required key 'cluster'" "long.yaml:[0-9]\+" "$ttsim" run "$tmp/long.yaml"
 printf 'scenario: collective\ncluster: &a {system: dgx-h100, gpus: 8, x: *a}\n' >"$tmp/alias.yaml"
 check "recursive alias" "" "alias.yaml:[0-9]\+" "$ttsim" run "$tmp/alias.yaml"
+
+# A path component longer than NAME_MAX (255 bytes): the OS answers ENAMETOOLONG, which std::filesystem's
+# throwing overloads turned into an internal error (exit 3); found by fuzz_scenario in CI at def82d3.
+long_name=$(printf 'a%.0s' {1..300})
+printf 'scenario: collective\ncluster:\n  topology_file: %s.yaml\ncollective: {op: allreduce}\n' "$long_name" >"$tmp/longname.yaml"
+check "topology_file name too long" "not found" "longname.yaml:3:" "$ttsim" run "$tmp/longname.yaml"
+check "--topology name too long" "no such file" "" "$ttsim" collective --topology "$long_name.yaml"
+check "--profiles name too long" "not found" "" "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 --profiles "$long_name"
+check "--data name too long" "cannot open" "" "$ttsim" validate --data "$long_name.csv"
+check "scenario name too long" "" "" "$ttsim" run "$long_name.yaml"
+check "--out name too long" "cannot create output" "" "$ttsim" run scenarios/collective-h100-nvls.yaml --out "$tmp/$long_name"
 
 # Text that is not UTF-8 (a Latin-1 byte) in a flag, a positional argument and a CSV: refused where it is written,
 # never passed on to the JSON writer (which failed with an internal error, exit 3, before session 18).

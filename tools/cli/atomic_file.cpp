@@ -13,7 +13,7 @@ namespace ttsim::cli {
 void ensure_directory(const std::string& dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir))
+    if (ec || !std::filesystem::is_directory(dir, ec))
         throw InputError("cannot create output directory '" + dir + "'" + (ec ? ": " + ec.message() : ""),
                          SourceLocation{}, "--out");
 }

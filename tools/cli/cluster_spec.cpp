@@ -69,7 +69,8 @@ FabricChoice fabric_flags(const ArgParser& args) {
     if (args.has("routing")) choice.routing = routing_flag(args);
     if (args.has("topology")) {
         const std::string path = args.get("topology");
-        if (!std::filesystem::exists(path)) args.fail("topology", "topology file '" + path + "' not found");
+        std::error_code unreadable;  // a name the OS refuses (too long) is "not found", not an internal error
+        if (!std::filesystem::exists(path, unreadable)) args.fail("topology", "topology file '" + path + "' not found");
         choice.topology_file = path;
     }
     return choice;

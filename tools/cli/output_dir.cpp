@@ -47,7 +47,8 @@ OutputDir::OutputDir(std::string dir, std::string flag) : dir_(std::move(dir)), 
 }
 
 const std::string& OutputDir::create() {
-    if (!created_ && !top_missing_.empty() && !fs::exists(dir_)) {
+    std::error_code ec;
+    if (!created_ && !top_missing_.empty() && !fs::exists(dir_, ec)) {
         ensure_directory(dir_);
         created_ = true;
     }
