@@ -4,13 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <unordered_set>
 
 #include <fmt/format.h>
 
+#include "sim/file_reading.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim {
@@ -90,26 +88,7 @@ void require_closed_quotes(const YAML::Node& node, const std::string& text, std:
 }  // namespace
 
 ConfigNode ConfigNode::load_file(const std::string& path) {
-    // Only regular files of sane size: a directory reads as "empty", and /dev/zero, /dev/urandom or a FIFO
-    // would be read forever. Scenarios and topologies are a few kilobytes.
-    constexpr std::uintmax_t kMaxFileBytes = 16u << 20;
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (ec || !std::filesystem::exists(status))
-        throw InputError("cannot open file: no such file", SourceLocation{path, 0, 0});
-    if (std::filesystem::is_directory(status))
-        throw InputError("is a directory, not a YAML file", SourceLocation{path, 0, 0});
-    if (!std::filesystem::is_regular_file(status))
-        throw InputError("is not a regular file (a device or pipe?); expected a YAML file", SourceLocation{path, 0, 0});
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (!ec && size > kMaxFileBytes)
-        throw InputError("file is " + std::to_string(size) + " bytes; a YAML scenario or topology is at most 16MiB",
-                         SourceLocation{path, 0, 0});
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot open file", SourceLocation{path, 0, 0});
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return load_string(buffer.str(), path);
+    return load_string(read_input_file(path, kYamlInputFile), path);
 }
 
 ConfigNode ConfigNode::load_string(const std::string& text, const std::string& source_name) {

@@ -20,9 +20,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/errors.hpp"
+#include "sim/file_reading.hpp"
 #include "sim/time.hpp"
 
 namespace ttsim {
+
+// Scenarios and topologies are a few kilobytes; 16 MiB of YAML is no input of ttsim's.
+inline constexpr InputFileKind kYamlInputFile{"a YAML file", 16u << 20, "a YAML scenario or topology is at most 16MiB"};
+
 
 class ConfigNode {
 public:

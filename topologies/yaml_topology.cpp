@@ -11,6 +11,7 @@
 
 #include <fmt/ranges.h>
 
+#include "sim/physical_range.hpp"
 #include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
 
@@ -78,8 +79,9 @@ Endpoint parse_endpoint(const ConfigNode& node, const std::map<std::string, Swit
 }
 
 PortSpec parse_port(const ConfigNode& node, SimTime switch_latency) {
-    const SimTime latency = node.required("latency").as_time();
-    return PortSpec{node.required("bandwidth").as_bandwidth(), latency + switch_latency, latency};
+    const SimTime latency = latency_in_range(node.required("latency"));
+    return PortSpec{bandwidth_in_range(node.required("bandwidth"), kLinkBandwidthRange), latency + switch_latency,
+                    latency};
 }
 
 Topology load_preset(const ConfigNode& preset) {
@@ -135,7 +137,7 @@ Topology load_topology(const ConfigNode& root) {
     std::int64_t per_domain = per_node;
     if (auto nv = nodes.optional("nvlink")) {
         nv->check_keys({"bandwidth", "latency", "switch_latency", "gpus_per_domain"});
-        const SimTime switch_latency = nv->optional("switch_latency") ? nv->required("switch_latency").as_time()
+        const SimTime switch_latency = nv->optional("switch_latency") ? latency_in_range(nv->required("switch_latency"))
                                                                       : SimTime::zero();
         nvlink = parse_port(*nv, switch_latency);
         if (auto domain = nv->optional("gpus_per_domain")) {
@@ -176,7 +178,7 @@ Topology load_topology(const ConfigNode& root) {
                                      : VertexKind::Switch;
             }
             SwitchGroup group;
-            group.latency = entry.optional("latency") ? entry.required("latency").as_time() : SimTime::zero();
+            group.latency = entry.optional("latency") ? latency_in_range(entry.required("latency")) : SimTime::zero();
             for (std::int64_t i = 0; i < count; ++i)
                 group.members.push_back(topology.add_vertex(kind, name + "[" + std::to_string(i) + "]"));
             groups.emplace(name, std::move(group));
@@ -195,9 +197,9 @@ Topology load_topology(const ConfigNode& root) {
             if (from.is_nic && to.is_nic) to_node.fail("a NIC connects only to switches, not to another NIC");
             if (to.is_nic) to_node.fail("write NIC links as 'from: nic' (to a switch)");
             const std::int64_t cables = entry.optional("cables") ? entry.required("cables").as_int(1, 4096) : 1;
-            const double bandwidth = entry.required("bandwidth").as_bandwidth() * static_cast<double>(cables);
-            if (!(bandwidth > 0.0)) entry.required("bandwidth").fail("bandwidth must be positive");
-            const SimTime latency = entry.required("latency").as_time();
+            const double bandwidth =
+                bandwidth_in_range(entry.required("bandwidth"), kLinkBandwidthRange) * static_cast<double>(cables);
+            const SimTime latency = latency_in_range(entry.required("latency"));
             LinkKind kind = LinkKind::InfiniBand;
             if (auto k = entry.optional("kind")) kind = k->as_choice({"infiniband", "ethernet"}) == "ethernet"
                                                             ? LinkKind::Ethernet

@@ -35,8 +35,8 @@
 //    Explicit topologies route by static ECMP: which links adaptive routing would load evenly depends on
 //    the wiring, and declaring spray groups from a description is not supported (topology.hpp SprayGroup).
 //
-// Checks at load, each failing with file:line and key: units and ranges of every value (bandwidths > 0,
-// latencies >= 0), unknown keys, endpoint names and indices, the GPU count, and connectivity: every GPU
+// Checks at load, each failing with file:line and key: units and physical ranges of every value (each link's or
+// port's bandwidth 1Gb/s to 100Tb/s, each latency 0s to 1s: sim/physical_range.hpp), unknown keys, endpoint names and indices, the GPU count, and connectivity: every GPU
 // must reach every other one under the routing rules (topologies/routing.hpp): in its NVLink domain, or
 // from its own NIC through network switches to the other GPU's NIC.
 #pragma once

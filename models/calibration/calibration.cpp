@@ -25,27 +25,6 @@ std::filesystem::path results_path(const CalibrationOptions& options) {
     return options.results_csv ? *options.results_csv : data_file("mlperf/v4.1_results.csv");
 }
 
-// gradient_accumulation_steps per result key, read from the CSV (not part of MlperfResult).
-std::map<std::string, int> accumulation_by_key(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const auto rows = parse_csv(buffer.str(), file.string());
-    std::map<std::string, int> out;
-    if (rows.empty()) return out;
-    std::map<std::string, std::size_t> col;
-    for (std::size_t i = 0; i < rows[0].size(); ++i) col[rows[0][i]] = i;
-    if (!col.count("gradient_accumulation_steps")) return out;
-    for (std::size_t r = 1; r < rows.size(); ++r) {
-        const auto& f = rows[r];
-        if (f.size() != rows[0].size()) continue;
-        const std::string key = f[col["submitter"]] + "/" + f[col["system"]] + "/" + f[col["benchmark"]];
-        const std::string& acc = f[col["gradient_accumulation_steps"]];
-        if (!acc.empty()) out[key] = std::max(1, std::atoi(acc.c_str()));
-    }
-    return out;
-}
-
 // The layout a published result ran: its submitter's own where v4.1_submission_layouts.yaml gives it (`own`, which
 // must match the result's GPU family, count and global batch); else NVIDIA's published layout at the nearest
 // scale, with the result's GPU count, global batch and gradient accumulation; CP doubled while the batch does not
@@ -72,7 +51,12 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
         c.data_parallel /= 2;
     }
     if (gbs % (c.data_parallel * accumulation) != 0) accumulation = 1;
-    TTSIM_ASSERT(gbs % c.data_parallel == 0, "published batch does not split over data parallelism: " + r.key());
+    if (gbs % c.data_parallel != 0)   // a user's CSV (calibrate --data) may hold any batch; the shipped one splits
+        throw InputError("global batch " + std::to_string(gbs) + " does not split over the " +
+                             std::to_string(c.data_parallel) + " data-parallel replicas of the nearest published "
+                             "layout at " + std::to_string(n) + " GPUs (TP " + std::to_string(c.tensor_parallel) +
+                             ", CP " + std::to_string(c.context_parallel) + ")",
+                         Field::global_batch);
     c.gradient_accumulation = accumulation;
     c.samples_per_micro_batch = gbs / (c.data_parallel * accumulation);
     c.global_batch = gbs;
@@ -87,7 +71,6 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
 std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options) {
     const auto file = results_path(options);
     const auto all = load_mlperf_results(file);
-    const auto accumulation = accumulation_by_key(file);
     const std::map<std::string, SubmissionFacts> submissions = load_submission_facts();
     // Run logs (shipped v4.1_runs.csv unless named), matched to results by submitter/system/benchmark.
     const std::vector<MlperfRun> run_rows = load_mlperf_runs(options.runs_csv);
@@ -113,14 +96,20 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
             const Workload& workload = find_workload(r.benchmark);
             System system = resolve_system(r.accelerator_family);   // the GPU's preset system, default fabric
             system.name = r.system;
-            auto it = accumulation.find(r.key());
             const auto found_facts = submissions.find(r.key());
             const SubmissionFacts* facts = found_facts == submissions.end() ? nullptr : &found_facts->second;
-            const ParallelismConfig layout = layout_of(workload, r, it == accumulation.end() ? 1 : it->second,
-                                                       facts && facts->layout ? &*facts->layout : nullptr);
             CalibrationPoint p;
             p.result = r;
-            p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
+            try {
+                const ParallelismConfig layout = layout_of(workload, r, r.gradient_accumulation_steps.value_or(1),
+                                                           facts && facts->layout ? &*facts->layout : nullptr);
+                p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
+            } catch (const InputError& e) {
+                // The result's row is what cannot be laid out (a user's CSV may hold any GPU count and batch):
+                // say so at its line, not at a workload file's key the row never named.
+                throw InputError(r.key() + " at " + std::to_string(r.n_accelerators) + " GPUs: " + e.message(),
+                                 SourceLocation{file.string(), r.csv_line, 0});
+            }
             if (facts) p.scenario.set_eval_schedule(with_submission_evaluation(p.scenario.eval_schedule, *facts));
             p.fit_scenario = p.scenario;
             std::optional<double> samples = r.samples_to_converge_mean;
@@ -239,6 +228,15 @@ CalibrationReport calibrate(const CalibrationOptions& options) {
     for (auto& p : all)
         if (!options.max_gpus || p.scenario.gpus <= *options.max_gpus) used.push_back(std::move(p));
     const std::string families = fmt::format("{}", fmt::join(options.families, ", "));
+    // Nothing to fit is the data's or the filter's doing (a header-only CSV reached the operator fit's assert).
+    if (used.empty() && all.empty())
+        throw InputError("no scored result of " + families + " with a global batch to fit",
+                         SourceLocation{results_path(options).string(), 0, 0});
+    if (used.empty())
+        throw InputError("no result with at most " + std::to_string(*options.max_gpus) +
+                             (*options.max_gpus == 1 ? " GPU" : " GPUs") + " to fit (" + std::to_string(all.size()) +
+                             " results have more)",
+                         Field::max_gpus);
     // Paths under the source tree are written relative to it, so the committed header does not name this machine.
     std::string data_name = results_path(options).string();
     const std::string root = std::string(TTSIM_SOURCE_DIR) + "/";

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iterator>
 #include <map>
 #include <sstream>
@@ -34,8 +33,7 @@ struct CsvFile {
 
 // The file's records; lines starting with '#' are comments (blanked, so record lines stay the file's lines).
 CsvFile read_records(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    if (!in) throw InputError("cannot open " + file.string(), SourceLocation{file.string()});
+    std::istringstream in(read_input_file(file.string(), kCsvInputFile));
     std::string text, line;
     while (std::getline(in, line)) text += (line.rfind('#', 0) == 0 ? std::string() : line) + "\n";
     CsvFile csv{file.string(), {}, {}};

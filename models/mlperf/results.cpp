@@ -5,11 +5,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <boost/pending/disjoint_sets.hpp>
+#include <fmt/format.h>
 
 #include "models/data_dir.hpp"
 #include "sim/errors.hpp"
@@ -35,6 +34,8 @@ public:
                  const std::string& file, int line)
         : columns_(columns), fields_(fields), file_(file), line_(line) {}
 
+    bool has(const std::string& column) const { return columns_.count(column) > 0; }
+
     const std::string& text(const std::string& column) const {
         const auto it = columns_.find(column);
         TTSIM_ASSERT(it != columns_.end(), "column '" + column + "' not checked at load");
@@ -53,20 +54,53 @@ public:
         return value;
     }
 
-    std::optional<int> optional_int(const std::string& column) const {
+    // A value that must be above zero and at most `max` (a time, a sample count, an interval), or nothing when
+    // the field is empty.
+    std::optional<double> optional_positive(const std::string& column, double max = kMaxPositive) const {
+        const std::optional<double> value = optional_number(column);
+        if (value && !(*value > 0))
+            throw InputError("must be positive, got '" + text(column) + "'", SourceLocation{file_, line_, 0}, column);
+        if (value && *value > max)
+            throw InputError("'" + text(column) + "' is above " + fmt::format("{:.0f}", max),
+                             SourceLocation{file_, line_, 0}, column);
+        return value;
+    }
+
+    // A time to train in minutes: 10^6 minutes is about two years, beyond any training run.
+    std::optional<double> optional_minutes(const std::string& column) const { return optional_positive(column, 1e6); }
+
+    // A whole number in [min, max], or nothing when the field is empty. The bound keeps every count of these files
+    // far inside int, so products such as data parallel x accumulation cannot overflow.
+    std::optional<int> optional_int(const std::string& column, int min = -kMaxWhole, int max = kMaxWhole) const {
         const std::optional<double> value = optional_number(column);
         if (!value) return std::nullopt;
+        if (!(*value >= min && *value <= max))
+            throw InputError("'" + text(column) + "' is outside " + std::to_string(min) + ".." + std::to_string(max),
+                             SourceLocation{file_, line_, 0}, column);
         // Some integer columns are written as "1.0000"; accept those, reject fractions.
         if (*value != static_cast<double>(static_cast<int>(*value)))
             throw InputError("not a whole number: '" + text(column) + "'", SourceLocation{file_, line_, 0}, column);
         return static_cast<int>(*value);
     }
 
-    int required_int(const std::string& column) const {
-        const std::optional<int> value = optional_int(column);
+    int required_int(const std::string& column, int min = -kMaxWhole, int max = kMaxWhole) const {
+        const std::optional<int> value = optional_int(column, min, max);
         if (!value) throw InputError("empty value", SourceLocation{file_, line_, 0}, column);
         return *value;
     }
+
+    // A count of GPUs, nodes, samples in a batch or steps (at least 1).
+    std::optional<int> optional_count(const std::string& column) const { return optional_int(column, 1, kMaxCount); }
+    int required_count(const std::string& column) const { return required_int(column, 1, kMaxCount); }
+
+    // 10^9: beyond any count these files hold (the largest v4.1 batch is 13,888 samples, the largest system 3,472
+    // GPUs) and below 2^31, so a cast to int is defined.
+    static constexpr int kMaxWhole = 1'000'000'000;
+    // 10^15: beyond any sample count or interval (GPT-3's 175B run trains on 3 x 10^11 tokens).
+    static constexpr double kMaxPositive = 1e15;
+    // 10^6: counts (GPUs, nodes, batch sizes, accumulation steps) beyond it describe no cluster; products of two
+    // such counts (data parallel x accumulation) stay inside int64 and far from int's limit when one is a GPU count.
+    static constexpr int kMaxCount = 1'000'000;
 
     bool boolean(const std::string& column) const {
         const std::string& t = text(column);
@@ -181,13 +215,9 @@ struct CsvTable {
 };
 
 CsvTable read_table(const std::filesystem::path& file, const std::vector<std::string>& required) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw InputError("cannot open " + file.string());
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
     CsvTable table;
     table.name = file.string();
-    table.rows = parse_csv(buffer.str(), table.name, &table.lines);
+    table.rows = parse_csv(read_input_file(table.name, kCsvInputFile), table.name, &table.lines);
     if (table.rows.empty()) throw InputError("empty CSV file", SourceLocation{table.name, 1, 0});
     for (std::size_t i = 0; i < table.rows[0].size(); ++i) table.columns[table.rows[0][i]] = i;
     for (const std::string& column : required)
@@ -226,18 +256,21 @@ std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesyste
         m.status = read.text("status");
         m.accelerator = read.text("accelerator");
         m.accelerator_family = read.text("accelerator_family");
-        m.n_accelerators = read.required_int("n_accelerators");
-        m.n_nodes = read.required_int("n_nodes");
-        m.accel_per_node = read.required_int("accel_per_node");
+        m.n_accelerators = read.required_count("n_accelerators");
+        m.n_nodes = read.required_count("n_nodes");
+        m.accel_per_node = read.required_count("accel_per_node");
         m.interconnect = read.text("interconnect");
-        m.global_batch_size = read.optional_int("global_batch_size");
-        m.local_batch_size = read.optional_int("local_batch_size");
-        m.n_runs = read.required_int("n_runs");
-        m.ttt_minutes_olympic = read.optional_number("ttt_minutes_olympic");
-        m.ttt_minutes_official_scaled = read.optional_number("ttt_minutes_official_scaled");
-        m.samples_to_converge_mean = read.optional_number("samples_to_converge_mean");
-        m.epochs_to_converge_mean = read.optional_number("epochs_to_converge_mean");
-        m.eval_interval = read.optional_number("eval_interval");
+        m.global_batch_size = read.optional_count("global_batch_size");
+        m.local_batch_size = read.optional_count("local_batch_size");
+        m.n_runs = read.required_int("n_runs", 0, RecordReader::kMaxCount);
+        m.ttt_minutes_olympic = read.optional_minutes("ttt_minutes_olympic");
+        m.ttt_minutes_official_scaled = read.optional_minutes("ttt_minutes_official_scaled");
+        m.samples_to_converge_mean = read.optional_positive("samples_to_converge_mean");
+        m.epochs_to_converge_mean = read.optional_positive("epochs_to_converge_mean");
+        m.eval_interval = read.optional_positive("eval_interval");
+        // Optional column: the shipped CSV has it, a user's MLPerf-format CSV may not.
+        if (read.has("gradient_accumulation_steps"))
+            m.gradient_accumulation_steps = read.optional_count("gradient_accumulation_steps");
         m.eval_interval_unit = read.text("eval_interval_unit");
         m.rcp_check = read.text("rcp_check");
         m.log_predates_round = read.boolean("log_predates_round");
@@ -270,8 +303,8 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
                 if (!value || !(*value > 0))
                     throw InputError("a successful run needs a positive value", SourceLocation{table.name, line, 0},
                                      column);
-        run.evaluations = read.optional_int("n_evals");
-        run.global_batch_size = read.optional_int("global_batch_size");
+        run.evaluations = read.optional_int("n_evals", 0, RecordReader::kMaxCount);
+        run.global_batch_size = read.optional_count("global_batch_size");
         return run;
     });
 }
@@ -316,7 +349,7 @@ std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem
             throw InputError("expected True, False or empty, got '" + async + "'", SourceLocation{table.name, line, 0},
                              "eval_async");
         t.eval_async = async == "True";
-        t.evaluations = read.optional_int("n_evals_on_clock");
+        t.evaluations = read.optional_int("n_evals_on_clock", 0, RecordReader::kMaxCount);
         t.global_batch = read.optional_int("global_batch_size");
         t.first_segment_seconds = read.optional_number("first_segment_s");
         t.first_segment_samples = read.optional_int("first_segment_samples");

@@ -19,7 +19,13 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/file_reading.hpp"
+
 namespace ttsim {
+
+// The CSV inputs (results, run logs, timings, a user's measured runs): the shipped ones are under 1 MiB, so a
+// quarter of a gigabyte is no table of runs.
+inline constexpr InputFileKind kCsvInputFile{"a CSV file", 256u << 20, "a CSV of results or runs is at most 256MiB"};
 
 // RFC 4180 CSV: fields separated by ',', records by LF or CRLF; a field in double quotes may contain commas,
 // line breaks and doubled quotes ("" = one "). `source_name` names the input in errors (InputError with line).
@@ -48,6 +54,7 @@ struct MlperfResult {
     std::optional<double> samples_to_converge_mean;
     std::optional<double> epochs_to_converge_mean;
     std::optional<double> eval_interval;     // as logged, in eval_interval_unit
+    std::optional<int> gradient_accumulation_steps;   // empty where the column is absent or the field empty
     std::string eval_interval_unit;
     std::string rcp_check;                   // e.g. "RCP Interpolation: pass"
     bool log_predates_round = false;         // logs reused from an earlier round

@@ -1,5 +1,7 @@
 #include "models/planning/row_codec.hpp"
 
+#include <cmath>
+
 #include "sim/errors.hpp"
 
 // The plain structs, field by field under their own names (from_json: every field required).
@@ -133,6 +135,15 @@ PointOutcome outcome_from_json(const json& row, const std::string& what) {
         row.at("notes").get_to(o.notes);
         return o;
     });
+}
+
+void require_possible_outcome(const PointOutcome& outcome, const std::string& what) {
+    const Prediction& p = outcome.prediction;
+    if (outcome.ok && !(p.gpus >= 1 && std::isfinite(p.ttt_minutes) && p.ttt_minutes > 0 && std::isfinite(p.step_ms) &&
+                        p.step_ms > 0 && std::isfinite(p.gpu_hours) && p.gpu_hours >= 0))
+        throw InputError(what + ": not a row ttsim wrote (a row marked ok holds an impossible prediction: " +
+                         std::to_string(p.gpus) + " GPUs, time to train " + std::to_string(p.ttt_minutes) +
+                         " min, step " + std::to_string(p.step_ms) + " ms)");
 }
 
 json evaluation_to_json(const PlanEvaluation& evaluation) { return evaluation; }

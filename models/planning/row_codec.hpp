@@ -16,6 +16,10 @@ namespace ttsim::planning {
 nlohmann::json outcome_to_json(const PointOutcome& outcome);
 // InputError (`what` names the source, e.g. "shard.json row 12") when a field is missing or mistyped.
 PointOutcome outcome_from_json(const nlohmann::json& row, const std::string& what);
+// InputError naming `what` when a row marked ok holds what no prediction gives (no GPUs, a time to train or step
+// that is not a positive finite number): a row from a file a user may have edited (a shard), which would
+// otherwise reach the metrics' invariants as an internal error. Rows passed between ranks are not checked.
+void require_possible_outcome(const PointOutcome& outcome, const std::string& what);
 
 nlohmann::json evaluation_to_json(const PlanEvaluation& evaluation);
 PlanEvaluation evaluation_from_json(const nlohmann::json& row, const std::string& what);

@@ -1,38 +1,17 @@
-// What-if GPUs (`gpu_variants:` of sweeps and plans): read strictly, each figure inside its physical range.
+// What-if GPUs (`gpu_variants:` of sweeps and plans): read strictly, each figure inside its physical range
+// (sim/physical_range.hpp).
 #include "models/planning/variant_config.hpp"
 
 #include <algorithm>
 #include <set>
 
 #include "models/training/predict.hpp"
+#include "sim/physical_range.hpp"
 #include "topologies/presets.hpp"
 
 namespace ttsim::planning {
 
 namespace {
-
-// Physical ranges of the what-if hardware figures. Outside them a value is a typo, not a what-if, and it would
-// break the model rather than answer a question (1B/s of NVLink overflows the event clock; 1B/s of HBM gives a
-// time-to-train of a million years), so it is refused at its key.
-struct PhysicalRange {
-    double min, max;
-    const char* text;
-};
-// HBM: 1 GB/s is below even one DDR4 channel (25 GB/s), far below any accelerator's memory; 100 TB/s is over
-// ten times B200's 8 TB/s of HBM3e.
-constexpr PhysicalRange kHbmBandwidth{1e9, 100e12, "1GB/s to 100TB/s"};
-// NVLink and NIC (bytes/s per direction): 1 Gb/s is the slowest Ethernet port still in a cluster; 100 Tb/s is
-// over ten times NVLink5's 900 GB/s (7.2 Tb/s) per GPU and a hundred times an 800 Gb/s XDR port.
-constexpr PhysicalRange kLinkBandwidth{1e9 / 8, 100e12 / 8, "1Gb/s to 100Tb/s"};
-// TDP per GPU: 10 W is below the smallest datacenter inference card (~40-75 W); 10 kW is over eight times
-// GB200's 1.2 kW per GPU.
-constexpr PhysicalRange kGpuPower{10, 10e3, "10W to 10kW"};
-
-double in_range(const ConfigNode& node, double value, const PhysicalRange& range) {
-    if (!(value >= range.min && value <= range.max))
-        node.fail("'" + node.as_string() + "' is outside the physical range " + range.text);
-    return value;
-}
 
 HardwareVariant read_variant(const ConfigNode& node) {
     node.check_keys({"name", "base", "compute_scale", "hbm_bandwidth", "nvlink_bandwidth", "nic_bandwidth", "tdp"});
@@ -41,10 +20,10 @@ HardwareVariant read_variant(const ConfigNode& node) {
     const ConfigNode base = node.required("base");
     v.base_system = base.feeding([&] { return resolve_system(base.as_string()).name; });
     if (auto x = node.optional("compute_scale")) v.compute_scale = x->as_double(0.01, 100.0);
-    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = in_range(*x, x->as_bandwidth(), kHbmBandwidth);
-    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = in_range(*x, x->as_bandwidth(), kLinkBandwidth);
-    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = in_range(*x, x->as_bandwidth(), kLinkBandwidth);
-    if (auto x = node.optional("tdp")) v.tdp_watts = in_range(*x, x->as_power(), kGpuPower);
+    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = bandwidth_in_range(*x, kHbmBandwidthRange);
+    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = bandwidth_in_range(*x, kLinkBandwidthRange);
+    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = bandwidth_in_range(*x, kLinkBandwidthRange);
+    if (auto x = node.optional("tdp")) v.tdp_watts = in_physical_range(*x, x->as_power(), kGpuPowerRange);
     node.feeding([&] { (void)make_variant_gpu(v); });
     return v;
 }

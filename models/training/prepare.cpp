@@ -297,7 +297,8 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         if (accumulation > 0) {
             if (share % accumulation != 0)
                 throw InputError("global batch " + std::to_string(b) + " is not divisible by data-parallel size x " +
-                                     "gradient accumulation = " + std::to_string(c.data_parallel * accumulation),
+                                     "gradient accumulation = " +
+                                     std::to_string(static_cast<std::int64_t>(c.data_parallel) * accumulation),
                                  Field::global_batch);
         } else {
             // The fewest micro steps whose micro batch is no larger than any v4.1 layout ran.

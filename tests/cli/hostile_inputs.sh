@@ -72,6 +72,11 @@ check "--data name too long" "cannot open" "" "$ttsim" validate --data "$long_na
 check "scenario name too long" "" "" "$ttsim" run "$long_name.yaml"
 check "--out name too long" "cannot create output" "" "$ttsim" run scenarios/collective-h100-nvls.yaml --out "$tmp/$long_name"
 
+# Files a merge reads (tools/cli/shard_file.cpp): not a regular file, or a missing one.
+check "merge /dev/zero" "not a regular file" "/dev/zero" "$ttsim" merge /dev/zero --out "$tmp/outdir"
+no_output "merge /dev/zero" "$tmp/outdir"
+check "merge name too long" "no such shard file" "" "$ttsim" merge "$long_name.cbor" --out "$tmp/outdir"
+
 # Text that is not UTF-8 (a Latin-1 byte) in a flag, a positional argument and a CSV: refused where it is written,
 # never passed on to the JSON writer (which failed with an internal error, exit 3, before session 18).
 check "--currency not UTF-8" "'--currency': value is not UTF-8 text" "" \
@@ -85,6 +90,7 @@ no_output "user-runs CSV not UTF-8" "$tmp/prof"
 touch "$tmp/file"
 check "--out under a regular file" "" "" "$ttsim" run scenarios/collective-h100-nvls.yaml --out "$tmp/file/sub"
 check "collective --out under a regular file" "" "" "$ttsim" collective --gpus 8 --max-size 2MiB --out "$tmp/file/sub/x.csv"
+check "user-model --out under a regular file" "is not a folder" "" "$ttsim" run scenarios/custom-decoder-7b.yaml --out "$tmp/file/sub"
 
 # 4. Resource limits (sim/resource_guard.hpp): lowered through the environment, they refuse up front.
 check "TTSIM_MAX_GPUS=4, scenario" "TTSIM_MAX_GPUS" "collective-h100-nvls.yaml:[0-9]\+" \

@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "models/calibration/calibration.hpp"
+#include "results_csv_helpers.hpp"
 
 using namespace ttsim;
 
@@ -76,4 +79,45 @@ TEST_CASE("profiles round-trip through YAML", "[calibration]") {
     for (const auto& [key, p] : profiles.all())
         CHECK(again.all().at(key).max_flops_fraction == Approx(p.max_flops_fraction).epsilon(1e-8));
     std::filesystem::remove(file);
+}
+
+TEST_CASE("a user's result that no layout can run is refused at its CSV line", "[calibration][hostile]") {
+    // calibrate --data: 24 GPUs at a global batch of 1,000 split over no data-parallel size of the nearest
+    // published layout. It used to end in an internal assert (exit 3); a row whose GPU count the workload cannot
+    // split blamed the shipped workload file's key, which the user never wrote.
+    CalibrationOptions options;
+    options.results_csv = test::write_results_row(
+        "test_calibration_layout.tmp.csv",
+        {{"submitter", "Xsub"}, {"n_accelerators", "24"}, {"n_nodes", "3"}, {"global_batch_size", "1000"}});
+    CHECK_THROWS_WITH(load_calibration_points(options),
+                      Catch::Contains("test_calibration_layout.tmp.csv:2: Xsub/") &&
+                          Catch::Contains("at 24 GPUs: global batch 1000 does not split"));
+    std::filesystem::remove(*options.results_csv);
+}
+
+TEST_CASE("calibrate with nothing to fit says why: the data or the GPU filter", "[calibration][hostile]") {
+    // A header-only results CSV reached the operator fit's assert (exit 3).
+    CalibrationOptions options;
+    options.results_csv = "test_calibration_empty.tmp.csv";
+    {
+        const std::string row_file = test::write_results_row("test_calibration_row.tmp.csv", {});
+        std::ifstream in(row_file);
+        std::string header;
+        std::getline(in, header);
+        std::ofstream(*options.results_csv) << header << "\n";
+        std::filesystem::remove(row_file);
+    }
+    options.shared = SharedFit::operator_defaults();
+    CHECK_THROWS_WITH(calibrate(options), Catch::Contains("test_calibration_empty.tmp.csv: no scored result"));
+    std::filesystem::remove(*options.results_csv);
+
+    CalibrationOptions filtered;
+    filtered.max_gpus = 1;
+    try {
+        (void)calibrate(filtered);
+        FAIL("a fit of nothing was not refused");
+    } catch (const InputError& e) {
+        CHECK(e.field() == Field::max_gpus);
+        CHECK_THAT(e.message(), Catch::Contains("no result with at most 1 GPU to fit (95 results have more)"));
+    }
 }

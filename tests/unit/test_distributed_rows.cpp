@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <set>
 
@@ -122,6 +123,57 @@ TEST_CASE("a damaged row or message is an InputError naming it", "[planning][mpi
     CHECK_THROWS_WITH(outcome_from_json(row, "shard.cbor row 3"), Catch::Contains("shard.cbor row 3: not a row"));
     // ("not cbor at all" would be one: 0x6e starts a 14-byte text string, the rest of it.)
     CHECK_THROWS_WITH(from_bytes("# a YAML file, not CBOR", "x.cbor"), Catch::Contains("x.cbor: not a file or message"));
+}
+
+TEST_CASE("a merged row marked ok must hold a possible prediction", "[planning][mpi]") {
+    PointOutcome o;
+    o.ok = true;
+    o.prediction.gpus = 8;
+    o.prediction.ttt_minutes = 12.5;
+    o.prediction.step_ms = 95.0;
+    o.prediction.gpu_hours = 1.7;
+    CHECK_NOTHROW(require_possible_outcome(o, "row"));
+    for (double bad : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        PointOutcome edited = o;
+        edited.prediction.ttt_minutes = bad;   // a hand-edited shard: reached scaling_metrics' assert (exit 3)
+        CHECK_THROWS_WITH(require_possible_outcome(edited, "the shards' row of point 1"),
+                          Catch::Contains("the shards' row of point 1: not a row ttsim wrote"));
+    }
+    PointOutcome no_gpus = o;
+    no_gpus.prediction.gpus = 0;
+    CHECK_THROWS_AS(require_possible_outcome(no_gpus, "row"), InputError);
+    PointOutcome failed;   // a failed point carries no prediction: nothing to check
+    CHECK_NOTHROW(require_possible_outcome(failed, "row"));
+}
+
+TEST_CASE("a shard file whose own counts are impossible is refused before they size anything", "[cli][shard]") {
+    // A shard's I/N and point count come from the file: 0 shards looped forever in shard_indices, 2^62 points
+    // sized the merge's table (exit 3, out of memory). They are checked as --shard and a sweep's size are.
+    const std::string dir = "test_shard_counts.tmp";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    auto merge_one = [&](int index, int count, std::size_t points) {
+        ttsim::cli::ShardFile shard;
+        shard.scenario_file = "s.yaml";
+        shard.scenario_text = "scenario: sweep\n";
+        shard.shard = {index, count};
+        shard.points = points;
+        const std::string path = ttsim::cli::write_shard(dir, shard);
+        try {
+            (void)ttsim::cli::merge_shards({path});
+        } catch (const InputError& e) {
+            std::filesystem::remove(path);
+            return std::string(e.what());
+        }
+        std::filesystem::remove(path);
+        return std::string("merged");
+    };
+    CHECK_THAT(merge_one(1, 0, 4), Catch::Contains("damaged or edited shard file") && Catch::Contains("1/0"));
+    CHECK_THAT(merge_one(3, 2, 4), Catch::Contains("I must be in 1..N"));
+    CHECK_THAT(merge_one(1, 1, std::size_t{1} << 62), Catch::Contains("sweep points"));
+    CHECK_THAT(merge_one(1, 2, 4), Catch::Contains("does not hold exactly the points of shard 1/2"));
+    CHECK_THAT(merge_one(2, 100000, 0), Catch::Contains("shard(s) 1, 3, 4, 5, 6, 7, 8, 9, 10, 11 and 99989 more"));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("shards: I/N parsed strictly, every point in exactly one shard", "[cli][shard]") {

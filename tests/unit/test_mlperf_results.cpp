@@ -1,6 +1,7 @@
 // MLPerf v4.1 results loader: CSV parsing, known rows, and counting each distinct scored result once.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -8,6 +9,7 @@
 
 #include "models/mlperf/results.hpp"
 #include "sim/errors.hpp"
+#include "results_csv_helpers.hpp"
 
 using namespace ttsim;
 
@@ -55,6 +57,36 @@ TEST_CASE("the v4.1 results load with known values", "[mlperf]") {
         if (r.benchmark == "ssd") CHECK(r.epochs_to_converge_mean.has_value());
     }
     CHECK(unscored == 1);   // Clemson 7x8xH100 Llama2-LoRA: logs absent
+}
+
+TEST_CASE("a results CSV's counts and times are checked at their column", "[mlperf][hostile]") {
+    // calibrate --data takes a user's MLPerf-format CSV. An accumulation of 2^29 wrapped DP x accumulation to 0
+    // (SIGFPE), 2^31 was read as 1, a time of 0 reached an internal assert, 1e300 minutes an infinite error.
+    auto with = [](const std::string& column, const std::string& value) {
+        const std::string path = test::write_results_row("test_results_checks.tmp.csv", {{column, value}});
+        try {
+            const std::vector<MlperfResult> results = load_mlperf_results(path);
+            std::filesystem::remove(path);
+            return results.at(0).gradient_accumulation_steps.value_or(-1);
+        } catch (const InputError&) {
+            std::filesystem::remove(path);
+            throw;
+        }
+    };
+    CHECK(with("gradient_accumulation_steps", "3") == 3);
+    CHECK(with("gradient_accumulation_steps", "") == -1);
+    CHECK_THROWS_WITH(with("gradient_accumulation_steps", "536870912"),
+                      Catch::Contains(":2: 'gradient_accumulation_steps'") && Catch::Contains("outside 1..1000000"));
+    CHECK_THROWS_WITH(with("gradient_accumulation_steps", "2147483648"), Catch::Contains("outside 1..1000000"));
+    CHECK_THROWS_WITH(with("gradient_accumulation_steps", "0"), Catch::Contains("outside 1..1000000"));
+    CHECK_THROWS_WITH(with("n_accelerators", "0"), Catch::Contains("'n_accelerators'"));
+    CHECK_THROWS_WITH(with("n_accelerators", "99999999999"), Catch::Contains("'n_accelerators'"));
+    CHECK_THROWS_WITH(with("global_batch_size", "-8"), Catch::Contains("'global_batch_size'"));
+    CHECK_THROWS_WITH(with("ttt_minutes_official_scaled", "0"), Catch::Contains("must be positive"));
+    CHECK_THROWS_WITH(with("ttt_minutes_official_scaled", "-5"), Catch::Contains("must be positive"));
+    CHECK_THROWS_WITH(with("ttt_minutes_official_scaled", "1e300"), Catch::Contains("is above 1000000"));
+    CHECK_THROWS_WITH(with("samples_to_converge_mean", "-1"), Catch::Contains("'samples_to_converge_mean'"));
+    CHECK_THROWS_WITH(with("n_runs", "-1"), Catch::Contains("'n_runs'"));
 }
 
 TEST_CASE("distinct scored results count each result once", "[mlperf]") {

@@ -161,6 +161,7 @@ TEST_CASE("document markers: one document per file, no hang on stray flow ends",
 }
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "tools/cli/scenario_kinds.hpp"
@@ -194,4 +195,22 @@ TEST_CASE("a Ctrl-C caught while the scenario was read stops every kind before a
         CHECK_FALSE(std::filesystem::exists(out_dir));
         clear_interrupt();
     }
+}
+
+TEST_CASE("input files: a name the OS refuses, a device and an oversized file are InputErrors at the file",
+          "[config][hostile]") {
+    // ENAMETOOLONG from std::filesystem's throwing overloads escaped as an internal error (CI's fuzz_scenario).
+    const std::string long_name(300, 'a');
+    constexpr InputFileKind kTiny{"a test file", 4, "a test file is at most 4 bytes"};
+    CHECK_THROWS_WITH(read_input_file(long_name, kTiny), Catch::Contains("no such file"));
+    CHECK_THROWS_WITH(read_input_file("/dev/zero", kTiny), Catch::Contains("expected a test file"));
+    CHECK_THROWS_WITH(read_input_file("/tmp", kTiny), Catch::Contains("is a directory, not a test file"));
+    const std::string path = "test_read_input_file.tmp";
+    std::ofstream(path) << "12345";
+    CHECK_THROWS_WITH(read_input_file(path, kTiny),
+                      Catch::Contains(path + ": file is 5 bytes; a test file is at most 4 bytes"));
+    std::ofstream(path) << "1234";
+    CHECK(read_input_file(path, kTiny) == "1234");
+    std::filesystem::remove(path);
+    CHECK_THROWS_WITH(ConfigNode::load_file(long_name + ".yaml"), Catch::Contains("no such file"));
 }

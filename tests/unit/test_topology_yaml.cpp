@@ -150,3 +150,30 @@ links:
     CHECK_THROWS_WITH(load_text(std::string(kTwoNodesHead) + "fabric: {}\n", "key.yaml"),
                       Catch::Contains("key.yaml:7"));
 }
+
+TEST_CASE("YAML topologies: bandwidths and latencies outside their physical ranges are refused at their key",
+          "[topology][hostile]") {
+    // 1b/s of link used to overflow the event clock and print 0 us collectives (exit 0); a 5,000,000 s latency,
+    // summed along a path, tripped an internal assert. Both are typos, not what-ifs (sim/physical_range.hpp).
+    auto with_link = [](const std::string& bandwidth, const std::string& latency, const std::string& switch_latency) {
+        return std::string(kTwoNodesHead) + "switches:\n  - {name: sw, count: 1, latency: " + switch_latency +
+               "}\nlinks:\n  - {from: nic, to: sw, bandwidth: " + bandwidth + ", latency: " + latency + "}\n";
+    };
+    CHECK_NOTHROW(load_text(with_link("1Gb/s", "1s", "1s")));           // the ends of the ranges are accepted
+    CHECK_NOTHROW(load_text(with_link("100Tb/s", "0ns", "0ns")));
+    CHECK_THROWS_WITH(load_text(with_link("1b/s", "50ns", "0ns"), "slow.yaml"),
+                      Catch::Contains("slow.yaml:10") && Catch::Contains("'links[0].bandwidth'") &&
+                          Catch::Contains("outside the physical range 1Gb/s to 100Tb/s"));
+    CHECK_THROWS_WITH(load_text(with_link("101Tb/s", "50ns", "0ns"), "fast.yaml"),
+                      Catch::Contains("outside the physical range"));
+    CHECK_THROWS_WITH(load_text(with_link("400Gb/s", "2s", "0ns"), "lat.yaml"),
+                      Catch::Contains("'links[0].latency'") && Catch::Contains("0s to 1s"));
+    CHECK_THROWS_WITH(load_text(with_link("400Gb/s", "50ns", "5000000s"), "sw.yaml"),
+                      Catch::Contains("sw.yaml:8") && Catch::Contains("'switches[0].latency'"));
+    // The nodes' own ports: NVLink and NIC.
+    std::string head(kTwoNodesHead);
+    const std::string slow_nvlink = head.replace(head.find("450GB/s"), 7, "1Mb/s") +
+                                    "switches:\n  - {name: sw, count: 1}\nlinks:\n  - {from: nic, to: sw, bandwidth: "
+                                    "400Gb/s, latency: 50ns}\n";
+    CHECK_THROWS_WITH(load_text(slow_nvlink, "nv.yaml"), Catch::Contains("'nodes.nvlink.bandwidth'"));
+}

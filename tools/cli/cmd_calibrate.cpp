@@ -110,8 +110,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     if (user_runs) {
         table = calibrate_user_file(parser, options, report);
     } else {
-        report = calibrate(options);
-        if (report.fitted.empty()) parser.fail("max-gpus", "no results left to fit");
+        report = parser.naming_flags([&] { return calibrate(options); });
         table = format_point_table(report.fitted);
     }
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

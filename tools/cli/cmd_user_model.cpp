@@ -14,7 +14,6 @@
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
 #include <algorithm>
-#include <filesystem>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -33,7 +32,7 @@
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "topologies/presets.hpp"
-#include "tools/cli/atomic_file.hpp"
+#include "tools/cli/output_dir.hpp"
 #include "tools/cli/scenario_kinds.hpp"
 #include "tools/cli/scenario_profiles.hpp"
 
@@ -156,6 +155,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         if (output.has("format")) format = output.required("format").as_choice({"table", "csv", "json"});
     }
     if (context.format) format = *context.format;
+    // --out is checked before the predictions and created after them; a failure leaves no folder (OutputDir).
+    std::optional<OutputDir> output;
+    if (context.out_dir) output.emplace(*context.out_dir);
     // Prices and power as a sweep reads them (a price not given is the prices.yaml estimate, and the report says so).
     planning::CostParameters cost;
     planning::EnergyParameters energy;
@@ -216,12 +218,10 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     // report still printed with each count's reason.
     const int status = refused == counts.size() ? 1 : 0;
 
-    if (context.out_dir) {
-        // Both texts before any file or folder, so a failure while formatting leaves nothing behind.
-        const std::string csv_text = csv(rows, cost.currency), json_text = json(name, system, model, rows, cost.currency);
-        ensure_directory(*context.out_dir);
-        write_file_atomically((std::filesystem::path(*context.out_dir) / "results.csv").string(), csv_text);
-        write_file_atomically((std::filesystem::path(*context.out_dir) / "results.json").string(), json_text);
+    if (output) {
+        output->write("results.csv", csv(rows, cost.currency));
+        output->write("results.json", json(name, system, model, rows, cost.currency));
+        output->keep();
     }
     if (format == "csv") {
         out << csv(rows, cost.currency);

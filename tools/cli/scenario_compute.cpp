@@ -60,8 +60,11 @@ ComputedSweep compute_sweep(const std::vector<planning::SweepPoint>& points, con
             throw InputError(merged.scenario_file + ": the shards hold " + std::to_string(merged.rows.size()) +
                              " points but the scenario expands to " + std::to_string(points.size()) +
                              " with this ttsim (shards of another version?)");
-        for (std::size_t i = 0; i < points.size(); ++i)
-            outcomes[i] = planning::outcome_from_json(merged.rows[i], "the shards' row of " + point_name(i));
+        for (std::size_t i = 0; i < points.size(); ++i) {
+            const std::string what = "the shards' row of " + point_name(i);
+            outcomes[i] = planning::outcome_from_json(merged.rows[i], what);
+            planning::require_possible_outcome(*outcomes[i], what);
+        }
         return {planning::assemble_sweep(points, std::move(outcomes), profiles, options), kExitAnswered};
     }
     std::vector<std::size_t> indices;

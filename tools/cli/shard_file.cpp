@@ -1,12 +1,15 @@
 #include "tools/cli/shard_file.hpp"
 
 #include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <limits>
 #include <map>
-#include <sstream>
 
 #include "models/planning/row_codec.hpp"
+#include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/file_reading.hpp"
+#include "sim/resource_guard.hpp"
 #include "tools/cli/atomic_file.hpp"
 
 namespace ttsim::cli {
@@ -20,13 +23,9 @@ constexpr int kMaxShards = 100000;
 // What a shard file says it is (a CBOR file of another program, or of another shard layout, is refused).
 constexpr const char* kShardFormat = "ttsim shard 2";   // 2: layouts carry their session-21 facts
 
-std::string read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError("cannot open " + path);
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return buffer.str();
-}
+// A shard holds its scenario's text and one encoded row per point (a few kilobytes each): 2 GiB is over 100,000
+// points per shard, more than a sweep's memory guard lets one run keep.
+constexpr InputFileKind kShardInputFile{"a ttsim shard file", 2ull << 30, "a shard file is at most 2GiB"};
 
 // A directory argument names the one shard file in it.
 std::string shard_path(const std::string& argument) {
@@ -47,8 +46,16 @@ std::string shard_path(const std::string& argument) {
     return found.front();
 }
 
+// I of N within 1..N and N within 1..kMaxShards; `shown` says where the numbers came from.
+void check_shard_spec(const ShardSpec& spec, const std::string& shown) {
+    if (spec.count < 1 || spec.count > kMaxShards)
+        throw InputError("N must be in 1.." + std::to_string(kMaxShards) + ", " + shown);
+    if (spec.index < 1 || spec.index > spec.count)
+        throw InputError("I must be in 1..N (shards are numbered from 1), " + shown);
+}
+
 ShardFile read_shard(const std::string& path) {
-    const json j = planning::from_bytes(read_whole_file(path), path);
+    const json j = planning::from_bytes(read_input_file(path, kShardInputFile), path);
     try {
         if (j.at("format").get<std::string>() != kShardFormat) throw InputError(path + ": not a ttsim shard file");
         ShardFile s;
@@ -57,6 +64,17 @@ ShardFile read_shard(const std::string& path) {
         j.at("shard").get_to(s.shard.index);
         j.at("shards").get_to(s.shard.count);
         j.at("points").get_to(s.points);
+        // The numbers a shard says of itself are checked as a --shard flag and a sweep's size are: an edited or
+        // damaged file must not size the merge's tables (2^62 points) or loop over a shard count of 0.
+        const std::string shown = "got " + std::to_string(s.shard.index) + "/" + std::to_string(s.shard.count);
+        try {
+            check_shard_spec(s.shard, shown);
+            check_resources(SimulationSize{.points = static_cast<std::int64_t>(
+                                               std::min<std::size_t>(s.points, std::numeric_limits<std::int64_t>::max()))},
+                            "points");
+        } catch (const InputError& e) {
+            throw InputError(path + ": a damaged or edited shard file: " + e.what());
+        }
         for (const json& row : j.at("rows")) s.rows.emplace_back(row.at(0).get<std::size_t>(), row.at(1));
         return s;
     } catch (const json::exception& e) {
@@ -79,10 +97,7 @@ ShardSpec parse_shard(const std::string& text) {
     }
     if (used_i != slash || used_n != text.size() - slash - 1)
         throw InputError("expected I/N, e.g. 2/8 (shard 2 of 8), got '" + text + "'");
-    if (spec.count < 1 || spec.count > kMaxShards)
-        throw InputError("N must be in 1.." + std::to_string(kMaxShards) + ", got '" + text + "'");
-    if (spec.index < 1 || spec.index > spec.count)
-        throw InputError("I must be in 1..N (shards are numbered from 1), got '" + text + "'");
+    check_shard_spec(spec, "got '" + text + "'");
     return spec;
 }
 
@@ -100,7 +115,7 @@ std::string shard_file_name(const ShardSpec& spec) {
 ShardFile new_shard(const std::string& scenario_file, const ShardSpec& spec, std::size_t points) {
     ShardFile s;
     s.scenario_file = std::filesystem::absolute(scenario_file).lexically_normal().string();
-    s.scenario_text = read_whole_file(scenario_file);
+    s.scenario_text = read_input_file(scenario_file, kYamlInputFile);
     s.shard = spec;
     s.points = points;
     return s;
@@ -148,8 +163,11 @@ MergedShards merge_shards(const std::vector<std::string>& arguments) {
         for (auto& [index, row] : s.rows) rows[index] = std::move(row);
     }
     std::string missing;
+    int missing_count = 0;
+    constexpr int kListed = 10;   // a merge of 1 of 100,000 shards lists ten, then how many more
     for (int i = 1; i <= first.shard.count; ++i)
-        if (!seen.count(i)) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+        if (!seen.count(i) && ++missing_count <= kListed) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+    if (missing_count > kListed) missing += " and " + std::to_string(missing_count - kListed) + " more";
     if (!missing.empty())
         throw InputError("incomplete set of shards of " + first.scenario_file + ": shard(s) " + missing + " of " +
                          std::to_string(first.shard.count) + " missing");

@@ -1,0 +1,31 @@
+#include "sim/file_reading.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "sim/errors.hpp"
+
+namespace ttsim {
+
+std::string read_input_file(const std::string& path, const InputFileKind& kind) {
+    const SourceLocation at{path, 0, 0};
+    std::error_code ec;   // every check with an error_code: a name the OS refuses is "no such file", not a throw
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) throw InputError("cannot open file: no such file", at);
+    if (std::filesystem::is_directory(status))
+        throw InputError(std::string("is a directory, not ") + kind.expected, at);
+    if (!std::filesystem::is_regular_file(status))
+        throw InputError(std::string("is not a regular file (a device or pipe?); expected ") + kind.expected, at);
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kind.max_bytes)
+        throw InputError("file is " + std::to_string(size) + " bytes; " + kind.limit_text, at);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError("cannot open file", at);
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    return buffer.str();
+}
+
+}  // namespace ttsim
