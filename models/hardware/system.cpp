@@ -71,6 +71,7 @@ struct FileShape {
     int largest_domain = 1;
     int largest_node = 1;   // GPUs of its largest node: the server a user of that cluster rents
     double nvlink_bytes_per_s = 0;   // the slowest GPU's NVLink to its switch, per direction; 0 without NVLink
+    bool infiniband = false;         // every GPU's NIC attaches to the switches over InfiniBand (SHARP can run)
 };
 FileShape file_shape(const std::string& path) {
     const Topology topology = load_topology_file(path);
@@ -87,6 +88,15 @@ FileShape file_shape(const std::string& path) {
             const double bandwidth = topology.link(g.nvlink_up).bandwidth_bytes_per_s;
             shape.nvlink_bytes_per_s = shape.nvlink_bytes_per_s > 0 ? std::min(shape.nvlink_bytes_per_s, bandwidth) : bandwidth;
         }
+    }
+    // As the collectives decide where SHARP runs (GroupLayout::infiniband_fabric), for every GPU of the file.
+    const SwitchFabric& fabric = topology.fabric();
+    shape.infiniband = fabric.switch_count() > 0;
+    for (std::size_t r = 0; shape.infiniband && r < topology.gpus().size(); ++r) {
+        const std::uint32_t begin = fabric.attachment_begin[r], end = fabric.attachment_begin[r + 1];
+        shape.infiniband = begin < end;
+        for (std::uint32_t a = begin; shape.infiniband && a < end; ++a)
+            shape.infiniband = topology.link(fabric.attachments[a].up).kind == LinkKind::InfiniBand;
     }
     return shape;
 }
@@ -110,6 +120,13 @@ AllocationUnit parse_allocation(const std::string& text) {
     if (text == "rack") return AllocationUnit::rack;
     if (text == "tray") return AllocationUnit::tray;
     throw InputError("unknown allocation unit '" + text + "'; valid: rack, tray", Field::allocation);
+}
+
+std::string System::tensor_parallel_domain_problem(int tp) const {
+    const std::string domain = std::to_string(gpus_per_nvlink_domain) + " GPUs (" + name + ")";
+    if (tp > gpus_per_nvlink_domain) return "tensor parallelism " + std::to_string(tp) + " exceeds the NVLink domain of " + domain;
+    return "tensor parallelism " + std::to_string(tp) + " does not divide the NVLink domain of " + domain +
+           ": some of its groups would span two domains over the network";
 }
 
 int System::allocation_units(int gpus) const {
@@ -206,6 +223,7 @@ System with_fabric(System system, const FabricChoice& choice) {
         const FileShape shape = file_shape(*choice.topology_file);
         system.topology_file_gpus = shape.gpus;
         system.topology_file_nvlink_bytes_per_s = shape.nvlink_bytes_per_s;
+        system.topology_file_infiniband = shape.infiniband;
         system.gpus_per_nvlink_domain = shape.largest_domain;
         system.gpus_per_node = std::min(system.gpus_per_node, shape.largest_domain);
         // What is rented is the file's servers, not the preset's DGX nodes or racks: cost and energy per its node.
@@ -264,6 +282,9 @@ Topology build_topology(const System& system, int gpus) {
 }
 
 std::string sharp_unavailable_reason(const System& system, int gpus) {
+    if (system.topology_file && system.spans_domains(gpus) && !system.topology_file_infiniband)
+        return "the network of " + *system.topology_file + " does not attach every GPU to InfiniBand switches: SHARP "
+               "reduces in InfiniBand switches, so it would change nothing";
     if (system.spans_domains(gpus)) return {};
     const int domain = system.gpus_per_nvlink_domain;
     return within_one_domain(system.name, domain, gpus) + ": SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "

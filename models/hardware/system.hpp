@@ -53,7 +53,8 @@ struct System {
     FabricOptions fabric;
     std::optional<std::string> topology_file;  // a YAML topology in place of node shape + SuperPOD fabric
     int topology_file_gpus = 0;                // its GPU count, read once by with_fabric()
-    double topology_file_nvlink_bytes_per_s = 0;   // its slowest GPU's NVLink per direction (0: none), the same
+    double topology_file_nvlink_bytes_per_s = 0;   // its slowest GPU's NVLink per direction (0: none), likewise
+    bool topology_file_infiniband = false;         // every GPU's NIC on InfiniBand switches (SHARP can run)
     // GPU memory each GPU keeps free besides weights, gradients, optimizer state and activations (CUDA context,
     // library workspaces, NCCL buffers, allocator fragmentation), bytes; unset: the memory model's prior
     // (layers::MemoryAssumptions, 2 GB). PredictionRequest::memory_reserve_bytes sets it.
@@ -63,6 +64,16 @@ struct System {
     PresetInfo node_shape() const;
     // GPUs of one NVLink domain are inside one scale-up fabric: no NIC, switch or SHARP between them.
     bool spans_domains(int gpus) const { return gpus > gpus_per_nvlink_domain; }
+    // Every tensor-parallel group of a `gpus`-GPU job stays inside one NVLink domain (ranks are placed TP
+    // innermost, as Megatron-LM does): TP at most the domain and dividing it, or the whole job inside one domain.
+    // TP 6 on 8-GPU nodes would put ranks 6-11 across two nodes, over the network, which the step's collectives
+    // (priced on the first group) do not see.
+    bool tensor_parallel_fits_domain(int tp, int gpus) const {
+        return tp <= gpus_per_nvlink_domain && (gpus_per_nvlink_domain % tp == 0 || !spans_domains(gpus));
+    }
+    // Why `tp` does not (tensor_parallel_fits_domain false): "tensor parallelism 6 does not divide the NVLink
+    // domain of 8 GPUs (dgx-h100): ...".
+    std::string tensor_parallel_domain_problem(int tp) const;
     // Whole allocation units a job of `gpus` GPUs rents (a partial unit is rented whole): ceil(gpus / unit).
     int allocation_units(int gpus) const;
     // "2 racks (144 GPUs)", "1 node (8 GPUs)": what a job of `gpus` GPUs rents.

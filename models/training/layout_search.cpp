@@ -53,11 +53,8 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
     };
     check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism", tensor_parallel_field);
     check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism", context_parallel_field);
-    const int domain = system.gpus_per_nvlink_domain;
-    if (pins.tensor_parallel && *pins.tensor_parallel > domain)
-        throw InputError(fmt::format("tensor parallelism {} exceeds the NVLink domain of {} GPUs ({})",
-                                     *pins.tensor_parallel, domain, system.name),
-                         tensor_parallel_field);
+    if (pins.tensor_parallel && *pins.tensor_parallel > system.gpus_per_nvlink_domain)
+        throw InputError(system.tensor_parallel_domain_problem(*pins.tensor_parallel), tensor_parallel_field);
 }
 
 void check_pins_apply_somewhere(const Workload& workload, const std::vector<System>& systems, const LayoutPins& pins) {
@@ -99,7 +96,6 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     const GpuSpec& gpu = *job.system.gpu;
     const LayoutPins& pins = job.pins;
     check_pins_apply(workload, job.system, pins, job.tensor_parallel_field, job.context_parallel_field);
-    const int domain = job.system.gpus_per_nvlink_domain;
     // A pinned split that does not divide the GPUs matches no layout; say so rather than "none matches the pins".
     const int tp_pin = pins.tensor_parallel.value_or(1), cp_pin = pins.context_parallel.value_or(1);
     if (job.gpus % (tp_pin * cp_pin) != 0) {
@@ -110,6 +106,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         throw InputError(fmt::format("{} GPUs are not divisible by {}", job.gpus, split),
                          job.gpus % tp_pin != 0 ? job.tensor_parallel_field : job.context_parallel_field);
     }
+    if (!job.system.tensor_parallel_fits_domain(tp_pin, job.gpus))
+        throw InputError(job.system.tensor_parallel_domain_problem(tp_pin), job.tensor_parallel_field);
 
     LayoutSearchResult result;
     // Why splits were refused, each once, in the order they were met (TP, then CP, ascending).
@@ -149,7 +147,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     if (workload.tensor_parallel_modelled()) {
         tps.clear();
         for (int t : divisors(job.gpus))
-            if (t <= domain) tps.push_back(t);
+            if (job.system.tensor_parallel_fits_domain(t, job.gpus)) tps.push_back(t);
     }
     for (int tp : tps) {
         if (pinned_out(pins.tensor_parallel, tp)) continue;

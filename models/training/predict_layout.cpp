@@ -93,7 +93,7 @@ std::optional<PreparedScenario> larger_replica_default(const PredictionRequest& 
     if (!start) return std::nullopt;   // the published layout's refusal stands
     for (int tp = start->tensor_parallel, cp = start->context_parallel;;) {
         if (workload.context_parallel_modelled()) cp *= 2;
-        else if (tp * 2 <= system.gpus_per_nvlink_domain) tp *= 2;
+        else if (system.tensor_parallel_fits_domain(tp * 2, gpus)) tp *= 2;
         else return std::nullopt;
         if (static_cast<long long>(tp) * cp * start->pipeline_parallel > gpus) return std::nullopt;
         r.tensor_parallel = tp;

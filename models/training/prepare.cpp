@@ -253,14 +253,14 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
         if (tp < 1) throw InputError("must be >= 1", Field::tensor_parallel);
         if (cp < 1) throw InputError("must be >= 1", Field::context_parallel);
         if (tp > system.gpus_per_nvlink_domain)
-            throw InputError("tensor parallelism " + std::to_string(tp) + " exceeds the NVLink domain of " +
-                                 std::to_string(system.gpus_per_nvlink_domain) + " GPUs",
-                             Field::tensor_parallel);
+            throw InputError(system.tensor_parallel_domain_problem(tp), Field::tensor_parallel);
         const int split = tp * cp * c.pipeline_parallel;
         if (n % split != 0)   // name the flag that breaks divisibility (TP first), not merely the last one given
             throw InputError(std::to_string(n) + " GPUs are not divisible by TP x CP = " + std::to_string(tp) + " x " +
                                  std::to_string(cp) + " = " + std::to_string(split),
                              n % tp != 0 || !request.context_parallel ? Field::tensor_parallel : Field::context_parallel);
+        if (!system.tensor_parallel_fits_domain(tp, n))   // divides the GPUs, but some groups would cross domains
+            throw InputError(system.tensor_parallel_domain_problem(tp), Field::tensor_parallel);
         if (tp > 1 && !workload.tensor_parallel_modelled())
             throw InputError("tensor parallelism is modelled for bert and llama2_70b_lora only; " + workload.name +
                                  " runs data parallel (as in MLPerf v4.1)",
@@ -351,7 +351,8 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     if (const double need = model_state_bytes_per_gpu(workload, c); need > gpu.usable_memory_bytes()) {
         int tp = c.tensor_parallel;
         ParallelismConfig wider = c;
-        while (tp < system.gpus_per_nvlink_domain && model_state_bytes_per_gpu(workload, wider) > gpu.usable_memory_bytes()) {
+        while (system.tensor_parallel_fits_domain(tp * 2, n) &&
+               model_state_bytes_per_gpu(workload, wider) > gpu.usable_memory_bytes()) {
             tp *= 2;
             wider.tensor_parallel = tp;
         }

@@ -610,3 +610,34 @@ TEST_CASE("layout search: a batch per data-parallel rank gives each layout its o
     both.global_batch = 64;
     check_refused(both, profiles, Field::batch_per_rank, {"not both"});
 }
+
+TEST_CASE("tensor-parallel groups stay inside one NVLink domain: TP divides the domain or the job fits in one",
+          "[layout_search]") {
+    // Ranks are placed TP innermost; TP 6 on 8-GPU DGX nodes put ranks 6-11 on two nodes, while the step's TP
+    // collectives were priced on the first group, all on NVLink (a new-user trial found a 96-head model searched
+    // to TP 6 at 48 GPUs).
+    const System dgx = resolve_system("dgx-h100");
+    CHECK(dgx.tensor_parallel_fits_domain(8, 1024));
+    CHECK(dgx.tensor_parallel_fits_domain(4, 48));
+    CHECK_FALSE(dgx.tensor_parallel_fits_domain(6, 48));
+    CHECK_FALSE(dgx.tensor_parallel_fits_domain(3, 48));
+    CHECK(dgx.tensor_parallel_fits_domain(6, 6));        // a 6-GPU job is inside one node
+    CHECK_FALSE(dgx.tensor_parallel_fits_domain(16, 16));   // beyond the domain
+    const System nvl72 = resolve_system("gb200-nvl72");
+    CHECK(nvl72.tensor_parallel_fits_domain(6, 144));   // 72 / 6 = 12 whole groups per rack
+    CHECK_FALSE(nvl72.tensor_parallel_fits_domain(16, 144));
+
+    // The search never returns such a layout; a pin or --tp that asks for one is refused saying why.
+    const UserModel model = decoder_7b();   // 32 heads: TP 1, 2, 4, 8, 16, 32 split them
+    for (int gpus : {48, 96}) {
+        PredictionRequest request = user_request(model, gpus);
+        request.global_batch = 96;
+        const Prediction p = predict(request, load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level));
+        CHECK(8 % p.layout.tensor_parallel == 0);
+    }
+    PredictionRequest pinned = test::prediction_request("llama2_70b_lora", "dgx-h100", 48);
+    pinned.tensor_parallel = 6;
+    pinned.global_batch = 48;
+    CHECK_THROWS_WITH(prepare(pinned), Catch::Contains("tensor parallelism 6 does not divide the NVLink domain of 8 "
+                                                       "GPUs (dgx-h100): some of its groups would span two domains"));
+}

@@ -224,3 +224,20 @@ TEST_CASE("a plan states the SHARP it searched with", "[planning][sharp]") {
     query.sharp.reset();
     CHECK_FALSE(nlohmann::json::parse(format_plan_json("plan", ctx, answer)).contains("sharp"));
 }
+
+TEST_CASE("SHARP asked for on a topology file whose NICs are not on InfiniBand switches is refused", "[sharp]") {
+    // It used to be reported as on while the collectives ran without it (they need an InfiniBand fabric,
+    // GroupLayout::infiniband_fabric): the results were those of SHARP off.
+    const std::string examples = std::string(TTSIM_SOURCE_DIR) + "/topologies/examples/";
+    FabricChoice ethernet;
+    ethernet.topology_file = examples + "pcie_servers_ethernet.yaml";
+    const System pcie = with_fabric(resolve_system("dgx-h100"), ethernet);
+    CHECK_FALSE(pcie.topology_file_infiniband);
+    CHECK_THAT(sharp_unavailable_reason(pcie, pcie.topology_file_gpus),
+               Catch::Contains("does not attach every GPU to InfiniBand switches"));
+    FabricChoice infiniband;
+    infiniband.topology_file = examples + "two_dgx_h100.yaml";
+    const System dgx = with_fabric(resolve_system("dgx-h100"), infiniband);
+    CHECK(dgx.topology_file_infiniband);
+    CHECK(sharp_unavailable_reason(dgx, 16).empty());
+}
