@@ -32,6 +32,11 @@ nlohmann::ordered_json published_alternative_json(const Prediction::Alternative&
             {"step_ms", a.step_ms}, {"memory_per_gpu_bytes", a.memory_per_gpu_bytes}, {"memory_fits", a.memory_fits}};
 }
 
+std::string mfu_csv_fields(const Prediction& p) {
+    if (!(p.model_flops_utilisation > 0)) return ",";
+    return csv_number(p.model_flops_utilisation) + "," + csv_number(p.model_flops_per_gpu / 1e12);
+}
+
 namespace {
 
 std::string number(double value) { return csv_number(value); }
@@ -210,7 +215,7 @@ std::string format_sweep_csv(const SweepResult& result) {
            "marginal_doubling_efficiency,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
            "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
            "published_predicted_minutes,error_percent,warnings,routing,sharp_used,pareto_cost,layout_choice,"
-           "published_layout_minutes\n";
+           "published_layout_minutes,mfu,model_tflops_per_gpu\n";
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
@@ -220,7 +225,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
             out << "error," << csv_field(r.outcome.error) << std::string(37, ',') << "," << to_string(pt.routing)
-                << ",,,,\n";
+                << ",,,,,,\n";
             continue;
         }
         const ParallelismConfig& c = p.layout;
@@ -243,7 +248,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(fmt::format("{}", fmt::join(point_messages(r), "; ")))
             << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << ","
             << (r.pareto_cost ? "true" : "false") << "," << csv_field(layout_choice_text(p)) << ","
-            << (p.published ? number(p.published->ttt_minutes) : "") << "\n";
+            << (p.published ? number(p.published->ttt_minutes) : "") << "," << mfu_csv_fields(p) << "\n";
     }
     return out.str();
 }
@@ -317,7 +322,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
             e["error"] = r.outcome.error;
             // The numbers a consumer sorts or sums by are present as null, never 0 (CSV: empty).
             for (const char* key : {"global_batch", "ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours",
-                                    "rented_gpu_hours", "cost", "energy_kwh"})
+                                    "rented_gpu_hours", "cost", "energy_kwh", "mfu", "model_tflops_per_gpu"})
                 e[key] = nullptr;
             points.push_back(e);
             continue;
@@ -337,6 +342,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["fixed_ms"] = p.fixed_ms;
         e["eval_minutes"] = p.eval_minutes;
         e["samples_to_converge"] = p.samples_to_converge;
+        e["mfu"] = p.model_flops_utilisation > 0 ? json(p.model_flops_utilisation) : json(nullptr);
+        e["model_tflops_per_gpu"] = p.model_flops_utilisation > 0 ? json(p.model_flops_per_gpu / 1e12) : json(nullptr);
         e["reference_gpus"] = r.reference_gpus;
         e["speedup"] = r.metrics.speedup;
         e["ttt_efficiency"] = r.metrics.efficiency;

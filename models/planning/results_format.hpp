@@ -23,6 +23,10 @@ std::string csv_number(double value);
 // How a prediction's layout was chosen: the search's words ("fastest of 20 layouts that fit ..."), or "published"
 // (v4.1's layout at the nearest scale: `layout: published`, the lumped model). One text for every output.
 std::string layout_choice_text(const Prediction& p);
+// A prediction's model FLOPs utilisation and model TFLOP/s per GPU as two CSV fields ("0.41,404.5"), both empty
+// where the workload states no FLOPs; the JSON outputs write them as numbers or null (`mfu`,
+// `model_tflops_per_gpu`).
+std::string mfu_csv_fields(const Prediction& p);
 // The published layout's prediction beside a searched one (Prediction::published), as every JSON output writes it.
 nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a);
 

@@ -36,6 +36,7 @@ json prediction_to_json(const Prediction& p) {
               {"tp_cp_comm_ms", p.tp_cp_comm_ms}, {"tp_cp_exposed_ms", p.tp_cp_exposed_ms},
               {"eval_minutes", p.eval_minutes}, {"evaluations", p.evaluations},
               {"run_overhead_minutes", p.run_overhead_minutes}, {"per_gpu_throughput", p.per_gpu_throughput},
+              {"mfu", p.model_flops_utilisation}, {"model_flops_per_gpu", p.model_flops_per_gpu},
               {"gpu_hours", p.gpu_hours}, {"compute_only_bound_minutes", p.compute_only_bound_minutes},
               {"defaults", p.defaults}, {"warnings", p.warnings}, {"compute_model", p.compute_model},
               {"launch_bound", p.launch_bound}, {"memory_bytes", p.memory_per_gpu_bytes},
@@ -78,6 +79,8 @@ Prediction prediction_from_json(const json& j) {
     j.at("evaluations").get_to(p.evaluations);
     j.at("run_overhead_minutes").get_to(p.run_overhead_minutes);
     j.at("per_gpu_throughput").get_to(p.per_gpu_throughput);
+    j.at("mfu").get_to(p.model_flops_utilisation);
+    j.at("model_flops_per_gpu").get_to(p.model_flops_per_gpu);
     j.at("gpu_hours").get_to(p.gpu_hours);
     j.at("compute_only_bound_minutes").get_to(p.compute_only_bound_minutes);
     j.at("defaults").get_to(p.defaults);

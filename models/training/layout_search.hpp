@@ -66,6 +66,10 @@ struct LayoutSearchJob {
     // Layouts to price even when the branch and bound would skip them (a user model's conventional alternative,
     // whose time is reported); unset: none.
     std::function<bool(const ParallelismConfig&)> always_price;
+    // Layouts that ran, whatever the memory estimate says (PreparedScenario::ran_as_published: the published layout
+    // of this GPU family, as its submission ran it), counted as fitting as prepare_as_answer counts them; the
+    // estimate stays in the candidate's memory and the answer warns. Unset: the estimate decides alone.
+    std::function<bool(const ParallelismConfig&)> known_to_fit;
 };
 
 struct LayoutCandidate {

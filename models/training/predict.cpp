@@ -200,6 +200,8 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.eval_minutes = p.evaluations * eval_seconds / 60.0;
     p.run_overhead_minutes = clock.run_overhead_seconds / 60.0;
     p.per_gpu_throughput = c.global_batch / it.step_seconds / s.gpus;
+    p.model_flops_per_gpu = w.train_flops_per_sample * p.per_gpu_throughput;
+    p.model_flops_utilisation = p.model_flops_per_gpu / peak_flops(gpu, c.fp8);
     p.gpu_hours = p.ttt_minutes / 60.0 * s.gpus;
     p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;
     p.defaults = s.defaults;

@@ -107,6 +107,12 @@ struct Prediction {
     double run_overhead_minutes = 0;       // once per run (ComputeProfile::run_overhead_seconds)
     // ttt_minutes = steps x step_ms + eval_minutes + run_overhead_minutes.
     double per_gpu_throughput = 0;         // samples / s / GPU
+    // Model FLOPs utilisation: the workload's training FLOPs per step (forward and backward, as its data states
+    // them: no recomputation, no padding) over step time x GPUs x the GPU's dense peak at the layout's precision
+    // (bf16, or fp8 where the layout computes in fp8). 0 where the workload states no FLOPs. At most 1: no step
+    // beats its roofline.
+    double model_flops_utilisation = 0;
+    double model_flops_per_gpu = 0;        // the same FLOPs per second per GPU achieved (FLOP/s)
     std::optional<double> efficiency_vs_8gpu;   // per-GPU throughput relative to the default 8-GPU layout
     // Which compute model priced the step: "operator" (layer graph, operator_step.hpp) or "lumped"
     // (compute_profile.hpp's curve).
@@ -232,6 +238,8 @@ void check_batch_request(const PredictionRequest& request);
 // that one ran: a warning instead. (`calibrate --data` holds a measured row to the estimate on its own terms,
 // user_runs.cpp.)
 PreparedScenario prepare_as_answer(const PredictionRequest& request);
+// The warning of a layout over the memory estimate that follows a published layout which ran (ran_as_published).
+std::string ran_over_estimate_warning(const std::string& memory_summary, const std::string& ran_as_published);
 // A user-defined workload (Workload::user_defined) keeps itself alive in the scenario.
 PreparedScenario prepare_with_layout(std::shared_ptr<const Workload> workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});

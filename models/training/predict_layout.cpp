@@ -228,6 +228,20 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         const int domain = system.gpus_per_nvlink_domain;
         job.always_price = [domain](const ParallelismConfig& l) { return conventional(l, domain); };
     }
+    // A published layout that ran on this GPU family fits, whatever the estimate says (prepare_as_answer's rule):
+    // the search must not refuse what the submission ran (LoRA on 16 GB200s: the v5.0 layout, estimated at 225 GB
+    // of 199, was refused, and its batch searched with a slower split). The same split and memory settings with
+    // at least its data-parallel sharding hold the same state per GPU.
+    if (published && !published->ran_as_published.empty()) {
+        const ParallelismConfig ran = published->layout;
+        job.known_to_fit = [ran](const ParallelismConfig& l) {
+            return l.tensor_parallel == ran.tensor_parallel && l.context_parallel == ran.context_parallel &&
+                   l.pipeline_parallel == ran.pipeline_parallel &&
+                   l.samples_per_micro_batch == ran.samples_per_micro_batch && l.packing_factor == ran.packing_factor &&
+                   l.distributed_optimizer == ran.distributed_optimizer &&
+                   (!l.distributed_optimizer || l.data_parallel >= ran.data_parallel);
+        };
+    }
     LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.any();
     if (result.fitting.empty()) {
@@ -241,6 +255,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         refuse_layouts(job, result, field);
     }
     Prediction p = *result.best;
+    if (!p.memory_fits && !p.memory_summary.empty() && published)   // only job.known_to_fit lets such a layout win
+        p.warnings.push_back(ran_over_estimate_warning(p.memory_summary, published->ran_as_published));
     p.layouts_enumerated = result.enumerated;
     p.layouts_fitting = static_cast<int>(result.fitting.size());
     p.layout_search_seconds = result.seconds;

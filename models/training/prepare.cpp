@@ -46,6 +46,12 @@ double trained_samples(const PreparedScenario& scenario, const ComputeProfile& p
     return scenario.samples_from_rcps ? samples * profile.convergence_factor : samples;
 }
 
+std::string ran_over_estimate_warning(const std::string& memory_summary, const std::string& ran_as_published) {
+    return "the memory estimate puts this layout over HBM (" + memory_summary +
+           "), but the published layout it follows in memory (" + ran_as_published +
+           ") ran: the estimate is high for it (activation offload or recomputation the workload data does not state)";
+}
+
 namespace {
 
 // prepare_as_answer's memory rule (predict.hpp).
@@ -53,10 +59,7 @@ void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& r
     if (!scenario.operator_table || scenario.operator_table->memory.fits) return;
     const std::string& summary = scenario.operator_table->memory.summary;
     if (!scenario.ran_as_published.empty()) {
-        scenario.warnings.push_back("the memory estimate puts this layout over HBM (" + summary +
-                                    "), but the published layout it follows in memory (" + scenario.ran_as_published +
-                                    ") ran: the estimate is high for it (activation offload or recomputation the "
-                                    "workload data does not state)");
+        scenario.warnings.push_back(ran_over_estimate_warning(summary, scenario.ran_as_published));
         return;
     }
     const bool layout_asked = request.layout.mode == LayoutMode::published;

@@ -84,6 +84,8 @@ TEST_CASE("row encoding keeps every bit, infinities and NaN included", "[plannin
     o.prediction.fixed_ms = std::numeric_limits<double>::quiet_NaN();
     o.prediction.steps = (1LL << 53) + 1;
     o.prediction.efficiency_vs_8gpu = std::nextafter(1.0, 2.0);
+    o.prediction.model_flops_utilisation = 1.0 / 3.0;
+    o.prediction.model_flops_per_gpu = 4.0e14 / 3.0;
     o.prediction.routing = FabricRouting::StaticEcmp;
     o.prediction.warnings = {"w, with \"quotes\""};
     o.prediction.layout.gradient_reduction_after_backward = true;   // a layout's facts travel with the row
@@ -103,6 +105,8 @@ TEST_CASE("row encoding keeps every bit, infinities and NaN included", "[plannin
     CHECK(std::isnan(back.prediction.fixed_ms));
     CHECK(back.prediction.steps == o.prediction.steps);
     CHECK(back.prediction.efficiency_vs_8gpu == o.prediction.efficiency_vs_8gpu);
+    CHECK(back.prediction.model_flops_utilisation == o.prediction.model_flops_utilisation);
+    CHECK(back.prediction.model_flops_per_gpu == o.prediction.model_flops_per_gpu);
     CHECK(back.prediction.routing == FabricRouting::StaticEcmp);
     CHECK(back.prediction.warnings == o.prediction.warnings);
     CHECK(back.notes == o.notes);

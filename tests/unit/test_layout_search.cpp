@@ -641,3 +641,28 @@ TEST_CASE("tensor-parallel groups stay inside one NVLink domain: TP divides the 
     CHECK_THROWS_WITH(prepare(pinned), Catch::Contains("tensor parallelism 6 does not divide the NVLink domain of 8 "
                                                        "GPUs (dgx-h100): some of its groups would span two domains"));
 }
+
+TEST_CASE("layout search: a published layout that ran on this GPU family counts as fitting, with the estimate's warning",
+          "[layout_search][memory]") {
+    // MLPerf v5.0's LoRA layout on 8 GB200s (TP 1 x CP 1, micro batch 1) ran; the memory estimate puts it at 225 GB
+    // of 199. The search refused it and searched its batch with a slower CP 2 split (8.57 min against 8.31; from a
+    // new-user trial), while `--layout published` answered it with a warning. Both now agree.
+    const ProfileSet profiles = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
+    const Prediction searched = predict(test::prediction_request("llama2_70b_lora", "gb200-nvl72", 16), profiles);
+    CHECK(searched.layout.tensor_parallel == 1);
+    CHECK(searched.layout.context_parallel == 1);
+    CHECK_FALSE(searched.memory_fits);   // the estimate is kept and shown
+    CHECK(std::any_of(searched.warnings.begin(), searched.warnings.end(), [](const std::string& w) {
+        return w.find("but the published layout it follows in memory (GB200, 8 GPUs") != std::string::npos;
+    }));
+    REQUIRE(searched.published);
+    CHECK(searched.ttt_minutes <= searched.published->ttt_minutes * (1 + 1e-12));
+    // A split the submission never ran is still held to the estimate: TP 1 x CP 1 with micro batch 2 is not searched
+    // as fitting (it needs even more activations).
+    PredictionRequest pinned = test::prediction_request("llama2_70b_lora", "gb200-nvl72", 16);
+    pinned.layout = parse_layout_request("tp=1,cp=1");
+    pinned.global_batch = 32;
+    const Prediction wider = predict(pinned, profiles);
+    CHECK(wider.layout.samples_per_micro_batch == 1);   // micro batch 2 (one step) was over HBM, so 2 micro steps
+    CHECK(wider.layout.gradient_accumulation == 2);
+}

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "models/training/iteration.hpp"
+#include "models/compute/profile_files.hpp"
 #include "models/training/predict.hpp"
 #include "sim/errors.hpp"
 #include "tests/unit/prediction_helpers.hpp"
@@ -89,6 +90,23 @@ TEST_CASE("time to train is never below the compute-only bound", "[training]") {
                 CHECK(p.ttt_p90_minutes >= p.ttt_minutes);
                 CHECK(p.steps * p.global_batch >= p.samples_to_converge);
             }
+}
+
+TEST_CASE("model FLOPs utilisation is above 0 and at most 1 for every workload, system and scale, both compute models",
+          "[training]") {
+    // No step beats its roofline: the workload's training FLOPs per step can never exceed GPUs x step x peak.
+    const ProfileSet operator_profiles = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
+    for (const ProfileSet* profiles : {&shipped_profiles(), &operator_profiles})
+        for (const char* workload : {"bert", "llama2_70b_lora", "retinanet", "stable_diffusion"})
+            for (const char* system : {"dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"})
+                for (int gpus : {8, 64, 512, 2048}) {
+                    const Prediction p = predict(request(workload, system, gpus), *profiles);
+                    INFO(workload << " " << system << " " << gpus << " " << p.compute_model);
+                    CHECK(p.model_flops_utilisation > 0);
+                    CHECK(p.model_flops_utilisation <= 1);
+                    CHECK(p.model_flops_per_gpu ==
+                          Approx(p.per_gpu_throughput * find_workload(workload).train_flops_per_sample));
+                }
 }
 
 TEST_CASE("GPUs without v4.1 data get a transferred profile and a warning", "[training]") {

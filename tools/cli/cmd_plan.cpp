@@ -136,7 +136,9 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         [&] { return checked_gpu_request(args.get_int("min-gpus", 1, kMaxRequestableGpus), Field::min_gpus); });
     const int max_gpus = args.naming_flags(
         [&] { return checked_gpu_request(args.get_int("max-gpus", 1, kMaxRequestableGpus), Field::max_gpus); });
-    if (max_gpus < min_gpus) args.fail("max-gpus", "is below --min-gpus");
+    if (max_gpus < min_gpus)
+        args.fail("max-gpus", "is below --min-gpus (" + std::to_string(min_gpus) +
+                                  (args.has("min-gpus") ? ")" : ", its default)"));
     query.gpu_counts = planning::plan_gpu_grid(min_gpus, max_gpus);
     if (query.topology_file) {
         // The file fixes the GPU count: the search is over systems (their GPUs) on that one fabric.

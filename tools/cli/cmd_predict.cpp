@@ -67,7 +67,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B | --batch-per-rank R] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
-                     "[--sharp on|off] [--memory-reserve SIZE] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--format table|csv|json] [--out DIR]",
+                     "[--sharp on|off] [--memory-reserve SIZE] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--currency C] [--allocation rack|tray] [--format table|csv|json] [--out DIR]",
                      "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");

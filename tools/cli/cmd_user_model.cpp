@@ -54,10 +54,10 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
         "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
         "memory_capacity_gb,layouts_fitting,layouts_valid,alternative_layout,alternative_ttt_minutes,"
         "alternative_memory_per_gpu_gb,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,"
-        "energy_kwh,error\n";
+        "energy_kwh,error,mfu,model_tflops_per_gpu\n";   // the last two appended in session 27
     for (const Row& r : rows) {
         if (!r.error.empty()) {
-            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{}\n", r.gpus, planning::csv_field(r.error));
+            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{},,\n", r.gpus, planning::csv_field(r.error));
             continue;
         }
         const ParallelismConfig& c = r.p.layout;
@@ -71,9 +71,9 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
                                 r.p.published->ttt_minutes, r.p.published->memory_per_gpu_bytes / 1e9);
         else
             text += ",,,";
-        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},\n", r.p.gpu_hours, r.cost.rented_gpu_hours,
+        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},,{}\n", r.p.gpu_hours, r.cost.rented_gpu_hours,
                             r.cost.price_per_gpu_hour, r.cost.price_is_estimate ? "true" : "false", r.cost.cost,
-                            planning::csv_field(currency), r.cost.energy.facility_kwh);
+                            planning::csv_field(currency), r.cost.energy.facility_kwh, planning::mfu_csv_fields(r.p));
     }
     return text;
 }
@@ -101,6 +101,9 @@ std::string json(const std::string& name, const std::string& system, const UserM
         row["layout_choice"] = r.p.layout_choice;
         row["ttt_minutes"] = r.p.ttt_minutes;
         row["step_ms"] = r.p.step_ms;
+        row["mfu"] = r.p.model_flops_utilisation > 0 ? nlohmann::ordered_json(r.p.model_flops_utilisation) : nullptr;
+        row["model_tflops_per_gpu"] =
+            r.p.model_flops_utilisation > 0 ? nlohmann::ordered_json(r.p.model_flops_per_gpu / 1e12) : nullptr;
         row["memory"] = r.p.memory_summary;
         row["memory_per_gpu_bytes"] = r.p.memory_per_gpu_bytes;
         row["alternative"] = r.p.published ? nlohmann::ordered_json{{"label", r.p.published->label},

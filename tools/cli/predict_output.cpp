@@ -66,6 +66,11 @@ std::string format_prediction_table(const PredictionReport& report) {
     line("per-run overhead", fmt::format("{:.3f} min (once per run; time to train = steps x step + evaluation + this)",
                                          p.run_overhead_minutes));
     line("per-GPU throughput", fmt::format("{:.3f} samples/s", p.per_gpu_throughput));
+    if (p.model_flops_utilisation > 0)
+        line("MFU", fmt::format("{:.1f} % (model FLOPs utilisation: the workload's training FLOPs at the {} dense "
+                                "peak, {:.0f} TFLOP/s per GPU achieved)",
+                                100 * p.model_flops_utilisation, p.layout.fp8 ? "fp8" : "bf16",
+                                p.model_flops_per_gpu / 1e12));
     if (p.efficiency_vs_8gpu)
         line("throughput eff.", fmt::format("{:.3f} (per-GPU samples/s relative to the published layout on 8 GPUs, so a "
                                             "searched layout may exceed 1; convergence not included, unlike the "
@@ -102,7 +107,8 @@ std::string format_prediction_csv(const PredictionReport& report) {
         "compute_ms,exposed_comm_ms,comm_total_ms,tp_cp_comm_ms,fixed_ms,eval_minutes,evaluations,"
         "run_overhead_minutes,per_gpu_throughput,throughput_efficiency_vs_8gpu,gpu_hours,price_per_gpu_hour,"
         "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings,memory_per_gpu_gb,"
-        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes,gradient_reduction,rented_gpu_hours\n";
+        "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes,gradient_reduction,rented_gpu_hours,mfu,"
+        "model_tflops_per_gpu\n";
     const ParallelismConfig& l = p.layout;
     std::string warnings;
     for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
@@ -134,7 +140,9 @@ std::string format_prediction_csv(const PredictionReport& report) {
            (p.published ? csv_number(p.published->ttt_minutes) : "") + "," +
            std::string(gradient_reduction_name(l.gradient_reduction_after_backward)) + "," +
            // The whole allocation units the cost bills (a node, an NVL72 rack): appended, as the columns above.
-           csv_number(c.rented_gpu_hours) + "\n";
+           csv_number(c.rented_gpu_hours) + "," +
+           // Model FLOPs utilisation and the FLOP/s behind it (session 27), appended likewise; empty without FLOPs.
+           planning::mfu_csv_fields(p) + "\n";
     return out;
 }
 
@@ -175,6 +183,10 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["evaluations"] = p.evaluations;
     j["run_overhead_minutes"] = p.run_overhead_minutes;
     j["per_gpu_throughput"] = p.per_gpu_throughput;
+    // Model FLOPs utilisation (Prediction::model_flops_utilisation); null where the workload states no FLOPs.
+    j["mfu"] = p.model_flops_utilisation > 0 ? nlohmann::ordered_json(p.model_flops_utilisation) : nullptr;
+    j["model_tflops_per_gpu"] =
+        p.model_flops_utilisation > 0 ? nlohmann::ordered_json(p.model_flops_per_gpu / 1e12) : nullptr;
     if (!p.layout_choice.empty()) {   // what the layout search adds (only when it chose the layout)
         j["layout_choice"] = p.layout_choice;
         j["layouts_valid"] = p.layouts_enumerated;
