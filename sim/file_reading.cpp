@@ -13,6 +13,11 @@ std::string read_input_file(const std::string& path, const InputFileKind& kind) 
     const SourceLocation at{path, 0, 0};
     std::error_code ec;   // every check with an error_code: a name the OS refuses is "no such file", not a throw
     const auto status = std::filesystem::status(path, ec);
+    // A missing file and a name the OS refuses (too long) are "no such file"; anything else (a parent folder
+    // without permission) says what the OS said.
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::filename_too_long &&
+        ec != std::errc::not_a_directory)
+        throw InputError("cannot open file: " + ec.message(), at);
     if (ec || !std::filesystem::exists(status)) throw InputError("cannot open file: no such file", at);
     if (std::filesystem::is_directory(status))
         throw InputError(std::string("is a directory, not ") + kind.expected, at);

@@ -23,6 +23,9 @@ inline constexpr PhysicalRange kHbmBandwidthRange{1e9, 100e12, "1GB/s to 100TB/s
 // cluster; 100 Tb/s is over ten times NVLink5's 900 GB/s (7.2 Tb/s) per GPU and a hundred times an 800 Gb/s XDR
 // port.
 inline constexpr PhysicalRange kLinkBandwidthRange{1e9 / 8, 100e12 / 8, "1Gb/s to 100Tb/s"};
+// One scale-out NIC port per GPU (NicSpeed: --nic, a sweep's network `nic`, a what-if GPU's `nic_bandwidth`):
+// 1 Gb/s to 3.2 Tb/s (four XDR 800G ports; beyond any NIC announced).
+inline constexpr PhysicalRange kNicBandwidthRange{1e9 / 8, 3.2e12 / 8, "1Gb/s to 3.2Tb/s"};
 // One link's or switch's latency (seconds): 1 s is five times a transpacific round trip (~0.2 s); within a
 // cluster a hop is 0.1-2 us. The cap also keeps a path's summed latency far inside the event clock.
 inline constexpr PhysicalRange kLatencyRange{0.0, 1.0, "0s to 1s"};

@@ -99,7 +99,7 @@ void check_gpu_count(const PresetInfo& info, int gpus) {
 // InputError unless `nic` is within NicSpeed's accepted rates; `shown` is how the message names it.
 void check_nic_range(const NicSpeed& nic, const std::string& shown) {
     if (!(nic.bytes_per_second >= NicSpeed::kMinBytesPerSecond && nic.bytes_per_second <= NicSpeed::kMaxBytesPerSecond))
-        throw InputError("NIC speed " + shown + " is outside the physical range 1Gb/s to 3.2Tb/s", Field::nic);
+        throw InputError("NIC speed " + shown + " is outside the physical range " + kNicBandwidthRange.text, Field::nic);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/fields.hpp"
+#include "sim/physical_range.hpp"
 #include "sim/time.hpp"
 #include "topologies/topology.hpp"
 
@@ -26,10 +27,10 @@ struct NicSpeed {
 
     // IB HDR 200 Gb/s (DGX A100, NCCL_812), NDR 400 Gb/s (MLP41 systems, SPOD_H100), XDR 800 Gb/s (CX8).
     static const NicSpeed Hdr200, Ndr400, Xdr800;
-    // Accepted rates: 1 Gb/s (the slowest Ethernet port still in a cluster) to 3.2 Tb/s (four XDR ports; beyond
-    // any NIC announced). Outside, a value is a typo, and would break the model rather than answer a question.
-    static constexpr double kMinBytesPerSecond = 1e9 / 8;
-    static constexpr double kMaxBytesPerSecond = 3.2e12 / 8;
+    // Accepted rates (sim/physical_range.hpp): outside, a value is a typo, and would break the model rather than
+    // answer a question.
+    static constexpr double kMinBytesPerSecond = kNicBandwidthRange.min;
+    static constexpr double kMaxBytesPerSecond = kNicBandwidthRange.max;
 
     double gigabits_per_second() const { return bytes_per_second * 8 / 1e9; }
     // How outputs name it: "hdr", "ndr" or "xdr" for those rates, else the rate, e.g. "100Gb/s" (which

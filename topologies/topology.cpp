@@ -224,6 +224,16 @@ const TopologyGraph& Topology::graph() const {
     return *graph_;
 }
 
+bool Topology::attached_over_infiniband(int rank) const {
+    const SwitchFabric& f = fabric();
+    const std::uint32_t begin = f.attachment_begin[static_cast<std::size_t>(rank)];
+    const std::uint32_t end = f.attachment_begin[static_cast<std::size_t>(rank) + 1];
+    if (begin == end) return false;
+    for (std::uint32_t a = begin; a < end; ++a)
+        if (link(f.attachments[a].up).kind != LinkKind::InfiniBand) return false;
+    return true;
+}
+
 const SwitchFabric& Topology::fabric() const {
     TTSIM_ASSERT(finalized_, "topology used before finalize()");
     return fabric_;

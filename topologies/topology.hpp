@@ -234,6 +234,9 @@ public:
     const VertexProps& vertex(Vertex v) const { return (*vertices_)[v]; }
     std::size_t vertex_count() const { return vertices_->size(); }
     const SwitchFabric& fabric() const;
+    // GPU `rank`'s NIC attaches to the switch fabric, every attachment over InfiniBand: where SHARP can reduce
+    // (the collectives' GroupLayout::infiniband_fabric and a topology file's SHARP check ask this one question).
+    bool attached_over_infiniband(int rank) const;
     TopologySummary summary() const;
     // The links in the form the flow network takes, index = link id.
     std::vector<NetworkLink> network_links() const;

@@ -45,16 +45,8 @@ GroupLayout::GroupLayout(const Topology& topology, const std::vector<int>& group
 }
 
 bool GroupLayout::infiniband_fabric() const {
-    const SwitchFabric& fabric = topology_->fabric();
-    if (fabric.switch_count() == 0) return false;
-    for (const int r : ranks_) {
-        const std::uint32_t begin = fabric.attachment_begin[static_cast<std::size_t>(r)];
-        const std::uint32_t end = fabric.attachment_begin[static_cast<std::size_t>(r) + 1];
-        if (begin == end) return false;
-        for (std::uint32_t a = begin; a < end; ++a)
-            if (topology_->link(fabric.attachments[a].up).kind != LinkKind::InfiniBand) return false;
-    }
-    return true;
+    if (topology_->fabric().switch_count() == 0) return false;
+    return std::all_of(ranks_.begin(), ranks_.end(), [&](int r) { return topology_->attached_over_infiniband(r); });
 }
 
 bool GroupLayout::single_nvlink_domain() const {

@@ -90,14 +90,8 @@ FileShape file_shape(const std::string& path) {
         }
     }
     // As the collectives decide where SHARP runs (GroupLayout::infiniband_fabric), for every GPU of the file.
-    const SwitchFabric& fabric = topology.fabric();
-    shape.infiniband = fabric.switch_count() > 0;
-    for (std::size_t r = 0; shape.infiniband && r < topology.gpus().size(); ++r) {
-        const std::uint32_t begin = fabric.attachment_begin[r], end = fabric.attachment_begin[r + 1];
-        shape.infiniband = begin < end;
-        for (std::uint32_t a = begin; shape.infiniband && a < end; ++a)
-            shape.infiniband = topology.link(fabric.attachments[a].up).kind == LinkKind::InfiniBand;
-    }
+    shape.infiniband = topology.fabric().switch_count() > 0;
+    for (int r = 0; shape.infiniband && r < topology.gpu_count(); ++r) shape.infiniband = topology.attached_over_infiniband(r);
     return shape;
 }
 
@@ -127,6 +121,13 @@ std::string System::tensor_parallel_domain_problem(int tp) const {
     if (tp > gpus_per_nvlink_domain) return "tensor parallelism " + std::to_string(tp) + " exceeds the NVLink domain of " + domain;
     return "tensor parallelism " + std::to_string(tp) + " does not divide the NVLink domain of " + domain +
            ": some of its groups would span two domains over the network";
+}
+
+std::string System::model_parallel_domain_problem(int tp, int cp, int gpus) const {
+    if (!tensor_parallel_fits_domain(tp, gpus)) return tensor_parallel_domain_problem(tp);
+    return "TP x CP = " + std::to_string(tp) + " x " + std::to_string(cp) + " = " + std::to_string(tp * cp) +
+           " GPUs neither divides nor is a multiple of the NVLink domain of " + std::to_string(gpus_per_nvlink_domain) +
+           " GPUs (" + name + "): some context-parallel groups would span domains and others not";
 }
 
 int System::allocation_units(int gpus) const {

@@ -74,6 +74,17 @@ struct System {
     // Why `tp` does not (tensor_parallel_fits_domain false): "tensor parallelism 6 does not divide the NVLink
     // domain of 8 GPUs (dgx-h100): ...".
     std::string tensor_parallel_domain_problem(int tp) const;
+    // The same for the TP x CP block a context-parallel group lives in (CP next to TP in rank order): every block
+    // lies inside one domain (TP x CP divides it) or spans whole domains alike (a multiple of it), so the groups
+    // the step prices on the first block are every block's. CP 16 on a 72-GPU rack would put ranks 64-79 across
+    // two racks while ranks 0-15 share one.
+    bool model_parallel_fits_domain(int tp, int cp, int gpus) const {
+        const long long block = static_cast<long long>(tp) * cp;
+        return tensor_parallel_fits_domain(tp, gpus) &&
+               (gpus_per_nvlink_domain % block == 0 || block % gpus_per_nvlink_domain == 0 || !spans_domains(gpus));
+    }
+    // Why not (model_parallel_fits_domain false), the TP problem first.
+    std::string model_parallel_domain_problem(int tp, int cp, int gpus) const;
     // Whole allocation units a job of `gpus` GPUs rents (a partial unit is rented whole): ceil(gpus / unit).
     int allocation_units(int gpus) const;
     // "2 racks (144 GPUs)", "1 node (8 GPUs)": what a job of `gpus` GPUs rents.

@@ -295,8 +295,8 @@ std::vector<MlperfRun> load_mlperf_runs(const std::optional<std::filesystem::pat
             throw InputError("unknown run status '" + status + "' (expected success, aborted or empty)",
                              SourceLocation{table.name, line, 0}, "status");
         run.success = status == "success";
-        run.minutes = read.optional_number("ttt_minutes");
-        run.convergence_point = read.optional_number("conv_point");
+        run.minutes = read.optional_minutes("ttt_minutes");
+        run.convergence_point = read.optional_positive("conv_point");
         if (run.success)
             for (const auto& [value, column] : {std::pair{run.minutes, "ttt_minutes"},
                                                 std::pair{run.convergence_point, "conv_point"}})

@@ -37,6 +37,12 @@ std::string mfu_csv_fields(const Prediction& p) {
     return csv_number(p.model_flops_utilisation) + "," + csv_number(p.model_flops_per_gpu / 1e12);
 }
 
+void add_mfu_json(nlohmann::ordered_json& j, const Prediction& p) {
+    const bool known = p.model_flops_utilisation > 0;
+    j["mfu"] = known ? nlohmann::ordered_json(p.model_flops_utilisation) : nlohmann::ordered_json(nullptr);
+    j["model_tflops_per_gpu"] = known ? nlohmann::ordered_json(p.model_flops_per_gpu / 1e12) : nlohmann::ordered_json(nullptr);
+}
+
 namespace {
 
 std::string number(double value) { return csv_number(value); }
@@ -342,8 +348,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["fixed_ms"] = p.fixed_ms;
         e["eval_minutes"] = p.eval_minutes;
         e["samples_to_converge"] = p.samples_to_converge;
-        e["mfu"] = p.model_flops_utilisation > 0 ? json(p.model_flops_utilisation) : json(nullptr);
-        e["model_tflops_per_gpu"] = p.model_flops_utilisation > 0 ? json(p.model_flops_per_gpu / 1e12) : json(nullptr);
+        add_mfu_json(e, p);
         e["reference_gpus"] = r.reference_gpus;
         e["speedup"] = r.metrics.speedup;
         e["ttt_efficiency"] = r.metrics.efficiency;

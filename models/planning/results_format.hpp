@@ -27,6 +27,8 @@ std::string layout_choice_text(const Prediction& p);
 // where the workload states no FLOPs; the JSON outputs write them as numbers or null (`mfu`,
 // `model_tflops_per_gpu`).
 std::string mfu_csv_fields(const Prediction& p);
+// The same two as JSON keys of `j` (`mfu`, `model_tflops_per_gpu`): numbers, or null without FLOPs.
+void add_mfu_json(nlohmann::ordered_json& j, const Prediction& p);
 // The published layout's prediction beside a searched one (Prediction::published), as every JSON output writes it.
 nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a);
 

@@ -108,6 +108,9 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     }
     if (!job.system.tensor_parallel_fits_domain(tp_pin, job.gpus))
         throw InputError(job.system.tensor_parallel_domain_problem(tp_pin), job.tensor_parallel_field);
+    if (pins.context_parallel && !job.system.model_parallel_fits_domain(tp_pin, cp_pin, job.gpus) &&
+        (pins.tensor_parallel || !job.system.model_parallel_fits_domain(1, cp_pin, job.gpus)))
+        throw InputError(job.system.model_parallel_domain_problem(tp_pin, cp_pin, job.gpus), job.context_parallel_field);
 
     LayoutSearchResult result;
     // Why splits were refused, each once, in the order they were met (TP, then CP, ascending).
@@ -154,6 +157,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         if (workload.context_parallel_modelled()) cps = divisors(job.gpus / tp);
         for (int cp : cps) {
             if (pinned_out(pins.context_parallel, cp)) continue;
+            if (!job.system.model_parallel_fits_domain(tp, cp, job.gpus)) continue;
             const int dp = job.gpus / (tp * cp);
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;

@@ -252,6 +252,12 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
         previous = &layer;
         prices.gradient_bytes = gradient_element_bytes * static_cast<double>(layer.local_trainable);
         table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
+        for (const std::vector<layers::Kernel>* pass : {&layer.forward, &layer.backward})
+            for (const layers::Kernel& k : *pass)
+                if (k.pass != layers::Pass::recompute && k.flops > 0) {
+                    table->model_flops_per_micro_step += k.flops;
+                    table->model_flops_peak_seconds_per_micro_step += k.flops / layers::peak(k, gpu);
+                }
         if (auto k = layers::optimizer_kernel(layer, optimizer_shards)) {
             table->optimizer_memory_seconds += layers::kernel_time(*k, gpu, unit_efficiency()).memory_seconds;
             if (floor)

@@ -58,6 +58,11 @@ struct OperatorTable {
     layers::CudaGraphs cuda_graphs = layers::CudaGraphs::none;
     layers::MemoryEstimate memory;         // per GPU for this layout (weights, gradients, optimizer, activations)
     std::size_t kernels_per_micro_step = 0;
+    // This GPU's forward and backward FLOPs per micro step, recomputation left out: the model FLOPs of MFU
+    // (Prediction::model_flops_utilisation), the FLOPs the kernels above are priced for; and the same FLOPs each
+    // over its kernel's dense peak (layers::peak: FP8 kernels at the FP8 rate), seconds: MFU's ideal time.
+    double model_flops_per_micro_step = 0;
+    double model_flops_peak_seconds_per_micro_step = 0;
 };
 
 // The table for `workload` (which must have a layer_model) on `gpu` with `layout` (its micro batch per rank,

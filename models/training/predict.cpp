@@ -200,8 +200,19 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.eval_minutes = p.evaluations * eval_seconds / 60.0;
     p.run_overhead_minutes = clock.run_overhead_seconds / 60.0;
     p.per_gpu_throughput = c.global_batch / it.step_seconds / s.gpus;
-    p.model_flops_per_gpu = w.train_flops_per_sample * p.per_gpu_throughput;
-    p.model_flops_utilisation = p.model_flops_per_gpu / peak_flops(gpu, c.fp8);
+    // The FLOPs the step was priced for, each at the peak it was priced at: the layer graph's kernels where the
+    // operator model priced the step (the catalog's per-sample figure can differ from the graph's, and BERT's
+    // GEMMs run FP8 while its layout's `fp8` switch, which the lumped curve reads, is off), else the workload's
+    // stated FLOPs at the lumped curve's peak. Only so is MFU bounded by 1: no kernel beats its roof.
+    const bool priced_by_kernels = terms.operator_model && s.operator_table;
+    const double flops_per_step = priced_by_kernels
+                                      ? s.operator_table->model_flops_per_micro_step * c.gradient_accumulation
+                                      : w.train_flops_per_sample * c.global_batch / s.gpus;
+    const double ideal_seconds =
+        priced_by_kernels ? s.operator_table->model_flops_peak_seconds_per_micro_step * c.gradient_accumulation
+                          : flops_per_step / peak_flops(gpu, c.fp8);
+    p.model_flops_per_gpu = flops_per_step / it.step_seconds;
+    p.model_flops_utilisation = ideal_seconds / it.step_seconds;
     p.gpu_hours = p.ttt_minutes / 60.0 * s.gpus;
     p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;
     p.defaults = s.defaults;

@@ -107,10 +107,11 @@ struct Prediction {
     double run_overhead_minutes = 0;       // once per run (ComputeProfile::run_overhead_seconds)
     // ttt_minutes = steps x step_ms + eval_minutes + run_overhead_minutes.
     double per_gpu_throughput = 0;         // samples / s / GPU
-    // Model FLOPs utilisation: the workload's training FLOPs per step (forward and backward, as its data states
-    // them: no recomputation, no padding) over step time x GPUs x the GPU's dense peak at the layout's precision
-    // (bf16, or fp8 where the layout computes in fp8). 0 where the workload states no FLOPs. At most 1: no step
-    // beats its roofline.
+    // Model FLOPs utilisation: the time the step's training FLOPs (forward and backward, recomputation left out)
+    // would take at the GPU's dense peak, each FLOP at its precision's (FP8 kernels at the FP8 rate), over the
+    // step time. The FLOPs are the ones the step is priced for: the layer graph's kernels under the operator
+    // model, the workload's stated per-sample FLOPs at the layout's precision under the lumped curve. At most 1:
+    // no kernel beats its roof. 0 where the workload states no FLOPs.
     double model_flops_utilisation = 0;
     double model_flops_per_gpu = 0;        // the same FLOPs per second per GPU achieved (FLOP/s)
     std::optional<double> efficiency_vs_8gpu;   // per-GPU throughput relative to the default 8-GPU layout
@@ -238,6 +239,10 @@ void check_batch_request(const PredictionRequest& request);
 // that one ran: a warning instead. (`calibrate --data` holds a measured row to the estimate on its own terms,
 // user_runs.cpp.)
 PreparedScenario prepare_as_answer(const PredictionRequest& request);
+// Whether `layout` holds per GPU what `ran` (a published layout as its submission ran it) held: the same split,
+// micro batch, packing and optimizer, its state sharded at least as far. Such a layout fits because `ran` did,
+// whatever the memory estimate says (PreparedScenario::ran_as_published; the layout search's known_to_fit).
+bool follows_published_memory(const ParallelismConfig& layout, const ParallelismConfig& ran);
 // The warning of a layout over the memory estimate that follows a published layout which ran (ran_as_published).
 std::string ran_over_estimate_warning(const std::string& memory_summary, const std::string& ran_as_published);
 // A user-defined workload (Workload::user_defined) keeps itself alive in the scenario.

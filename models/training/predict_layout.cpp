@@ -96,6 +96,7 @@ std::optional<PreparedScenario> larger_replica_default(const PredictionRequest& 
         else if (system.tensor_parallel_fits_domain(tp * 2, gpus)) tp *= 2;
         else return std::nullopt;
         if (static_cast<long long>(tp) * cp * start->pipeline_parallel > gpus) return std::nullopt;
+        if (!system.model_parallel_fits_domain(tp, cp, gpus)) continue;   // groups across domains unevenly: skip
         r.tensor_parallel = tp;
         r.context_parallel = cp;
         try {
@@ -230,17 +231,11 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     }
     // A published layout that ran on this GPU family fits, whatever the estimate says (prepare_as_answer's rule):
     // the search must not refuse what the submission ran (LoRA on 16 GB200s: the v5.0 layout, estimated at 225 GB
-    // of 199, was refused, and its batch searched with a slower split). The same split and memory settings with
-    // at least its data-parallel sharding hold the same state per GPU.
+    // of 199, was refused, and its batch searched with a slower split). The published layout at this scale
+    // follows the run's memory (ran_as_published), so what follows it does too.
     if (published && !published->ran_as_published.empty()) {
         const ParallelismConfig ran = published->layout;
-        job.known_to_fit = [ran](const ParallelismConfig& l) {
-            return l.tensor_parallel == ran.tensor_parallel && l.context_parallel == ran.context_parallel &&
-                   l.pipeline_parallel == ran.pipeline_parallel &&
-                   l.samples_per_micro_batch == ran.samples_per_micro_batch && l.packing_factor == ran.packing_factor &&
-                   l.distributed_optimizer == ran.distributed_optimizer &&
-                   (!l.distributed_optimizer || l.data_parallel >= ran.data_parallel);
-        };
+        job.known_to_fit = [ran](const ParallelismConfig& l) { return follows_published_memory(l, ran); };
     }
     LayoutSearchResult result = search_layouts(job, profile);
     const bool pinned = job.pins.any();
@@ -255,8 +250,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         refuse_layouts(job, result, field);
     }
     Prediction p = *result.best;
-    if (!p.memory_fits && !p.memory_summary.empty() && published)   // only job.known_to_fit lets such a layout win
-        p.warnings.push_back(ran_over_estimate_warning(p.memory_summary, published->ran_as_published));
+    const bool over_estimate = !p.memory_fits && !p.memory_summary.empty() && published;   // job.known_to_fit's
+    if (over_estimate) p.warnings.push_back(ran_over_estimate_warning(p.memory_summary, published->ran_as_published));
     p.layouts_enumerated = result.enumerated;
     p.layouts_fitting = static_cast<int>(result.fitting.size());
     p.layout_search_seconds = result.seconds;
@@ -267,7 +262,10 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
                                   result.too_big.size(),
                                   bounded == 0 ? std::string()
                                                : fmt::format("; {} priced, {} slower than the fastest even without collectives",
-                                                             result.priced, bounded));
+                                                             result.priced, bounded)) +
+                      (over_estimate ? "; the fastest is over the memory estimate but holds what the published layout "
+                                       "ran"
+                                     : "");
     if (published) {
         const Prediction pub = evaluate(*published, profile);
         p.published = Prediction::Alternative{published->defaults.empty() ? "published" : published->defaults.front(),

@@ -46,6 +46,14 @@ double trained_samples(const PreparedScenario& scenario, const ComputeProfile& p
     return scenario.samples_from_rcps ? samples * profile.convergence_factor : samples;
 }
 
+bool follows_published_memory(const ParallelismConfig& layout, const ParallelismConfig& ran) {
+    return layout.tensor_parallel == ran.tensor_parallel && layout.context_parallel == ran.context_parallel &&
+           layout.pipeline_parallel == ran.pipeline_parallel &&
+           layout.samples_per_micro_batch == ran.samples_per_micro_batch &&
+           layout.packing_factor == ran.packing_factor && layout.distributed_optimizer == ran.distributed_optimizer &&
+           (!layout.distributed_optimizer || layout.data_parallel >= ran.data_parallel);
+}
+
 std::string ran_over_estimate_warning(const std::string& memory_summary, const std::string& ran_as_published) {
     return "the memory estimate puts this layout over HBM (" + memory_summary +
            "), but the published layout it follows in memory (" + ran_as_published +
@@ -264,6 +272,9 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
                              n % tp != 0 || !request.context_parallel ? Field::tensor_parallel : Field::context_parallel);
         if (!system.tensor_parallel_fits_domain(tp, n))   // divides the GPUs, but some groups would cross domains
             throw InputError(system.tensor_parallel_domain_problem(tp), Field::tensor_parallel);
+        if (!system.model_parallel_fits_domain(tp, cp, n))
+            throw InputError(system.model_parallel_domain_problem(tp, cp, n),
+                             request.context_parallel ? Field::context_parallel : Field::tensor_parallel);
         if (tp > 1 && !workload.tensor_parallel_modelled())
             throw InputError("tensor parallelism is modelled for bert and llama2_70b_lora only; " + workload.name +
                                  " runs data parallel (as in MLPerf v4.1)",
@@ -386,11 +397,8 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
     const ParallelismConfig& ran = choice.basis.config;
     const bool reserve_as_ran = !request.memory_reserve_bytes ||
                                 *request.memory_reserve_bytes <= layers::MemoryAssumptions{}.reserve_bytes;
-    if (choice.basis.system_family == gpu.name && !split_given && reserve_as_ran &&
-        c.tensor_parallel == ran.tensor_parallel && c.context_parallel == ran.context_parallel &&
-        c.pipeline_parallel == ran.pipeline_parallel && c.samples_per_micro_batch == ran.samples_per_micro_batch &&
-        c.packing_factor == ran.packing_factor && c.distributed_optimizer == ran.distributed_optimizer &&
-        (!c.distributed_optimizer || c.data_parallel >= ran.data_parallel))
+    // A split given as the published one is the published one (the layout search counts it so too).
+    if (choice.basis.system_family == gpu.name && reserve_as_ran && follows_published_memory(c, ran))
         s.ran_as_published = fmt::format("{}, {} GPUs: TP {} x CP {}, micro batch {}", choice.basis.system_family,
                                          choice.basis.gpus, ran.tensor_parallel, ran.context_parallel,
                                          ran.samples_per_micro_batch);

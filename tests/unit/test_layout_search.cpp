@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <initializer_list>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -628,13 +629,40 @@ TEST_CASE("tensor-parallel groups stay inside one NVLink domain: TP divides the 
     CHECK_FALSE(nvl72.tensor_parallel_fits_domain(16, 144));
 
     // The search never returns such a layout; a pin or --tp that asks for one is refused saying why.
-    const UserModel model = decoder_7b();   // 32 heads: TP 1, 2, 4, 8, 16, 32 split them
-    for (int gpus : {48, 96}) {
-        PredictionRequest request = user_request(model, gpus);
-        request.global_batch = 96;
-        const Prediction p = predict(request, load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level));
-        CHECK(8 % p.layout.tensor_parallel == 0);
-    }
+    // A 96-head model at 48 GPUs: TP 3 and 6 split its heads and divide the GPUs, so the search enumerated them
+    // before the rule; now no candidate, fitting or not, has a TP that does not divide the 8-GPU node.
+    const UserModel wide = load_user_model(ConfigNode::load_string(R"(
+name: wide
+graph:
+  family: transformer_decoder
+  training: {precision: bf16, cuda_graphs: none, recompute: none}
+  architecture: {layers: 2, hidden: 12288, heads: 96, kv_heads: 96, ffn: 49152, sequence: 2048, vocab: 50257}
+train: {tokens: 1.0e10}
+global_batch: {samples: 96}
+)", "wide.yaml"));
+    LayoutSearchJob job;
+    job.owned_workload = wide.workload;
+    job.workload = wide.workload.get();
+    job.system = resolve_system("dgx-h100");
+    job.gpus = 48;
+    job.global_batch = 96;
+    job.switches.sequence_parallel = true;
+    const LayoutSearchResult result = search_layouts(job, operator_profile(wide.workload->name, "H100-SXM"));
+    REQUIRE_FALSE(result.fitting.empty());
+    std::set<int> tps;
+    for (const auto* list : {&result.fitting, &result.too_big})
+        for (const LayoutCandidate& c : *list) tps.insert(c.layout.tensor_parallel);
+    CHECK(tps == std::set<int>{1, 2, 4, 8});
+    // Context parallelism sits next to TP: every TP x CP block must lie in one domain or span whole domains alike.
+    CHECK(nvl72.model_parallel_fits_domain(1, 8, 144));
+    CHECK(nvl72.model_parallel_fits_domain(4, 18, 144));   // 72: one rack per block
+    CHECK_FALSE(nvl72.model_parallel_fits_domain(1, 16, 144));   // ranks 64-79 across two racks, 0-15 in one
+    CHECK(dgx.model_parallel_fits_domain(4, 4, 64));       // 16: two whole nodes per block
+    PredictionRequest uneven = test::prediction_request("llama2_70b_lora", "gb200-nvl72", 144);
+    uneven.tensor_parallel = 2;
+    uneven.context_parallel = 8;
+    CHECK_THROWS_WITH(prepare(uneven), Catch::Contains("TP x CP = 2 x 8 = 16 GPUs neither divides nor is a multiple of "
+                                                       "the NVLink domain of 72 GPUs"));
     PredictionRequest pinned = test::prediction_request("llama2_70b_lora", "dgx-h100", 48);
     pinned.tensor_parallel = 6;
     pinned.global_batch = 48;

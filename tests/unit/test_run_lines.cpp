@@ -95,6 +95,10 @@ TEST_CASE("a malformed run log names the file, line and column", "[mlperf]") {
     CHECK(zero.key() == "ttt_minutes");
     const InputError negative = error_of("4.1,A,B,bert,r.txt,success,True,True,5,-1,17,x,768\n");
     CHECK(negative.key() == "conv_point");
+    // As the results CSV: a run's minutes at most 10^6 (1e300 gave an infinite error), aborted runs included.
+    const InputError huge = error_of("4.1,A,B,bert,r.txt,aborted,False,False,1e300,2500000,17,x,768\n");
+    CHECK(huge.key() == "ttt_minutes");
+    CHECK_THAT(huge.message(), Catch::Contains("is above 1000000"));
     const InputError status = error_of("4.1,A,B,bert,r.txt,sucess,True,True,5,1,17,x,768\n");
     CHECK(status.key() == "status");
 }

@@ -101,9 +101,7 @@ std::string json(const std::string& name, const std::string& system, const UserM
         row["layout_choice"] = r.p.layout_choice;
         row["ttt_minutes"] = r.p.ttt_minutes;
         row["step_ms"] = r.p.step_ms;
-        row["mfu"] = r.p.model_flops_utilisation > 0 ? nlohmann::ordered_json(r.p.model_flops_utilisation) : nullptr;
-        row["model_tflops_per_gpu"] =
-            r.p.model_flops_utilisation > 0 ? nlohmann::ordered_json(r.p.model_flops_per_gpu / 1e12) : nullptr;
+        planning::add_mfu_json(row, r.p);
         row["memory"] = r.p.memory_summary;
         row["memory_per_gpu_bytes"] = r.p.memory_per_gpu_bytes;
         row["alternative"] = r.p.published ? nlohmann::ordered_json{{"label", r.p.published->label},

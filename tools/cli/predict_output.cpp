@@ -67,10 +67,9 @@ std::string format_prediction_table(const PredictionReport& report) {
                                          p.run_overhead_minutes));
     line("per-GPU throughput", fmt::format("{:.3f} samples/s", p.per_gpu_throughput));
     if (p.model_flops_utilisation > 0)
-        line("MFU", fmt::format("{:.1f} % (model FLOPs utilisation: the workload's training FLOPs at the {} dense "
-                                "peak, {:.0f} TFLOP/s per GPU achieved)",
-                                100 * p.model_flops_utilisation, p.layout.fp8 ? "fp8" : "bf16",
-                                p.model_flops_per_gpu / 1e12));
+        line("MFU", fmt::format("{:.1f} % (model FLOPs utilisation: the training FLOPs the step is priced for, "
+                                "each at the dense peak of its precision; {:.0f} TFLOP/s per GPU achieved)",
+                                100 * p.model_flops_utilisation, p.model_flops_per_gpu / 1e12));
     if (p.efficiency_vs_8gpu)
         line("throughput eff.", fmt::format("{:.3f} (per-GPU samples/s relative to the published layout on 8 GPUs, so a "
                                             "searched layout may exceed 1; convergence not included, unlike the "
@@ -183,10 +182,7 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["evaluations"] = p.evaluations;
     j["run_overhead_minutes"] = p.run_overhead_minutes;
     j["per_gpu_throughput"] = p.per_gpu_throughput;
-    // Model FLOPs utilisation (Prediction::model_flops_utilisation); null where the workload states no FLOPs.
-    j["mfu"] = p.model_flops_utilisation > 0 ? nlohmann::ordered_json(p.model_flops_utilisation) : nullptr;
-    j["model_tflops_per_gpu"] =
-        p.model_flops_utilisation > 0 ? nlohmann::ordered_json(p.model_flops_per_gpu / 1e12) : nullptr;
+    planning::add_mfu_json(j, p);   // model FLOPs utilisation (Prediction::model_flops_utilisation)
     if (!p.layout_choice.empty()) {   // what the layout search adds (only when it chose the layout)
         j["layout_choice"] = p.layout_choice;
         j["layouts_valid"] = p.layouts_enumerated;

@@ -21,10 +21,11 @@ namespace {
 // Enough shards for any job array; far more would leave most shards without a point.
 constexpr int kMaxShards = 100000;
 // What a shard file says it is (a CBOR file of another program, or of another shard layout, is refused).
-constexpr const char* kShardFormat = "ttsim shard 2";   // 2: layouts carry their session-21 facts
+// 2: layouts carry their session-21 facts; 3: rows carry MFU (session 27).
+constexpr const char* kShardFormat = "ttsim shard 3";
 
-// A shard holds its scenario's text and one encoded row per point (a few kilobytes each): 2 GiB is over 100,000
-// points per shard, more than a sweep's memory guard lets one run keep.
+// A shard holds its scenario's text and one encoded row per point (about 1.8 KB each): 2 GiB is about a million
+// rows, what a sweep's memory guard lets one run keep (4 GiB at 4 KB a point, sim/resource_guard.hpp).
 constexpr InputFileKind kShardInputFile{"a ttsim shard file", 2ull << 30, "a shard file is at most 2GiB"};
 
 // A directory argument names the one shard file in it.
@@ -57,7 +58,11 @@ void check_shard_spec(const ShardSpec& spec, const std::string& shown) {
 ShardFile read_shard(const std::string& path) {
     const json j = planning::from_bytes(read_input_file(path, kShardInputFile), path);
     try {
-        if (j.at("format").get<std::string>() != kShardFormat) throw InputError(path + ": not a ttsim shard file");
+        if (const std::string format = j.at("format").get<std::string>(); format != kShardFormat)
+            throw InputError(path + ": not a shard file of this ttsim (" +
+                             (format.rfind("ttsim shard ", 0) == 0 ? "'" + format + "', written by another version"
+                                                                   : std::string("not a ttsim shard file")) +
+                             "; this one reads '" + kShardFormat + "'): run the shards again with this ttsim");
         ShardFile s;
         j.at("scenario_file").get_to(s.scenario_file);
         j.at("scenario_text").get_to(s.scenario_text);

@@ -15,11 +15,6 @@ int require_sms(const GpuSpec& gpu) {
     return *gpu.sms;
 }
 
-double peak(const Kernel& k, const GpuSpec& gpu) {
-    if (k.precision == MathPrecision::fp8 && gpu.fp8_dense_flops) return *gpu.fp8_dense_flops;
-    return gpu.bf16_dense_flops;   // parts without FP8 tensor cores run FP8 recipes at the BF16 rate
-}
-
 double class_efficiency(KernelKind kind, const Efficiency& e) {
     switch (kind) {
         case KernelKind::gemm: return e.gemm;
@@ -30,6 +25,11 @@ double class_efficiency(KernelKind kind, const Efficiency& e) {
 }
 
 }  // namespace
+
+double peak(const Kernel& k, const GpuSpec& gpu) {
+    if (k.precision == MathPrecision::fp8 && gpu.fp8_dense_flops) return *gpu.fp8_dense_flops;
+    return gpu.bf16_dense_flops;   // parts without FP8 tensor cores run FP8 recipes at the BF16 rate
+}
 
 double tile_quantisation(std::int64_t m, std::int64_t n, std::int64_t batch, const Tile& tile, int sms,
                          std::int64_t* tiles_out, std::int64_t* waves_out, std::int64_t split_k) {

@@ -117,6 +117,10 @@ inline double kernel_seconds(const Kernel& kernel, const GpuSpec& gpu, const Eff
     return kernel_time(kernel, gpu, efficiency).seconds();
 }
 
+// The dense tensor-core rate `k` runs at on `gpu` (FLOP/s): FP8 where the kernel computes in FP8 and the GPU has
+// FP8 tensor cores, else BF16 (a kernel's compute roof is its FLOPs over this, before efficiency and tiles).
+double peak(const Kernel& k, const GpuSpec& gpu);
+
 // The tile/wave factor of an [m, n] x batch output on `sms` SMs with one tile shape, the reduction split in
 // `split_k` parts (each tile then runs split_k blocks of 1/split_k of the work).
 double tile_quantisation(std::int64_t m, std::int64_t n, std::int64_t batch, const Tile& tile, int sms,
