@@ -379,6 +379,23 @@ SimTime ConfigNode::as_time() const {
 double ConfigNode::as_time_seconds() const {
     return feeding([&] { return units::parse_time_seconds(scalar_text()); });
 }
+namespace {
+// `value`, read from `node`, unless it lies outside `range`: then InputError at the node, with the range.
+double in_physical_range(const ConfigNode& node, double value, const PhysicalRange& range) {
+    if (!(value >= range.min && value <= range.max))
+        node.fail("'" + node.as_string() + "' is outside the physical range " + range.text);
+    return value;
+}
+}  // namespace
+
+double ConfigNode::as_bandwidth(const PhysicalRange& range) const { return in_physical_range(*this, as_bandwidth(), range); }
+SimTime ConfigNode::as_time(const PhysicalRange& range) const {
+    const SimTime time = as_time();
+    (void)in_physical_range(*this, time.seconds(), range);
+    return time;
+}
+double ConfigNode::as_power(const PhysicalRange& range) const { return in_physical_range(*this, as_power(), range); }
+
 double ConfigNode::as_power() const {
     return feeding([&] { return units::parse_power(scalar_text()); });
 }

@@ -21,13 +21,13 @@
 
 #include "sim/errors.hpp"
 #include "sim/file_reading.hpp"
+#include "sim/physical_range.hpp"
 #include "sim/time.hpp"
 
 namespace ttsim {
 
 // Scenarios and topologies are a few kilobytes; 16 MiB of YAML is no input of ttsim's.
 inline constexpr InputFileKind kYamlInputFile{"a YAML file", 16u << 20, "a YAML scenario or topology is at most 16MiB"};
-
 
 class ConfigNode {
 public:
@@ -64,6 +64,10 @@ public:
     SimTime as_time() const;                                // "1.5us"
     double as_time_seconds() const;                         // "90min" -> seconds
     double as_power() const;                                // "700W" -> watts
+    // The same, refused at this node unless inside a hardware figure's physical range (sim/physical_range.hpp).
+    double as_bandwidth(const PhysicalRange& range) const;
+    SimTime as_time(const PhysicalRange& range) const;      // range in seconds
+    double as_power(const PhysicalRange& range) const;
     double as_flop_rate() const;                            // "989.4TFLOP/s" -> FLOP/s
     double as_number_in_unit(std::string_view unit) const;  // "6.6us" with unit "us" -> 6.6 (no conversion)
 

@@ -9,6 +9,16 @@
 
 namespace ttsim {
 
+bool path_exists(const std::filesystem::path& path) noexcept {
+    std::error_code ignored;
+    return std::filesystem::exists(path, ignored);
+}
+
+bool regular_file_exists(const std::filesystem::path& path) noexcept {
+    std::error_code ignored;
+    return std::filesystem::is_regular_file(path, ignored);
+}
+
 std::string read_input_file(const std::string& path, const InputFileKind& kind) {
     const SourceLocation at{path, 0, 0};
     std::error_code ec;   // every check with an error_code: a name the OS refuses is "no such file", not a throw

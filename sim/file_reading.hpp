@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 namespace ttsim {
@@ -17,5 +18,11 @@ struct InputFileKind {
 // The file's bytes, or InputError located at the file: no such file, a directory, not a regular file, larger than
 // `kind.max_bytes`, or unreadable.
 std::string read_input_file(const std::string& path, const InputFileKind& kind);
+
+// Whether a path the user named exists / is a regular file. Never throws: a name the OS refuses (longer than
+// 255 bytes: ENAMETOOLONG, which std::filesystem's throwing overloads raise) or cannot look at is "no", so the
+// caller's own "not found" message answers it (CI's fuzz_scenario found the throwing form at def82d3).
+bool path_exists(const std::filesystem::path& path) noexcept;
+bool regular_file_exists(const std::filesystem::path& path) noexcept;
 
 }  // namespace ttsim

@@ -1,13 +1,8 @@
 // Physical ranges of hardware figures read from files (what-if GPUs, YAML topologies). Outside them a value is a
 // typo, not a what-if, and it would break the model rather than answer a question: 1B/s of NVLink overflows the
 // event clock (2^63 ps is about 106 days), 1B/s of HBM gives a time-to-train of a million years. Such a value is
-// refused at its key, with the range in the message.
+// refused at its key, with the range in the message (ConfigNode::as_bandwidth(range) and its siblings).
 #pragma once
-
-#include <string>
-
-#include "sim/config.hpp"
-#include "sim/time.hpp"
 
 namespace ttsim {
 
@@ -32,22 +27,5 @@ inline constexpr PhysicalRange kLatencyRange{0.0, 1.0, "0s to 1s"};
 // TDP per GPU: 10 W is below the smallest datacenter inference card (~40-75 W); 10 kW is over eight times
 // GB200's 1.2 kW per GPU.
 inline constexpr PhysicalRange kGpuPowerRange{10, 10e3, "10W to 10kW"};
-
-// `value`, read from `node`, unless it lies outside `range`: then InputError at the node.
-inline double in_physical_range(const ConfigNode& node, double value, const PhysicalRange& range) {
-    if (!(value >= range.min && value <= range.max))
-        node.fail("'" + node.as_string() + "' is outside the physical range " + range.text);
-    return value;
-}
-
-inline double bandwidth_in_range(const ConfigNode& node, const PhysicalRange& range) {
-    return in_physical_range(node, node.as_bandwidth(), range);
-}
-
-inline SimTime latency_in_range(const ConfigNode& node) {
-    const SimTime latency = node.as_time();
-    (void)in_physical_range(node, latency.seconds(), kLatencyRange);
-    return latency;
-}
 
 }  // namespace ttsim

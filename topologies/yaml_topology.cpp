@@ -11,7 +11,7 @@
 
 #include <fmt/ranges.h>
 
-#include "sim/physical_range.hpp"
+#include "sim/file_reading.hpp"
 #include "sim/resource_guard.hpp"
 #include "topologies/presets.hpp"
 
@@ -79,8 +79,8 @@ Endpoint parse_endpoint(const ConfigNode& node, const std::map<std::string, Swit
 }
 
 PortSpec parse_port(const ConfigNode& node, SimTime switch_latency) {
-    const SimTime latency = latency_in_range(node.required("latency"));
-    return PortSpec{bandwidth_in_range(node.required("bandwidth"), kLinkBandwidthRange), latency + switch_latency,
+    const SimTime latency = node.required("latency").as_time(kLatencyRange);
+    return PortSpec{node.required("bandwidth").as_bandwidth(kLinkBandwidthRange), latency + switch_latency,
                     latency};
 }
 
@@ -137,7 +137,7 @@ Topology load_topology(const ConfigNode& root) {
     std::int64_t per_domain = per_node;
     if (auto nv = nodes.optional("nvlink")) {
         nv->check_keys({"bandwidth", "latency", "switch_latency", "gpus_per_domain"});
-        const SimTime switch_latency = nv->optional("switch_latency") ? latency_in_range(nv->required("switch_latency"))
+        const SimTime switch_latency = nv->optional("switch_latency") ? nv->required("switch_latency").as_time(kLatencyRange)
                                                                       : SimTime::zero();
         nvlink = parse_port(*nv, switch_latency);
         if (auto domain = nv->optional("gpus_per_domain")) {
@@ -178,7 +178,7 @@ Topology load_topology(const ConfigNode& root) {
                                      : VertexKind::Switch;
             }
             SwitchGroup group;
-            group.latency = entry.optional("latency") ? latency_in_range(entry.required("latency")) : SimTime::zero();
+            group.latency = entry.optional("latency") ? entry.required("latency").as_time(kLatencyRange) : SimTime::zero();
             for (std::int64_t i = 0; i < count; ++i)
                 group.members.push_back(topology.add_vertex(kind, name + "[" + std::to_string(i) + "]"));
             groups.emplace(name, std::move(group));
@@ -198,8 +198,8 @@ Topology load_topology(const ConfigNode& root) {
             if (to.is_nic) to_node.fail("write NIC links as 'from: nic' (to a switch)");
             const std::int64_t cables = entry.optional("cables") ? entry.required("cables").as_int(1, 4096) : 1;
             const double bandwidth =
-                bandwidth_in_range(entry.required("bandwidth"), kLinkBandwidthRange) * static_cast<double>(cables);
-            const SimTime latency = latency_in_range(entry.required("latency"));
+                entry.required("bandwidth").as_bandwidth(kLinkBandwidthRange) * static_cast<double>(cables);
+            const SimTime latency = entry.required("latency").as_time(kLatencyRange);
             LinkKind kind = LinkKind::InfiniBand;
             if (auto k = entry.optional("kind")) kind = k->as_choice({"infiniband", "ethernet"}) == "ethernet"
                                                             ? LinkKind::Ethernet
@@ -267,16 +267,12 @@ FabricRouting read_fabric_routing(const ConfigNode& node) {
 Topology load_topology_file(const std::string& path) { return load_topology(ConfigNode::load_file(path)); }
 
 std::string topology_file_path(const ConfigNode& node) {
-    // The error_code overloads: a name the OS refuses (too long, say) is "not found", not an exception that
-    // escapes as an internal error (found by fuzz_scenario with a 300-character name).
     std::filesystem::path path = node.as_string();
-    std::error_code unreadable;
     if (path.is_relative()) {
         const std::filesystem::path base = std::filesystem::path(node.location().file).parent_path();
-        if (!std::filesystem::exists(path, unreadable) && std::filesystem::exists(base / path, unreadable))
-            path = base / path;
+        if (!path_exists(path) && path_exists(base / path)) path = base / path;
     }
-    if (!std::filesystem::exists(path, unreadable)) node.fail("topology file '" + path.string() + "' not found");
+    if (!path_exists(path)) node.fail("topology file '" + path.string() + "' not found");
     return path.string();
 }
 

@@ -8,6 +8,7 @@
 
 #include "sim/config.hpp"
 #include "sim/errors.hpp"
+#include "sim/file_reading.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim {
@@ -142,8 +143,7 @@ std::filesystem::path ProfileSet::default_dir() {
 
 ProfileSet ProfileSet::load_dir(const std::filesystem::path& dir) {
     const auto file = dir / "profiles.yaml";
-    std::error_code unreadable;  // a name the OS refuses (too long) is "not found", not an internal error
-    if (!std::filesystem::is_regular_file(file, unreadable))
+    if (!regular_file_exists(file))
         throw InputError("profile file " + file.string() + " not found (write one with 'ttsim calibrate --out " +
                              dir.string() + "')",
                          Field::profiles);

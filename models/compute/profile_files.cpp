@@ -1,6 +1,7 @@
 #include "models/compute/profile_files.hpp"
 
 #include "sim/errors.hpp"
+#include "sim/file_reading.hpp"
 
 namespace ttsim {
 
@@ -18,12 +19,11 @@ std::filesystem::path profile_file(const std::filesystem::path& dir, ComputeMode
 
 ProfileSet load_profiles(const std::filesystem::path& dir, ComputeModel model) {
     const auto file = profile_file(dir, model);
-    std::error_code unreadable;  // a name the OS refuses (too long) is "not found", not an internal error
-    if (!std::filesystem::is_regular_file(file, unreadable)) {
+    if (!regular_file_exists(file)) {
         // The folder may hold the other model's file: say so, since choosing that model is the quick fix.
         const ComputeModel other = model == ComputeModel::lumped ? ComputeModel::operator_level : ComputeModel::lumped;
         const std::string other_note =
-            std::filesystem::is_regular_file(profile_file(dir, other), unreadable)
+            regular_file_exists(profile_file(dir, other))
                 ? std::string("; the folder has ") + profile_file(dir, other).filename().string() + ": use --model " +
                       to_string(other) + " (model: " + to_string(other) + " in a scenario) to price with it"
                 : "";

@@ -6,7 +6,6 @@
 #include <set>
 
 #include "models/training/predict.hpp"
-#include "sim/physical_range.hpp"
 #include "topologies/presets.hpp"
 
 namespace ttsim::planning {
@@ -20,10 +19,10 @@ HardwareVariant read_variant(const ConfigNode& node) {
     const ConfigNode base = node.required("base");
     v.base_system = base.feeding([&] { return resolve_system(base.as_string()).name; });
     if (auto x = node.optional("compute_scale")) v.compute_scale = x->as_double(0.01, 100.0);
-    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = bandwidth_in_range(*x, kHbmBandwidthRange);
-    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = bandwidth_in_range(*x, kLinkBandwidthRange);
-    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = bandwidth_in_range(*x, kNicBandwidthRange);
-    if (auto x = node.optional("tdp")) v.tdp_watts = in_physical_range(*x, x->as_power(), kGpuPowerRange);
+    if (auto x = node.optional("hbm_bandwidth")) v.hbm_bandwidth = x->as_bandwidth(kHbmBandwidthRange);
+    if (auto x = node.optional("nvlink_bandwidth")) v.nvlink_bandwidth = x->as_bandwidth(kLinkBandwidthRange);
+    if (auto x = node.optional("nic_bandwidth")) v.nic_bandwidth = x->as_bandwidth(kNicBandwidthRange);
+    if (auto x = node.optional("tdp")) v.tdp_watts = x->as_power(kGpuPowerRange);
     node.feeding([&] { (void)make_variant_gpu(v); });
     return v;
 }

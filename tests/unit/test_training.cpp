@@ -119,7 +119,10 @@ TEST_CASE("model FLOPs utilisation is above 0 and at most 1 for every workload, 
             r.gpu_override = std::make_shared<const GpuSpec>(planning::make_variant_gpu(variant));
             const Prediction p = predict(r, operator_profiles);
             INFO(workload << " at " << scale << " x H100 compute");
-            CHECK(p.model_flops_utilisation > 0.5);   // compute-bound: far above the real GPU's 25-37 %
+            // Compute-bound, so far above the real H100's 24.5-37.1 % at 64 GPUs: measured 0.574 (LoRA at 25 %) to
+            // 0.910 (RetinaNet at 1 %) on 2026-12-06 (`ttsim run` of a sweep over these variants at 8 GPUs). 0.5 is
+            // not a published figure: it only says the step is compute-bound, as these variants make it.
+            CHECK(p.model_flops_utilisation > 0.5);
             CHECK(p.model_flops_utilisation <= 1);
         }
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/workloads/layers/memory.hpp"
+#include "sim/file_reading.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "tools/cli/args.hpp"
@@ -69,8 +70,7 @@ FabricChoice fabric_flags(const ArgParser& args) {
     if (args.has("routing")) choice.routing = routing_flag(args);
     if (args.has("topology")) {
         const std::string path = args.get("topology");
-        std::error_code unreadable;  // a name the OS refuses (too long) is "not found", not an internal error
-        if (!std::filesystem::exists(path, unreadable)) args.fail("topology", "topology file '" + path + "' not found");
+        if (!path_exists(path)) args.fail("topology", "topology file '" + path + "' not found");
         choice.topology_file = path;
     }
     return choice;

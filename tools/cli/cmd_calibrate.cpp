@@ -9,6 +9,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/user_runs.hpp"
+#include "sim/file_reading.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
 #include "tools/cli/output_dir.hpp"
@@ -80,9 +81,8 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
-    std::error_code unreadable;  // a name the OS refuses (too long) cannot be opened either: the same message
     for (const char* flag : {"data", "runs"})
-        if (parser.has(flag) && !std::filesystem::is_regular_file(parser.get(flag), unreadable))
+        if (parser.has(flag) && !regular_file_exists(parser.get(flag)))
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);

@@ -13,6 +13,7 @@
 #include "models/calibration/log_parts.hpp"
 #include "models/calibration/run_lines.hpp"
 #include "models/planning/holdout_error.hpp"
+#include "sim/file_reading.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
 #include "tools/cli/model_flag.hpp"
@@ -193,9 +194,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
             parser.fail("shared", std::string("--") + report + " prices the profiles as they are (no fit), so --shared does not apply");
     CalibrationOptions options;
     if (parser.has("data")) options.results_csv = parser.get("data");
-    std::error_code unreadable;  // a name the OS refuses (too long) cannot be opened either: the same message
     for (const char* flag : {"data", "runs"})
-        if (parser.has(flag) && !std::filesystem::is_regular_file(parser.get(flag), unreadable))
+        if (parser.has(flag) && !regular_file_exists(parser.get(flag)))
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
