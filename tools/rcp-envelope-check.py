@@ -5,7 +5,7 @@ ttsim's convergence model (models/convergence/convergence.hpp) interpolates the 
 rcp_checker keeps after pruning (a lower envelope, made to judge submissions leniently). This prints, per
 benchmark, the MAPE of that interpolation and of one through every record against each result's published mean
 convergence (samples_to_converge_mean, RetinaNet's epochs_to_converge_mean), and the mean ratio prediction/measured
-at each global batch. A diagnostic for the planner (session 19's note), not part of any fit.
+at each global batch. A diagnostic for the planner, not part of any fit.
 
   tools/rcp-envelope-check.py        (from the repository root; Python 3 standard library only)
 """

@@ -12,10 +12,10 @@
 // cables are at least the spines a leaf reaches, every trunk just has its share of them (a 2.0 fabric halves
 // every trunk); with fewer, the leaf reaches only as many spines as it has cables, one cable each, the same first
 // spines of its group for every leaf (so every two leaves still meet at a spine), and the spines (and in three
-// tiers their core planes) that no leaf reaches are not built. Until session 19 the trunks only thinned, so at R = 8
-// a leaf-spine trunk of 2 cables carried 100 Gb/s, and a flow held to one trunk (static ECMP, a SHARP
-// aggregation tree's edge) got a quarter of the one 400G cable it has on a real fabric: SHARP lost 60 % of its
-// bandwidth at 1,024 GPUs, ring under static routing 63 % (a new-user trial's finding).
+// tiers their core planes) that no leaf reaches are not built. Thinning the trunks alone would be wrong: at R = 8
+// a leaf-spine trunk of 2 cables would carry 100 Gb/s, and a flow held to one trunk (static ECMP, a SHARP
+// aggregation tree's edge) would get a quarter of the one 400G cable it has on a real fabric: SHARP would lose 60 %
+// of its bandwidth at 1,024 GPUs, ring under static routing 63 %.
 //
 // Two tiers (up to 64 leaves = 8 SU of DGX = 2,048 GPUs, SPOD_B200). Every leaf connects to EVERY spine,
 // splitting its 32 uplinks evenly, so all rails share one spine group and cross-rail traffic needs only

@@ -1,4 +1,4 @@
-// Layout search (issue 12 item 5): for one job (workload, system, GPU count, global batch), every valid
+// Layout search: for one job (workload, system, GPU count, global batch), every valid
 // TP x CP x DP x micro batch x gradient accumulation x distributed optimizer on/off, each checked against HBM
 // with the operator model's memory estimate and priced with the operator model (prepare_with_layout +
 // evaluate); the fastest to train wins. At one global batch every layout runs the same steps and evaluations,

@@ -1,4 +1,4 @@
-// The operator-level compute model of a training step (issue 12): the workload's layer graph (models/workloads/
+// The operator-level compute model of a training step: the workload's layer graph (models/workloads/
 // layers) built for one GPU's share of a layout, every kernel priced by its roofline (kernel_time.hpp) with
 // efficiencies calibrated per GPU, the host's launches against the GPU's work per pass, and each layer's
 // gradients in the order backward produces them, so the gradient buckets are released when their last layer's

@@ -1,4 +1,4 @@
-// A user's own model, described in a scenario (issue 12 item 1): a transformer decoder given by its layer
+// A user's own model, described in a scenario: a transformer decoder given by its layer
 // description (the transformer_decoder family of models/workloads/layers, as the shipped Llama2 file uses it),
 // a fixed amount of training and a global batch. The scenario's `model:` mapping:
 //

@@ -123,8 +123,8 @@ ParallelismChoice default_parallelism(const Workload& workload, std::string_view
     // the requested count (batches grew with scale in v4.1 roughly as a power law). The ladder is the reference
     // platform's (H100-SXM, published from 4 to thousands of GPUs) whatever the GPU: the batch is what convergence
     // is measured at, a property of the workload and the scale, so a what-if over GPU types compares them at the
-    // same batch (before session 19 an H200 or B200 job at 16 GPUs took its family's 8-GPU batch, 768 for BERT,
-    // where an H100 job took 1,392). An exact match of the family's own published layout keeps its own batch.
+    // same batch (a family's own ladder would give an H200 or B200 job at 16 GPUs its 8-GPU batch, 768 for BERT,
+    // where an H100 job takes 1,392). An exact match of the family's own published layout keeps its own batch.
     {
         const std::string& ladder = reference_gpu().name;
         const PublishedParallelism* below = nullptr;

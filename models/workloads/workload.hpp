@@ -303,9 +303,9 @@ long long round_to_data_parallel(long long target, long long data_parallel, long
 // (default_global_batch above has the rules for one count; implemented in default_batch.cpp). The target is v4.1's
 // batch here (interpolated between published scales, within the RCPs), raised to the largest batch v4.1 published
 // at a smaller count, so a default never falls below what v4.1 ran with fewer GPUs; it is then rounded to the
-// nearest multiple of the data-parallel size, up where down would fall below that published batch. (Until session
-// 18 the floor was the largest interpolated target at any smaller count, which rises node by node, so rounding
-// down was almost never allowed: RetinaNet ran 4,096 at 2,048 GPUs, slower than 1,024 GPUs at 2,048.)
+// nearest multiple of the data-parallel size, up where down would fall below that published batch. (Why not the
+// largest interpolated target at any smaller count as the floor: it rises node by node, so rounding down would
+// almost never be allowed, and RetinaNet would run 4,096 at 2,048 GPUs, slower than 1,024 GPUs at 2,048.)
 // Why not strictly non-decreasing batches: with the data-parallel size growing by a node's worth of ranks per
 // step, a non-decreasing sequence of multiples can never lower its per-rank share once the ranks outnumber a
 // node's (k x dp(n) <= j x (dp(n) + d) forces j >= k when dp(n) > d (k - 1)), so every default would scale

@@ -78,7 +78,7 @@ no_output "merge /dev/zero" "$tmp/outdir"
 check "merge name too long" "no such shard file" "" "$ttsim" merge "$long_name.cbor" --out "$tmp/outdir"
 
 # Text that is not UTF-8 (a Latin-1 byte) in a flag, a positional argument and a CSV: refused where it is written,
-# never passed on to the JSON writer (which failed with an internal error, exit 3, before session 18).
+# never passed on to the JSON writer (which would fail with an internal error, exit 3).
 check "--currency not UTF-8" "'--currency': value is not UTF-8 text" "" \
   "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 --currency $'EU\xe9' --price 3 --format json
 check "scenario path not UTF-8" "is not UTF-8 text" "" "$ttsim" run $'caf\xe9.yaml'

@@ -25,14 +25,12 @@ for model in lumped operator; do
     echo "$model: predicted 4096-GPU time to train ${minutes} min"
     check "$model: 4,096 GPUs predicted, a finite figure between 3 s and 5 min" '[[ $rc -eq 0 ]] && awk -v m="$minutes" "BEGIN { exit !(m > 0.05 && m < 5) }"'
 done
-# Regression guards at what the example reached (operator -22.8 % step / -10.4 % TTT since session 25's default fit,
-# which gives each label's stack a speed offset and holds the per-run overhead; 19.3 % / 20.8 % before; lumped
-# 15.5 % / 14.5 %). The
-# operator guard was 5 % (1.9 % reached) until session 20 gave the 3,472-GPU layout its submission's facts (fp16 GEMMs,
-# no TE FP8; the MLM head on every token): the example's fit is compute-bound (GEMM at 0.40 of the FP8 peak), so
-# fp16 GEMMs double their time; with the head fact alone it reaches 3.8 %. Session 21 gave BERT's layouts the rest
-# of theirs (DistributedFusedLAMB everywhere; on 1 and 8 nodes one block reduced after backward, at 434 nodes five
-# overlapped): operator 14.1 -> 22.8 -> 19.3 %, lumped 32 -> 6.1 -> 15.5 % as the facts went in. Eight step times
+# Regression guards at what the example reaches (operator -22.8 % step / -10.4 % TTT with the shipped default fit,
+# which gives each label's stack a speed offset and holds the per-run overhead; lumped 15.5 % / 14.5 %). Why the
+# operator error is that large: the 3,472-GPU layout runs its submission's facts (fp16 GEMMs, no TE FP8; the MLM
+# head on every token) and the example's fit is compute-bound (GEMM at 0.40 of the FP8 peak), so fp16 GEMMs double
+# their time; BERT's layouts also carry DistributedFusedLAMB everywhere (on 1 and 8 nodes one block reduced after
+# backward, at 434 nodes five overlapped). Eight step times
 # cannot pin the eight operator parameters this fit frees (the fitted memory efficiency and per-kernel overhead
 # move between optima with each fact), so these figures are guards, not accuracy claims.
 check "operator: held-out step time within 23%" 'abs_below "$(held_out_error "$tmp/operator.txt" 1)" 23'
@@ -109,7 +107,7 @@ bert,dgx-h100,8,768,,,,,,98ms,mylab"
 bad "too few fields" "2:" "fields, the header has" "$header
 bert,dgx-h100,8,768"
 
-# --like: the shipped profiles carry offsets since session 25 (system-speed, forward CV's pick): a named stack
+# --like: the shipped profiles carry offsets (system-speed, forward CV's pick): a named stack
 # answers; a profile set fitted without system-speed has none and says how to get them.
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --like NVIDIA/eos_n8_ngc23.04_pytorch >"$tmp/like_shipped.txt" 2>&1; rc=$?
 check "--like on the shipped profiles: answers and notes the offset" '[[ $rc -eq 0 ]] && has "$tmp/like_shipped.txt" "speed offset"'

@@ -1,4 +1,4 @@
-// Allocation units (issue 13 item 3): what a system is rented by governs the GPU counts a plan searches, the
+// Allocation units: what a system is rented by governs the GPU counts a plan searches, the
 // GPU-hours billed and the non-GPU energy charged; counts that are not whole units are answered with a warning.
 #include <catch2/catch.hpp>
 

@@ -149,14 +149,12 @@ TEST_CASE("operator model: a profile file of the other model is refused", "[oper
     for (const auto& [key, profile] : op.all()) CHECK(profile.operator_efficiency.has_value());
 }
 
-// Regression guards at today's figures of the operator model (`build/ttsim validate --compare`, session 7):
+// Regression guards at today's figures of the operator model (`build/ttsim validate --compare`):
 // in-sample 4.32 % with the shipped operator profiles, hold-out 13.79 % (fit on <= 64 GPUs with the operator
 // defaults, which now also fit the logged step and evaluation times, predicting the 8 results with >= 128 GPUs).
 // Guards 0.15 / 0.4 points above; tighten them as the model improves. The issue's targets (in-sample <= 3.5 %,
-// hold-out <= 10 %) are not reached (README). Session 10 moved the hold-out guard from 14.2 to 14.6 % with one
-// deliberate change: the GPU family's speed offset no longer scales the per-kernel overhead (H200 had come out
-// slower than H100 at small per-GPU batches); forward CV 5.90 against 5.91, the hold-out step time 13.72 against
-// 14.25 %, the hold-out time-to-train 14.23 against 13.80 % (README).
+// hold-out <= 10 %) are not reached (README). The GPU family's speed offset does not scale the per-kernel
+// overhead (scaling it made H200 slower than H100 at small per-GPU batches).
 TEST_CASE("operator model: an evaluation is never faster than its FLOPs at the job's peak", "[operator]") {
     const ProfileSet profiles = operator_profiles();
     for (const char* w : {"bert", "llama2_70b_lora", "retinanet"}) {
@@ -351,7 +349,7 @@ TEST_CASE("operator model: an H200 is never slower than an H100", "[operator][ph
         }
 }
 
-// graph-host-overlap (session 22 option): a step replayed as one CUDA graph never waits on the host, so the
+// graph-host-overlap (a fit option): a step replayed as one CUDA graph never waits on the host, so the
 // host's fixed per-step work runs beside it and costs only what the GPU's step does not cover; an eager step
 // synchronises with the host and pays all of it. Worked on BERT at 64 GPUs (eager on 8 nodes, catalog) and the
 // same step with its table switched to a whole-iteration graph.

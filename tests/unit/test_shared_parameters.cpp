@@ -195,15 +195,15 @@ TEST_CASE("the robust loss bounds the pull of a result no term explains", "[cali
     CHECK(outlier_robust > outlier_plain);
 }
 
-// The model-selection rule `validate --compare` applies (README, since session 19): forward CV proposes, the hold-out
-// vetoes a proposal that extrapolates worse. The session-21 figures: lumped 5.74 / 17.55, operator 5.83 / 10.75.
+// The model-selection rule `validate --compare` applies (docs/model.md): forward CV proposes, the hold-out
+// vetoes a proposal that extrapolates worse. Figures from one fit: lumped 5.74 / 17.55, operator 5.83 / 10.75.
 TEST_CASE("selection rule: forward CV proposes, a worse hold-out vetoes", "[calibration]") {
     const RuleFigures lumped{5.74, 17.55}, op{5.83, 10.75};
     const RuleDecision today = select_by_rule(lumped, op);
     CHECK(today.first_proposed);
     CHECK(today.vetoed);
     CHECK_FALSE(today.first_chosen());   // the operator model
-    // Session 20's figures: operator proposed by CV (6.11 < 6.22) and not vetoed (10.47 < 20.30).
+    // Figures from another fit: operator proposed by CV (6.11 < 6.22) and not vetoed (10.47 < 20.30).
     const RuleDecision before = select_by_rule({6.22, 20.30}, {6.11, 10.47});
     CHECK_FALSE(before.first_proposed);
     CHECK_FALSE(before.vetoed);

@@ -98,7 +98,7 @@ TEST_CASE("user runs: the step-time loss is the log error of the model's step") 
 
 TEST_CASE("like SUBMITTER/SYSTEM: no offsets, malformed and unknown names are refused, a stack divides the kernel times") {
     ProfileSet set = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
-    CHECK(set.stack_speeds.count("NVIDIA/H100-SXM"));   // the shipped set's (system-speed, session 25)
+    CHECK(set.stack_speeds.count("NVIDIA/H100-SXM"));   // the shipped set's (fitted with system-speed)
     set.stack_speeds.clear();                            // as a set fitted without system-speed
     CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorch", "H100-SXM"),
                       Catch::Contains("no per-system speed offsets"));

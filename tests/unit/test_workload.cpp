@@ -48,7 +48,7 @@ TEST_CASE("workload parameters and FLOPs match params.md", "[workload]") {
     const Workload& lora = find_workload("llama2_70b_lora");
     CHECK(lora.trainable_params == 44'564'480);
     CHECK(lora.trainable_params == 80ULL * 16 * ((8192 + 10240) + (8192 + 8192)));
-    CHECK(lora.gradient_bytes == 178'257'920);   // fp32: NeMo's grad_reduce_in_fp32 (session 21)
+    CHECK(lora.gradient_bytes == 178'257'920);   // fp32: NeMo's grad_reduce_in_fp32
     CHECK(lora.gradient_dtype == "fp32");
     CHECK(lora.gradient_dtype_confirmed);
     CHECK(lora.train_flops_per_sample == Approx(2562e12).epsilon(1e-3));

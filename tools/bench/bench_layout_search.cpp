@@ -1,4 +1,4 @@
-// Speed of a layout search over every valid layout (acceptance, issue 12: <= 1 s at 1,024 GPUs): the shipped
+// Speed of a layout search over every valid layout (target: <= 1 s at 1,024 GPUs): the shipped
 // user-model scenario's 7B decoder (scenarios/custom-decoder-7b.yaml) and Llama2-70B LoRA at the published batch,
 // on DGX H100, priced with the shipped operator profile set. Each iteration is a whole search: one topology, every layout's
 // layer graph and memory, the collectives (simulated once per distinct collective) and the pricing.

@@ -54,7 +54,7 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
         "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
         "memory_capacity_gb,layouts_fitting,layouts_valid,alternative_layout,alternative_ttt_minutes,"
         "alternative_memory_per_gpu_gb,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,"
-        "energy_kwh,error,mfu,model_tflops_per_gpu\n";   // the last two appended in session 27
+        "energy_kwh,error,mfu,model_tflops_per_gpu\n";   // the last two appended, so earlier columns keep their place
     for (const Row& r : rows) {
         if (!r.error.empty()) {
             text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{},,\n", r.gpus, planning::csv_field(r.error));

@@ -129,7 +129,7 @@ std::string format_prediction_csv(const PredictionReport& report) {
            csv_field(report.prices->currency) + ",";
     for (const double v : {c.energy.gpu_kwh, c.energy.node_kwh, c.energy.network_kwh, c.energy.facility_kwh})
         out += csv_number(v) + ",";
-    // Appended after warnings (session 13), so every earlier column keeps its place. Memory is empty where the
+    // Appended after warnings, so every earlier column keeps its place. Memory is empty where the
     // workload has no layer graph (the lumped model's memory check counts model state only).
     const bool has_memory = !p.memory_summary.empty();
     out += csv_field(warnings) + "," + (has_memory ? csv_number(p.memory_per_gpu_bytes / 1e9) : "") + "," +
@@ -140,7 +140,7 @@ std::string format_prediction_csv(const PredictionReport& report) {
            std::string(gradient_reduction_name(l.gradient_reduction_after_backward)) + "," +
            // The whole allocation units the cost bills (a node, an NVL72 rack): appended, as the columns above.
            csv_number(c.rented_gpu_hours) + "," +
-           // Model FLOPs utilisation and the FLOP/s behind it (session 27), appended likewise; empty without FLOPs.
+           // Model FLOPs utilisation and the FLOP/s behind it, appended likewise; empty without FLOPs.
            planning::mfu_csv_fields(p) + "\n";
     return out;
 }

@@ -21,7 +21,7 @@ namespace {
 // Enough shards for any job array; far more would leave most shards without a point.
 constexpr int kMaxShards = 100000;
 // What a shard file says it is (a CBOR file of another program, or of another shard layout, is refused).
-// 2: layouts carry their session-21 facts; 3: rows carry MFU (session 27).
+// 2: layouts carry their submissions' facts (optimizer, gradient reduction); 3: rows carry MFU.
 constexpr const char* kShardFormat = "ttsim shard 3";
 
 // A shard holds its scenario's text and one encoded row per point (about 1.8 KB each): 2 GiB is about a million

@@ -1,4 +1,4 @@
-// report.html: one self-contained page a planner can share (issue 13 item 7). Everything is inline: CSS, the
+// report.html: one self-contained page a planner can share. Everything is inline: CSS, the
 // plots as SVG, a few lines of script (sortable tables, and a recorder of script errors that tests read), and
 // results.json itself; a Content-Security-Policy forbids the page any fetch, so it renders the same offline.
 //

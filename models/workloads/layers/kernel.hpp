@@ -1,4 +1,4 @@
-// One GPU kernel of a training step in the operator-level model (issue 12): what it is (kind), its shape, the
+// One GPU kernel of a training step in the operator-level model: what it is (kind), its shape, the
 // work it does (FLOP) and the HBM traffic it causes (bytes read + written). Kernels are made by the layer
 // builders (graph_builder.hpp) and priced by kernel_time.hpp; they carry no time of their own.
 //

@@ -1,4 +1,4 @@
-// Kernel and step time on one GPU, roofline style (issue 12 item 2). A kernel takes the larger of
+// Kernel and step time on one GPU, roofline style. A kernel takes the larger of
 //   compute: FLOP x quantisation / (peak x efficiency of its class)
 //   memory:  bytes / (HBM bandwidth x memory efficiency)
 // where quantisation (>= 1) is the tile and wave loss of GEMMs, convolutions and attention: the output is cut

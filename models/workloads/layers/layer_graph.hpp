@@ -1,4 +1,4 @@
-// A workload as a list of layers (issue 12 item 1): each layer has its forward and backward kernels, its
+// A workload as a list of layers: each layer has its forward and backward kernels, its
 // parameters (all, trainable, and this GPU's tensor-parallel shard of them) and the activations it keeps from
 // forward to backward. Layers are in execution order, so a pipeline stage is a contiguous LayerRange.
 //

@@ -1,4 +1,4 @@
-// Workloads as layer graphs, described in data (issue 12 item 1). A description is a YAML mapping:
+// Workloads as layer graphs, described in data. A description is a YAML mapping:
 //
 //   about: one line                       # shipped files: required, with `sources:`
 //   sources: {KEY: "repository @commit path / paper / page", ...}

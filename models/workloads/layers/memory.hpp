@@ -1,4 +1,4 @@
-// Memory one GPU needs for a layout (issue 12 item 3), from a layer graph built for that layout:
+// Memory one GPU needs for a layout, from a layer graph built for that layout:
 //   weights      this GPU's TP shard: trainable at weight_bytes, frozen at frozen_weight_bytes (workload facts)
 //   gradients    trainable parameters only (frozen LoRA bases have none), at grad_bytes
 //   optimizer    fp32 master weights + two moments (12 bytes per trainable parameter), split over the
