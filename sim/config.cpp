@@ -243,9 +243,18 @@ void ConfigNode::check_keys(std::initializer_list<std::string_view> allowed) con
 }
 
 void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
-    if (!node_.IsMap()) fail("expected a mapping (key: value pairs)");
+    InputErrors errors;
+    check_keys(allowed, errors);
+    errors.throw_if_any();
+}
+
+void ConfigNode::check_keys(const std::vector<std::string>& allowed, InputErrors& errors) const {
+    if (!node_.IsMap()) {
+        errors.attempt([&] { fail("expected a mapping (key: value pairs)"); });
+        return;
+    }
     std::vector<std::string> seen;
-    for (const auto& entry : node_) {
+    for (const auto& entry : node_) errors.attempt([&] {
         ConfigNode key_node(entry.first, file_, path_);
         if (!entry.first.IsScalar()) key_node.fail("keys must be plain names");
         const std::string& key = entry.first.Scalar();
@@ -253,7 +262,7 @@ void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
         // yaml-cpp keeps duplicate keys; a duplicate is almost always a mistake, so refuse it.
         if (std::find(seen.begin(), seen.end(), key) != seen.end()) key_node.fail("duplicate key");
         seen.push_back(key);
-        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) return;
         std::string message = "unknown key";
         std::size_t best = 3;
         std::string suggestion;
@@ -267,7 +276,7 @@ void ConfigNode::check_keys(const std::vector<std::string>& allowed) const {
             for (const auto& candidate : allowed) message += " " + candidate;
         }
         key_node.fail(message);
-    }
+    });
 }
 
 std::vector<ConfigNode> ConfigNode::items() const {

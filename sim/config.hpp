@@ -21,6 +21,7 @@
 
 #include "sim/errors.hpp"
 #include "sim/file_reading.hpp"
+#include "sim/input_errors.hpp"
 #include "sim/physical_range.hpp"
 #include "sim/time.hpp"
 
@@ -43,6 +44,9 @@ public:
     // Rejects any key of this mapping not in `allowed` (also fails if this node is not a mapping).
     void check_keys(std::initializer_list<std::string_view> allowed) const;
     void check_keys(const std::vector<std::string>& allowed) const;
+    // The same, keeping one error per unknown or duplicate key in `errors` instead of throwing the first (a reader
+    // that reports every mistake of a file in one run: sim/input_errors.hpp).
+    void check_keys(const std::vector<std::string>& allowed, InputErrors& errors) const;
     std::vector<std::string> keys() const;  // in file order
 
     // Sequence access (fails if not a sequence).

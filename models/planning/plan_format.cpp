@@ -53,19 +53,35 @@ std::string format_duration(double minutes) {
 
 namespace {
 
-// "18 nodes (144 GPUs) of dgx-h100: 3.05 min at p90 (p10 2.81 min, p50 2.92 min), 7.31 GPU-hours and 18.3 USD at p90,
-// 120 kWh": time, GPU-hours and cost at the percentile the constraints are judged at, the spread beside it.
-std::string describe(const EvaluatedCandidate& c, const CostParameters& cost, Confidence confidence) {
+// "18 nodes (144 GPUs) of dgx-h100: 3.05 min, 7.31 GPU-hours, 18.3 USD at p90": time, GPU-hours and cost at the
+// percentile the constraints are judged at; one percentile per line (the answer's other percentiles: answer_lines).
+std::string rented_text(const EvaluatedCandidate& c) {
     const PlanEvaluation& e = c.evaluation;
-    const PercentileValues v = at_confidence(e, confidence);
-    const std::string at = std::string(" at ") + to_string(confidence);
-    const std::string others = confidence == Confidence::p90
-                                   ? "p10 " + format_duration(e.ttt_p10_minutes) + ", p50 " + format_duration(e.ttt_minutes)
-                                   : "p10 " + format_duration(e.ttt_p10_minutes) + ", p90 " + format_duration(e.ttt_p90_minutes);
-    const std::string rented = e.allocation.empty() ? std::to_string(c.candidate.gpus) + " GPUs" : e.allocation;
-    return rented + " of " + c.candidate.system + ": " + format_duration(v.ttt_minutes) +
-           at + " (" + others + "), " + three_significant(v.gpu_hours) + " GPU-hours and " + three_significant(v.cost) +
-           " " + cost.currency + at + ", " + three_significant(e.energy_kwh) + " kWh";
+    return (e.allocation.empty() ? std::to_string(c.candidate.gpus) + " GPUs" : e.allocation) + " of " + c.candidate.system;
+}
+std::string at_percentile(const PercentileValues& v, const CostParameters& cost) {
+    return format_duration(v.ttt_minutes) + ", " + three_significant(v.gpu_hours) + " GPU-hours, " +
+           three_significant(v.cost) + " " + cost.currency;
+}
+std::string describe(const EvaluatedCandidate& c, const CostParameters& cost, Confidence confidence) {
+    return rented_text(c) + ": " + at_percentile(at_confidence(c.evaluation, confidence), cost) + " at " +
+           to_string(confidence);
+}
+// The answer: what to rent, then one line per percentile, the judged one first; energy with p50, the only
+// percentile it is computed at.
+std::string answer_lines(const EvaluatedCandidate& c, const CostParameters& cost, Confidence confidence) {
+    const PlanEvaluation& e = c.evaluation;
+    std::string out = wrap_text("  answer: ", 4, rented_text(c));
+    const PercentileValues p50{e.ttt_minutes, e.gpu_hours, e.cost};
+    if (confidence != Confidence::p50)
+        out += wrap_text("    ", 6, "at " + std::string(to_string(confidence)) + " (judged): " +
+                                        at_percentile(at_confidence(e, confidence), cost));
+    out += wrap_text("    ", 6, std::string("at p50") + (confidence == Confidence::p50 ? " (judged)" : "") + ": " +
+                                    at_percentile(p50, cost) + ", " + three_significant(e.energy_kwh) + " kWh");
+    if (confidence == Confidence::p50)
+        out += wrap_text("    ", 6, "at p90: " + at_percentile(at_confidence(e, Confidence::p90), cost));
+    out += wrap_text("    ", 6, "at p10: " + format_duration(e.ttt_p10_minutes));
+    return out;
 }
 
 // Best feasible candidate per system, in the query's system order.
@@ -188,8 +204,8 @@ std::string describe_search_counts(const PlanQuery& query) {
 std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& answer) {
     std::ostringstream out;
     const PlanQuery& q = *ctx.query;
-    out << ctx.workload << ": " << objective_text(q.objective) << " configuration with "
-        << describe_constraints(q.constraints, *ctx.cost) << "\n";
+    out << wrap_text("", 2, ctx.workload + ": " + objective_text(q.objective) + " configuration with " +
+                                describe_constraints(q.constraints, *ctx.cost));
     // The fabric every candidate ran on, where it is not the systems' default.
     std::string fabric = fabric_choice_note(q.routing, q.sharp);
     auto add = [&](const std::string& part) { fabric += (fabric.empty() ? "" : ", ") + part; };
@@ -204,7 +220,8 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     const bool searched = q.layout.searches() || (q.layout.mode == LayoutMode::automatic && ctx.layout_search);
     bool any_published = false;
     for (const auto& [system, counts] : q.published_counts) any_published = any_published || !counts.empty();
-    out << "  searched " << systems << ": " << describe_search_counts(q) << " (grid of powers of two and 1.5x units"
+    std::ostringstream searched_line;
+    searched_line << "searched " << systems << ": " << describe_search_counts(q) << " (grid of powers of two and 1.5x units"
         << (any_published ? ", the workload's published counts" : "")
         << ", boundaries bisected to whole units): " << answer.evaluated.size()
         << (answer.evaluated.size() == 1 ? " configuration, " : " configurations, ")
@@ -212,7 +229,8 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
             : q.layout.mode == LayoutMode::pinned ? "at each the fastest layout with the pinned " + format_layout_pins(q.layout.pins) + " that fits"
                                                    : std::string("at each the fastest layout that fits"))
         << (q.batch.rule == BatchRule::published ? (searched ? ", v4.1 batches" : " and batches") : "")
-        << (searched || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") << "\n";
+        << (searched || !ctx.layout_search ? "" : " (--layout fastest: the fastest layout at each)") ;
+    out << wrap_text("  ", 4, searched_line.str());
     if (answer.interrupted)
         out << "  interrupted: " << answer.grid_evaluated << " of " << answer.grid_size
             << " grid configurations evaluated" << (answer.grid_evaluated == answer.grid_size ? ", boundaries not all bisected" : "")
@@ -235,39 +253,51 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     } else if (!answer.best) {
         out << "  answer: none of the searched configurations meets the constraint; closest:\n";
         for (const ClosestCandidate& c : closest) {
-            out << "    " << c.criterion << ": " << describe(c.candidate, *ctx.cost, q.constraints.confidence) << " = "
-                << fmt::format("{:.2f}", c.ratio) << " x " << c.limit;
+            std::string line = c.criterion + ": " + describe(c.candidate, *ctx.cost, q.constraints.confidence) + " = " +
+                               fmt::format("{:.2f}", c.ratio) + " x " + c.limit;
             std::string misses;
             for (const auto& [name, r] : c.missed)
                 if (name != c.limit) misses += fmt::format("{}{:.2f} x {}", misses.empty() ? "" : ", ", r, name);
-            if (!misses.empty()) out << " (misses " << misses << ")";
-            if (at_search_limit(q, c.candidate)) out << "; " << c.candidate.candidate.gpus << " GPUs" << limit_note;
-            out << "\n";
+            if (!misses.empty()) line += " (misses " + misses + ")";
+            if (at_search_limit(q, c.candidate)) line += "; " + std::to_string(c.candidate.candidate.gpus) + " GPUs" + limit_note;
+            out << wrap_text("    ", 6, line);
         }
     } else {
-        out << "  answer: " << describe(*answer.best, *ctx.cost, q.constraints.confidence) << "\n";
+        out << answer_lines(*answer.best, *ctx.cost, q.constraints.confidence);
         const PlanEvaluation& e = answer.best->evaluation;
         if (const auto band = band_with_model_error(holdout_of(ctx), ctx.workload, e.ttt_p10_minutes, e.ttt_minutes,
                                                     e.ttt_p90_minutes))
-            out << "    with the model's own error: p10 " << format_duration(band->p10_minutes) << ", p90 "
-                << format_duration(band->p90_minutes) << " (the convergence spread and a log-normal model error of "
-                << fmt::format("{:.1f}", band->mape_percent)
-                << " % mean size, the hold-out MAPE below; the constraints are judged on the spread alone)\n";
+            out << wrap_text("    ", 6,
+                             "with the model's own error: p10 " + format_duration(band->p10_minutes) + ", p90 " +
+                                 format_duration(band->p90_minutes) +
+                                 (ctx.explain ? fmt::format(" (the convergence spread and a log-normal model error of "
+                                                            "{:.1f} % mean size, the hold-out MAPE below; the "
+                                                            "constraints are judged on the spread alone)",
+                                                            band->mape_percent)
+                                              : ""));
         if (at_search_limit(q, *answer.best))
-            out << "    note: " << answer.best->candidate.gpus << " GPUs" << limit_note << "\n";
-        for (const auto& w : answer.best->evaluation.warnings) out << "    warning: " << w << "\n";
+            out << wrap_text("    note: ", 6, std::to_string(answer.best->candidate.gpus) + " GPUs" + limit_note);
+        for (const auto& w : answer.best->evaluation.warnings) out << wrap_text("    warning: ", 6, w);
     }
     const auto per_system = best_per_system(q, answer);
     if (per_system.size() > 1) {
         out << "  best per system:\n";
-        for (const auto& b : per_system) out << "    " << describe(b, *ctx.cost, q.constraints.confidence) << "\n";
+        for (const auto& b : per_system) out << wrap_text("    ", 6, describe(b, *ctx.cost, q.constraints.confidence));
     }
-    out << "  p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence (the RCPs' runs, "
-           "averaged as an MLPerf score); constraints judged at "
-        << to_string(q.constraints.confidence) << " (--confidence, --margin)\n";
-    out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
-    out << "  price per GPU-hour: " << ctx.cost->describe_prices(labelled_systems(q)) << "; " << kBillingRule << "\n";
-    out << "  " << describe_energy_model(*ctx.energy) << "\n";
+    out << wrap_text("  ", 4, describe_holdout_error(holdout_of(ctx), ctx.workload));
+    // The prices always (a cost is only as good as its price, and a default is an estimate); the definitions and
+    // formulas with --explain.
+    out << wrap_text("  ", 4, "price per GPU-hour: " + ctx.cost->describe_prices(labelled_systems(q)));
+    if (ctx.explain) {
+        out << wrap_text("  ", 4,
+                         std::string("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of "
+                                     "convergence (the RCPs' runs, averaged as an MLPerf score); constraints judged at ") +
+                             to_string(q.constraints.confidence) + " (--confidence, --margin)");
+        out << wrap_text("  ", 4, kBillingRule);
+        out << wrap_text("  ", 4, describe_energy_model(*ctx.energy));
+    } else {
+        out << "  (--explain: the percentiles, the billing rule and the energy formula; the JSON carries the same)\n";
+    }
     return out.str();
 }
 
@@ -276,7 +306,7 @@ std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answ
     // Numbers are at p50 (the percentiles' columns at the end); a failed configuration has none, so its numeric
     // fields are empty rather than 0 (which would sort first by time or cost).
     out << "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,ttt_p10_minutes,"
-           "ttt_p90_minutes,allocation,rented_gpus,layout,global_batch\n";
+           "ttt_p90_minutes,allocation,rented_gpus,layout,global_batch,gpu_hours_p90,cost_p90,warnings\n";
     for (const auto& e : sorted_evaluated(*ctx.query, answer)) {
         const bool is_answer = answer.best && answer.best->candidate.system == e.candidate.system &&
                                answer.best->candidate.gpus == e.candidate.gpus;
@@ -289,7 +319,12 @@ std::string format_plan_csv(const PlanReportContext& ctx, const PlanAnswer& answ
             << "," << num(v.gpu_hours) << "," << num(v.cost) << "," << ctx.cost->currency << "," << num(v.energy_kwh)
             << "," << (error.empty() ? "" : "\"" + error + "\"") << "," << num(v.ttt_p10_minutes) << ","
             << num(v.ttt_p90_minutes) << "," << v.allocation << "," << (v.ok ? std::to_string(v.rented_gpus) : "")
-            << "," << (v.ok ? csv_field(v.layout) : "") << "," << (v.ok ? std::to_string(v.global_batch) : "") << "\n";
+            << "," << (v.ok ? csv_field(v.layout) : "") << "," << (v.ok ? std::to_string(v.global_batch) : "");
+        // Appended, so every earlier column keeps its place: the p90 figures the text quotes, and the warnings.
+        const PercentileValues p90 = at_confidence(v, Confidence::p90);
+        std::string warnings;
+        for (const std::string& w : v.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
+        out << "," << num(p90.gpu_hours) << "," << num(p90.cost) << "," << (v.ok ? csv_field(warnings) : "") << "\n";
     }
     return out.str();
 }
@@ -315,6 +350,8 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
         j["layout"] = ok ? json(e.evaluation.layout) : json(nullptr);
         j["global_batch"] = ok ? json(e.evaluation.global_batch) : json(nullptr);
         j["at_confidence"] = {{"ttt_minutes", num(at.ttt_minutes)}, {"gpu_hours", num(at.gpu_hours)}, {"cost", num(at.cost)}};
+        const PercentileValues p90 = at_confidence(e.evaluation, Confidence::p90);
+        j["p90"] = {{"ttt_minutes", num(p90.ttt_minutes)}, {"gpu_hours", num(p90.gpu_hours)}, {"cost", num(p90.cost)}};
         if (ok)
             j["warnings"] = e.evaluation.warnings;
         else

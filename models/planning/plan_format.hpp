@@ -18,6 +18,7 @@ struct PlanReportContext {
     const EnergyParameters* energy = nullptr;
     const HoldoutErrors* holdout = nullptr;   // the model's measured error; nullptr: the shipped file's
     bool layout_search = true;                // the compute model can search layouts (operator): the report says so
+    bool explain = false;                     // the table adds the percentiles' meaning, prices and formulas
 };
 
 std::string format_plan_table(const PlanReportContext& context, const PlanAnswer& answer);

@@ -12,9 +12,40 @@
 
 #include "models/planning/footnotes.hpp"
 #include "models/planning/plan_format.hpp"
+#include "models/planning/unchanged_whatifs.hpp"
 #include "sim/units.hpp"
 
 namespace ttsim::planning {
+
+std::string wrap_text(const std::string& first, std::size_t indent, const std::string& text, std::size_t width) {
+    std::string out, line = first;
+    const std::string pad(indent, ' ');
+    std::size_t start = line.size();   // where the current line's text begins (nothing to wrap before it)
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const std::size_t space = text.find(' ', i);
+        std::string word = text.substr(i, space == std::string::npos ? std::string::npos : space - i);
+        i = space == std::string::npos ? text.size() : space + 1;
+        if (word.empty()) continue;
+        const bool line_has_text = line.size() > start;
+        if (line.size() + (line_has_text ? 1 : 0) + word.size() > width && line_has_text) {
+            out += line + "\n";
+            line = pad;
+            start = line.size();
+        }
+        if (line.size() > start) line += ' ';
+        while (line.size() + word.size() > width && width > line.size() + 1) {   // a word longer than a line
+            const std::size_t take = width - line.size();
+            out += line + word.substr(0, take) + "\n";
+            word.erase(0, take);
+            line = pad;
+            start = line.size();
+        }
+        line += word;
+    }
+    return out + line + "\n";
+}
+
 
 std::string csv_number(double value) { return units::format_number(value, 8); }
 
@@ -93,14 +124,24 @@ std::string decision_value(double value, double threshold) {
 }
 
 std::string describe_break_even(const SweepOptions& options) {
-    return "break-even: the largest N reached by doubling from the reference with every doubling's marginal "
-           "efficiency T(N/2)/(2 T(N)) >= " + fmt::format("{:.2f}", options.break_even_threshold) +
-           " (0.50: the doubling was not slower; 0.75: it still gave 1.5x; set metrics.break_even_threshold), every "
-           "one landing on the series' Pareto front of time and GPU-hours; where the sweep ends first, the largest "
-           "count reached is only a lower bound (plotted with its own marker)";
+    const std::string threshold = fmt::format("{:.2f}", options.break_even_threshold);
+    const std::string walk =
+        "the largest N reached by doubling from the reference with every doubling's marginal efficiency "
+        "T(N/2)/(2 T(N)) >= " + threshold + ", every one landing on the series' Pareto front of time and GPU-hours";
+    const std::string knee =
+        "the knee: the count minimising time x GPU-hours (T^2 N), with the counts the p10-p90 band cannot tell from "
+        "it; largest doubling that pays: the largest N whose doubling to 2N keeps T(N)/(2 T(2N)) >= " + threshold +
+        ", over every doubling" +
+        (options.deadline_minutes ? "; cheapest within the deadline: the fewest GPU-hours whose p90 time meets it" : "");
+    return options.break_even_rule == BreakEvenRule::knee
+               ? "break-even: " + knee + " (docs/model.md; metrics.break_even: doubling-walk for " + walk + ")"
+               : "break-even: " + walk + " (metrics.break_even: doubling-walk; where the sweep ends first, the largest "
+                                         "count reached is only a lower bound); also " + knee;
 }
 
-std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options) {
+namespace {
+// The seed's doubling walk in words: the count and why it ends there, or why it was not judged.
+std::string describe_doubling_walk(const SeriesSummary& series, const SweepOptions& options) {
     if (!series.reference_gpus) return "break-even: not judged (no successful point)";
     const int reference = *series.reference_gpus;
     if (!series.break_even)
@@ -124,6 +165,48 @@ std::string describe_series_break_even(const SeriesSummary& series, const SweepO
            " GPUs is not in this series to judge the next";
 }
 
+std::string describe_knee(const Knee& k) {
+    std::string text = "break-even (knee of time x GPU-hours) " + std::to_string(k.gpus) + " GPUs, range " +
+                       std::to_string(k.range_low) + ".." + std::to_string(k.range_high) + " under the p10-p90 band";
+    if (k.at_largest) text += "; at the sweep's largest count, so the knee may lie beyond it";
+    return text;
+}
+}  // namespace
+
+std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options) {
+    if (options.break_even_rule == BreakEvenRule::doubling_walk || !series.answer)
+        return describe_doubling_walk(series, options);
+    return describe_knee(series.answer->knee);
+}
+
+std::vector<std::string> describe_series_scaling(const SeriesSummary& series, const SweepOptions& options) {
+    std::vector<std::string> lines{describe_series_break_even(series, options)};
+    if (!series.answer) return lines;
+    const ScalingAnswer& a = *series.answer;
+    if (options.break_even_rule != BreakEvenRule::knee) lines.push_back(describe_knee(a.knee));
+    const std::string threshold = fmt::format("{:.2f}", options.break_even_threshold);
+    if (a.paying_doubling)
+        lines.push_back(fmt::format("largest doubling that pays (>= {}): {} -> {} GPUs (T(N)/(2 T(2N)) = {:.3f})",
+                                    threshold, a.paying_doubling->gpus, a.paying_doubling->to_gpus,
+                                    a.paying_doubling->efficiency));
+    else
+        lines.push_back(a.doublings_judged == 0
+                            ? "largest doubling that pays: no count and its double are both in this series"
+                            : fmt::format("largest doubling that pays (>= {}): none of the {} doublings", threshold,
+                                          a.doublings_judged));
+    if (options.deadline_minutes) {
+        if (a.cost_optimal)
+            lines.push_back(fmt::format("cheapest within {} at p90: {} GPUs ({} at p90, {} GPU-hours)",
+                                        format_duration(*options.deadline_minutes), a.cost_optimal->gpus,
+                                        format_duration(a.cost_optimal->ttt_p90_minutes),
+                                        three_significant(a.cost_optimal->gpu_hours_p90)));
+        else
+            lines.push_back("cheapest within " + format_duration(*options.deadline_minutes) +
+                            " at p90: no count of this series meets it");
+    }
+    return lines;
+}
+
 std::string describe_reference(const SeriesSummary& series) {
     if (!series.reference_gpus) return "";
     std::string text = "reference " + std::to_string(*series.reference_gpus) + " GPUs";
@@ -143,7 +226,8 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
         out << "\n" << series.workload << " on " << series.label;
         if (first.outcome.ok) out << " (" << first.outcome.prediction.gpu << ")";
         if (series.reference_gpus) out << ", " << describe_reference(series);
-        out << "\n  " << describe_series_break_even(series, o) << "\n";
+        out << "\n";
+        for (const std::string& line : describe_series_scaling(series, o)) out << wrap_text("  ", 4, line);
         // One row layout for the header and every point.
         constexpr const char* kRow = "  {:>6} {:>7} {:>9} {:>8} {:>8} {:>10} {:>10} {:>10} {:>14} {:>10} {:>10} {:>7}  {}\n";
         out << fmt::format(kRow, "GPUs", "batch", "TTT", "speedup", "TTT eff.", "GPU-hours", "energy kWh",
@@ -179,19 +263,27 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
                                fmt::format("{:.1f}", p.gpu_hours), fmt::format("{:.1f}", r.energy.facility_kwh),
                                fmt::format("{:.2f}", r.cost), published, batch, model, error, fmt::join(marks, " "));
         }
-        for (const std::string& line : footnotes.lines()) out << "  " << line << "\n";
+        for (const std::string& line : footnotes.lines()) out << wrap_text("  ", 6, line);
     }
-    // What the columns mean, once, after the tables.
-    out << "\nTTT: time-to-train, three significant figures, in s under a minute, min under two hours, else h\n";
-    out << "speedup = T(N_ref) / T(N) in time-to-train; TTT eff. = time-to-train efficiency = speedup / (N / N_ref), "
-           "which includes convergence (larger batches need more samples); not the throughput efficiency of "
-           "`ttsim predict` (per-GPU samples/s relative to 8 GPUs)\n";
-    out << describe_break_even(o) << "\n";
-    out << "pareto: no other point of the workload is both faster and uses fewer GPU-hours; pareto($): the same "
-           "with cost instead of GPU-hours, where prices differ\n";
-    out << "cost = rented GPU-hours x price per GPU-hour: " << o.cost.describe_prices(priced_systems(result, o.cost)) << "; "
-        << kBillingRule << "\n";
-    out << describe_energy_model(o.energy) << "\n";
+    // What-ifs that change nothing say why (unchanged_whatifs.hpp): part of the answer, before the legend.
+    const std::vector<UnchangedWhatIf> unchanged = unchanged_whatifs(result);
+    if (!unchanged.empty()) out << "\n";
+    for (const UnchangedWhatIf& u : unchanged)
+        out << wrap_text("", 2, "what-if without effect: " + u.workload + " on " + u.series_label + " gives the times of " +
+                                    u.same_as_label + " (within " + fmt::format("{:g}", 100 * kSameTimeTolerance) +
+                                    " %): " + u.reason);
+    // What the columns mean, once, after the tables, each wrapped to the terminal width.
+    std::vector<std::string> legend{
+        "TTT: time-to-train, three significant figures, in s under a minute, min under two hours, else h",
+        "speedup = T(N_ref) / T(N) in time-to-train; TTT eff. = time-to-train efficiency = speedup / (N / N_ref), "
+        "which includes convergence (larger batches need more samples); not the throughput efficiency of "
+        "`ttsim predict` (per-GPU samples/s relative to 8 GPUs)",
+        describe_break_even(o),
+        "pareto: no other point of the workload is both faster and uses fewer GPU-hours; pareto($): the same "
+        "with cost instead of GPU-hours, where prices differ",
+        "cost = rented GPU-hours x price per GPU-hour: " + o.cost.describe_prices(priced_systems(result, o.cost)) + "; " +
+            kBillingRule,
+        describe_energy_model(o.energy)};
     std::size_t searched = 0, ran = 0;
     for (const PointResult& r : result.points)
         if (r.outcome.ok) {
@@ -199,17 +291,24 @@ std::string format_sweep_table(const std::string& title, const SweepResult& resu
             searched += r.outcome.prediction.layout_choice.empty() ? 0 : 1;
         }
     if (ran > 0)
-        out << "layout: " << (searched == ran ? "at every point" : searched > 0 ? "at " + std::to_string(searched) + " of " + std::to_string(ran) + " points" : "at no point")
-            << " the fastest TP x CP x DP x micro batch x accumulation that fits in HBM (operator model, as `ttsim "
-               "predict`)"
-            << (searched == ran ? "" : ", elsewhere v4.1's published layout at the nearest scale")
-            << "; `layout: published` keeps v4.1's; results.csv/json give each point's layout, how it was chosen "
-               "(layout_choice) and the published layout's time (published_layout_minutes)\n";
+        legend.push_back(
+            "layout: " +
+            (searched == ran    ? std::string("at every point")
+             : searched > 0     ? "at " + std::to_string(searched) + " of " + std::to_string(ran) + " points"
+                                : std::string("at no point")) +
+            " the fastest TP x CP x DP x micro batch x accumulation that fits in HBM (operator model, as `ttsim "
+            "predict`)" +
+            (searched == ran ? "" : ", elsewhere v4.1's published layout at the nearest scale") +
+            "; `layout: published` keeps v4.1's; results.csv/json give each point's layout, how it was chosen "
+            "(layout_choice) and the published layout's time (published_layout_minutes)");
     if (any_published)
-        out << "v4.1 TTT (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "
-               "v4.1 batch: their global batch; ttsim@v4.1: ttsim's prediction at each result's own batch and layout "
-               "(as `ttsim validate`), median; error = (ttsim@v4.1 - v4.1 TTT) / v4.1 TTT: like with like, "
-               "independent of this row's batch\n";
+        legend.push_back(
+            "v4.1 TTT (n): MLPerf Training v4.1 official score, median of the n distinct results at that count; "
+            "v4.1 batch: their global batch; ttsim@v4.1: ttsim's prediction at each result's own batch and layout "
+            "(as `ttsim validate`), median; error = (ttsim@v4.1 - v4.1 TTT) / v4.1 TTT: like with like, "
+            "independent of this row's batch");
+    out << "\n";
+    for (const std::string& line : legend) out << wrap_text("", 2, line);
     return out.str();
 }
 
@@ -279,6 +378,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
                                  "validate), median; error_percent = (predicted_minutes - minutes) / minutes x 100"}};
     j["parameters"] = {{"reference_gpus", o.reference_gpus ? json(*o.reference_gpus) : json(nullptr)},
                        {"break_even_threshold", o.break_even_threshold},
+                       {"break_even", o.break_even_rule == BreakEvenRule::knee ? "knee" : "doubling-walk"},
+                       {"deadline_minutes", o.deadline_minutes ? json(*o.deadline_minutes) : json(nullptr)},
                        {"node_watts", o.energy.node_watts},
                        {"switch_watts", o.energy.switch_watts},
                        {"pue", o.energy.pue},
@@ -289,11 +390,37 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         json e;
         e["workload"] = s.workload;
         e["label"] = s.label;
+        // What tells the series apart, as the points carry it: system, network option and batch rule.
+        if (!s.points.empty()) {
+            const SweepPoint& first = result.points[s.points.front()].point;
+            e["system"] = first.system;
+            e["network"] = first.network.name;
+            e["batch_rule"] = first.batch.label();
+        }
         e["reference_gpus"] = s.reference_gpus ? json(*s.reference_gpus) : json(nullptr);
         e["requested_reference_gpus"] = s.requested_reference_gpus ? json(*s.requested_reference_gpus) : json(nullptr);
         e["break_even_text"] = describe_series_break_even(s, o);
-        if (s.break_even) {
-            e["break_even"] = {{"gpus", s.break_even->gpus},
+        e["scaling_text"] = describe_series_scaling(s, o);
+        if (s.answer) {
+            const ScalingAnswer& a = *s.answer;
+            e["knee"] = {{"gpus", a.knee.gpus}, {"range_low", a.knee.range_low}, {"range_high", a.knee.range_high},
+                         {"time_x_gpu_hours", a.knee.time_x_gpu_hours}, {"at_largest", a.knee.at_largest}};
+            e["largest_paying_doubling"] =
+                a.paying_doubling ? json{{"gpus", a.paying_doubling->gpus}, {"to_gpus", a.paying_doubling->to_gpus},
+                                         {"efficiency", a.paying_doubling->efficiency}}
+                                  : json(nullptr);
+            e["cost_optimal"] =
+                a.cost_optimal ? json{{"gpus", a.cost_optimal->gpus}, {"ttt_p90_minutes", a.cost_optimal->ttt_p90_minutes},
+                                      {"gpu_hours_p90", a.cost_optimal->gpu_hours_p90}}
+                               : json(nullptr);
+        }
+        if (o.break_even_rule == BreakEvenRule::knee && s.answer) {
+            // The headline under the default rule; `limited_by_sweep` as the walk's: the sweep may end too soon.
+            e["break_even"] = {{"rule", "knee"}, {"gpus", s.answer->knee.gpus},
+                               {"range_low", s.answer->knee.range_low}, {"range_high", s.answer->knee.range_high},
+                               {"limited_by_sweep", s.answer->knee.at_largest}};
+        } else if (s.break_even) {
+            e["break_even"] = {{"rule", "doubling-walk"}, {"gpus", s.break_even->gpus},
                                {"doublings_judged", s.break_even->doublings_judged},
                                {"limited_by_sweep", s.break_even->limited_by_sweep},
                                {"first_below_gpus", s.break_even->first_below ? json(*s.break_even->first_below) : json(nullptr)},
@@ -309,6 +436,11 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         series.push_back(e);
     }
     j["series"] = series;
+    json unchanged = json::array();
+    for (const UnchangedWhatIf& u : unchanged_whatifs(result))
+        unchanged.push_back({{"workload", u.workload}, {"series", u.series_label}, {"same_as", u.same_as_label},
+                             {"tolerance", kSameTimeTolerance}, {"reason", u.reason}});
+    j["unchanged_whatifs"] = unchanged;
     json points = json::array();
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;

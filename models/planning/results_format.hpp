@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,8 +39,19 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
 
 // The break-even definition and energy model lines every report carries.
 std::string describe_break_even(const SweepOptions& options);
-// One series' break-even, in words: the count and why it ends there, or why it was not judged.
+// One series' break-even headline under the options' rule: the knee with its range, or the doubling walk's count
+// and why it ends there, or why it was not judged.
 std::string describe_series_break_even(const SeriesSummary& series, const SweepOptions& options);
+// The headline, then the other answers (the knee under the walk rule, the largest doubling that pays, the
+// cheapest count within the deadline), one line each.
+std::vector<std::string> describe_series_scaling(const SeriesSummary& series, const SweepOptions& options);
+// Text for a terminal: `first` (a label, or nothing) then `text` word-wrapped so that no line exceeds `width`
+// characters, continuation lines indented by `indent` spaces; a word longer than a line (a path) is cut. Ends
+// with a newline. Every table line of predict and plan goes through it.
+inline constexpr std::size_t kTextWidth = 120;
+std::string wrap_text(const std::string& first, std::size_t indent, const std::string& text,
+                      std::size_t width = kTextWidth);
+
 // "0.497 < 0.500": `value` against `threshold` with as many decimals (at least 2) as the comparison needs.
 std::string decision_value(double value, double threshold);
 

@@ -81,6 +81,54 @@ std::optional<BreakEven> break_even(const std::vector<ScalingSample>& series, in
     return result;
 }
 
+std::optional<ScalingAnswer> scaling_answer(const std::vector<ScalingSample>& series, double threshold,
+                                            std::optional<double> deadline_minutes) {
+    if (series.empty()) return std::nullopt;
+    std::map<int, const ScalingSample*> by_gpus;
+    for (const auto& s : series) {
+        TTSIM_ASSERT(s.ttt_minutes > 0, "non-positive time-to-train");
+        by_gpus[s.gpus] = &s;
+    }
+    const auto p10 = [](const ScalingSample& s) { return s.ttt_p10_minutes > 0 ? s.ttt_p10_minutes : s.ttt_minutes; };
+    const auto p90 = [](const ScalingSample& s) { return s.ttt_p90_minutes > 0 ? s.ttt_p90_minutes : s.ttt_minutes; };
+    // T^2 N in minute x GPU-hours (T x GPU-hours), at a given time.
+    const auto product = [](const ScalingSample& s, double minutes) { return minutes * minutes * s.gpus / 60.0; };
+    ScalingAnswer a;
+    // Knee: the smallest product at p50 (ties: the fewer GPUs, first in the map's order).
+    const ScalingSample* knee = nullptr;
+    for (const auto& [gpus, s] : by_gpus)
+        if (!knee || product(*s, s->ttt_minutes) < product(*knee, knee->ttt_minutes)) knee = s;
+    a.knee.gpus = knee->gpus;
+    a.knee.time_x_gpu_hours = product(*knee, knee->ttt_minutes);
+    a.knee.at_largest = knee->gpus == by_gpus.rbegin()->first && by_gpus.size() > 1;
+    const double worst_knee = product(*knee, p90(*knee));
+    a.knee.range_low = a.knee.range_high = knee->gpus;
+    for (const auto& [gpus, s] : by_gpus)
+        if (product(*s, p10(*s)) <= worst_knee) {
+            a.knee.range_low = std::min(a.knee.range_low, gpus);
+            a.knee.range_high = std::max(a.knee.range_high, gpus);
+        }
+    // Cost-optimal within the deadline, judged at p90 (the billed GPU-hours scale with the time).
+    if (deadline_minutes) {
+        for (const auto& [gpus, s] : by_gpus) {
+            if (p90(*s) > *deadline_minutes) continue;
+            a.deadline_met = true;
+            const double hours = (s->rented_gpu_hours > 0 ? s->rented_gpu_hours : s->gpus * s->ttt_minutes / 60.0) *
+                                 p90(*s) / s->ttt_minutes;
+            if (!a.cost_optimal || hours < a.cost_optimal->gpu_hours_p90) a.cost_optimal = CostOptimal{gpus, p90(*s), hours};
+        }
+    }
+    // The largest doubling that pays, over every doubling of the series.
+    for (const auto& [gpus, s] : by_gpus) {
+        const auto twice = by_gpus.find(2 * gpus);
+        if (twice == by_gpus.end()) continue;
+        ++a.doublings_judged;
+        const double e = s->ttt_minutes / (2.0 * twice->second->ttt_minutes);
+        if (e >= threshold) a.paying_doubling = PayingDoubling{gpus, twice->first, e};
+    }
+    return a;
+}
+
 std::vector<std::size_t> pareto_front(const std::vector<ParetoCandidate>& candidates) {
     std::vector<std::size_t> order(candidates.size());
     std::iota(order.begin(), order.end(), std::size_t{0});

@@ -12,6 +12,7 @@
 #include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/workload.hpp"
+#include "sim/input_errors.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
 #include "topologies/presets.hpp"
@@ -219,21 +220,33 @@ double read_memory_reserve(const ConfigNode& node, const std::vector<std::string
 }  // namespace
 
 SweepScenario read_sweep_scenario(const ConfigNode& root) {
+    // Every mistake of the file in one run (sim/input_errors.hpp): each section is read on its own, and one that
+    // needs another (the GPU counts need the systems) is skipped when that one failed.
+    InputErrors errors;
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
                      "energy", "trace", "plots", "output", "allocation", "model", "layout",
-                     "profiles", "like", "memory_reserve"});
+                     "profiles", "like", "memory_reserve"}, errors);
+    // A required key missing beside an unknown key is most likely that key misspelt: the unknown key's message
+    // (with its "did you mean") says it once, and what needs the key is skipped rather than reported again.
+    const bool unknown_keys = !errors.empty();
+    const auto misspelt = [&](std::string_view key) { return unknown_keys && !root.has(key); };
     SweepScenario s;
-    s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
-    s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
-    if (auto d = root.optional("description")) (void)d->as_string();
+    errors.attempt([&] {
+        s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
+        s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
+        if (auto d = root.optional("description")) (void)d->as_string();
+    });
 
+    const bool workloads_ok = !misspelt("workloads") && errors.attempt([&] {
     for (const ConfigNode& item : root.required("workloads").is_scalar()
                                       ? std::vector<ConfigNode>{root.required("workloads")}
                                       : root.required("workloads").items())
         push_unique(s.spec.workloads, canonical_workload(item), item);
     if (s.spec.workloads.empty()) root.required("workloads").fail("must list at least one workload");
+    });
 
+    const bool systems_ok = !(misspelt("system") && misspelt("systems")) && errors.attempt([&] {
     if (auto variants = root.optional("gpu_variants")) s.spec.variants = read_variants(*variants);
     if (root.has("system") == root.has("systems")) root.fail("give exactly one of 'system' or 'systems'");
     const ConfigNode systems = root.has("system") ? root.required("system") : root.required("systems");
@@ -242,8 +255,11 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         push_unique(s.spec.systems, canonical_system(item, item.as_string(), s.spec.variants), item);
     if (s.spec.systems.empty()) systems.fail("must list at least one system");
     if (auto variants = root.optional("gpu_variants")) require_variants_used(*variants, s.spec.variants, s.spec.systems, true);
-    const std::vector<std::string> bases = base_systems_of(s.spec.systems, s.spec.variants);   // each system's catalog base
+    });
+    // Each system's catalog base (empty when the systems failed: what needs them is skipped).
+    const std::vector<std::string> bases = systems_ok ? base_systems_of(s.spec.systems, s.spec.variants) : std::vector<std::string>{};
 
+    const bool gpus_ok = systems_ok && !(misspelt("gpus") && !root.has("cluster")) && errors.attempt([&] {
     if (root.has("gpus") || !root.has("cluster")) s.spec.gpu_counts = read_gpu_counts(root.required("gpus"));
     // Every count must fit every system's nodes (one partial node is fine), here, before anything runs (a
     // topology file's own count is checked with the cluster below).
@@ -259,10 +275,14 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
                                                 : std::string("; {from, to} doubles from 'from', so 'from' must be a "
                                                               "whole number of nodes too")));
     }
-    s.spec.allocation = read_allocation(root, bases);
+    });
+    if (systems_ok) errors.attempt([&] { s.spec.allocation = read_allocation(root, bases); });
     s.spec.add_published_gpu_counts = s.kind == "scaling-study";
-    if (auto x = root.optional("include_published_gpus")) s.spec.add_published_gpu_counts = x->as_bool();
+    errors.attempt([&] {
+        if (auto x = root.optional("include_published_gpus")) s.spec.add_published_gpu_counts = x->as_bool();
+    });
 
+    errors.attempt([&] {
     if (auto batch = root.optional("batch")) {
         s.spec.batches.clear();
         if (batch->is_sequence())
@@ -271,6 +291,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
             s.spec.batches.push_back(read_batch(*batch));
         if (s.spec.batches.empty()) batch->fail("must list at least one batch rule");
     }
+    });
+    if (gpus_ok) errors.attempt([&] {
     if (auto network = root.optional("network")) {
         s.spec.networks.clear();
         std::set<std::string> names;
@@ -292,9 +314,19 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         }
         if (s.spec.networks.empty()) network->fail("must list at least one network option");
     }
-    if (auto routing = root.optional("routing")) s.spec.routing = read_fabric_routing(*routing);
-    if (auto reserve = root.optional("memory_reserve")) s.spec.memory_reserve_bytes = read_memory_reserve(*reserve, s.spec.systems, s.spec.variants);
-    if (auto cluster = root.optional("cluster")) read_sweep_cluster(*cluster, root, s.spec);
+    });
+    errors.attempt([&] { if (auto routing = root.optional("routing")) s.spec.routing = read_fabric_routing(*routing); });
+    if (systems_ok)
+        errors.attempt([&] {
+            if (auto reserve = root.optional("memory_reserve"))
+                s.spec.memory_reserve_bytes = read_memory_reserve(*reserve, s.spec.systems, s.spec.variants);
+        });
+    const bool cluster_ok = gpus_ok && errors.attempt([&] {
+        if (auto cluster = root.optional("cluster")) read_sweep_cluster(*cluster, root, s.spec);
+    });
+    // The GPU counts (the scenario's or the topology file's) are known from here on.
+    const bool counts_ok = cluster_ok && !s.spec.gpu_counts.empty();
+    if (counts_ok) errors.attempt([&] {
     if (auto sharp = root.optional("sharp")) {
         s.spec.sharp = sharp->as_bool();
         if (std::any_of(s.spec.networks.begin(), s.spec.networks.end(), [](const NetworkOption& n) { return n.sharp; }))
@@ -304,8 +336,10 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
             if (!nowhere.empty()) sharp->fail(nowhere + "; no point of this sweep spans two domains");
         }
     }
+    });
     if (auto metrics = root.optional("metrics")) {
-        metrics->check_keys({"reference_gpus", "break_even_threshold"});
+        errors.attempt([&] { metrics->check_keys({"reference_gpus", "break_even_threshold", "break_even", "deadline"}); });
+        if (counts_ok) errors.attempt([&] {
         if (auto x = metrics->optional("reference_gpus")) {
             s.options.reference_gpus = static_cast<int>(x->as_int(1, kMaxSweepGpus));
             // A reference outside the sweep would silently become another count; refuse it instead.
@@ -317,11 +351,30 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
                         "); the reference of speedup and efficiency must be a count the sweep runs");
             }
         }
-        if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
+        });
+        errors.attempt([&] {
+            if (auto x = metrics->optional("break_even_threshold")) s.options.break_even_threshold = x->as_double(0.01, 1.0);
+        });
+        // What the reports lead with: the knee (default) or the seed's doubling walk (scaling_metrics.hpp).
+        errors.attempt([&] {
+            if (auto x = metrics->optional("break_even"))
+                s.options.break_even_rule = x->as_choice({"knee", "doubling-walk"}) == "knee" ? BreakEvenRule::knee
+                                                                                           : BreakEvenRule::doubling_walk;
+        });
+        errors.attempt([&] {
+            if (auto x = metrics->optional("deadline")) {
+                s.options.deadline_minutes = x->as_time_seconds() / 60.0;
+                if (*s.options.deadline_minutes <= 0) x->fail("must be positive");
+            }
+        });
     }
-    if (auto cost = root.optional("cost"))
-        read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variant_names(s.spec.variants));
-    if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy);
+    if (systems_ok)
+        errors.attempt([&] {
+            if (auto cost = root.optional("cost"))
+                read_cost_section(*cost, s.options.cost, bases, "this sweep does not run", variant_names(s.spec.variants));
+        });
+    errors.attempt([&] { if (auto energy = root.optional("energy")) read_energy_section(*energy, s.options.energy); });
+    if (workloads_ok && counts_ok) errors.attempt([&] {
     if (auto trace = root.optional("trace")) {
         trace->check_keys({"workload", "system", "gpus"});
         // What the trace names must be in the sweep, or it would be dropped (or found missing after the run).
@@ -349,15 +402,17 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
             }
         }
     }
-    if (auto plots = root.optional("plots")) s.plots = plots->as_bool();
-    s.format = read_format(root);
-    s.model = read_compute_model(root);
+    });
+    errors.attempt([&] { if (auto plots = root.optional("plots")) s.plots = plots->as_bool(); });
+    errors.attempt([&] { s.format = read_format(root); });
+    errors.attempt([&] { s.model = read_compute_model(root); });
+    errors.attempt([&] {
     if (auto layout = root.optional("layout")) {
         s.spec.layout = read_layout(*layout, s.model);
         // A sweep prices every workload on every system: a pin one of them cannot take at any count is bad input at
         // the key (as in a plan), not a series of failed rows (a topology file sets its own NVLink domains: its
         // points are left to the search).
-        if (s.spec.layout.mode == LayoutMode::pinned && !s.spec.topology_file)
+        if (workloads_ok && systems_ok && s.spec.layout.mode == LayoutMode::pinned && !s.spec.topology_file)
             layout->feeding([&] {
                 for (const std::string& workload : s.spec.workloads)
                     for (const std::string& base : bases)
@@ -365,6 +420,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
                 return 0;
             });
     }
+    });
+    errors.throw_if_any();
 
     // Every point is expanded and kept with its result: refuse a sweep whose points alone would not fit
     // (a 16 MiB file can ask for billions) before expanding it. Published counts add a few per series.
@@ -381,16 +438,23 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
 }
 
 PlanScenario read_plan_scenario(const ConfigNode& root) {
+    // Every mistake of the file in one run, as a sweep's (read_sweep_scenario).
+    InputErrors errors;
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
                      "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
-                     "profiles", "like", "memory_reserve"});
+                     "profiles", "like", "memory_reserve"}, errors);
+    const bool unknown_keys = !errors.empty();   // a missing required key is then most likely misspelt (as a sweep's)
     PlanScenario s;
-    s.name = root.optional("name") ? root.required("name").as_string() : "plan";
-    if (auto d = root.optional("description")) (void)d->as_string();
-    s.workload = canonical_workload(root.required("workload"));
-    if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy);
+    errors.attempt([&] {
+        s.name = root.optional("name") ? root.required("name").as_string() : "plan";
+        if (auto d = root.optional("description")) (void)d->as_string();
+    });
+    const bool workload_ok = !(unknown_keys && !root.has("workload")) &&
+                             errors.attempt([&] { s.workload = canonical_workload(root.required("workload")); });
+    errors.attempt([&] { if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy); });
     // Hypothetical GPUs, searched where `systems` names them (as in a sweep).
+    const bool systems_ok = errors.attempt([&] {
     if (auto variants = root.optional("gpu_variants")) s.query.variants = read_variants(*variants);
     if (auto systems = root.optional("systems")) {
         for (const ConfigNode& item : systems->is_scalar() ? std::vector<ConfigNode>{*systems} : systems->items())
@@ -401,17 +465,23 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     }
     if (auto variants = root.optional("gpu_variants"))
         require_variants_used(*variants, s.query.variants, s.query.systems, root.has("systems"));
-    const std::vector<std::string> bases = base_systems_of(s.query.systems, s.query.variants);
+    });
+    const std::vector<std::string> bases = systems_ok ? base_systems_of(s.query.systems, s.query.variants) : std::vector<std::string>{};
     // A price is for a system the plan searches, or a variant of it under its own name.
+    const bool cost_ok = systems_ok && errors.attempt([&] {
     if (auto cost = root.optional("cost"))
         read_cost_section(*cost, s.cost, bases, "this plan does not search", variant_names(s.query.variants));
+    });
     // Node power applies to node-rented systems; on rack-scale systems only it would change nothing.
+    if (systems_ok) errors.attempt([&] {
     if (auto energy = root.optional("energy"))
         if (auto node_power = energy->optional("node_power");
             node_power && std::all_of(bases.begin(), bases.end(), [](const std::string& b) { return resolve_system(b).rack_scale; }))
             node_power->fail("no system searched is rented by the node; a rack-scale system's non-GPU power is its "
                              "rack's published figure less its GPUs' TDP (models/data/prices.yaml power.rack)");
+    });
     // One fabric and one batch rule for every candidate (a sweep compares several).
+    errors.attempt([&] {
     if (auto network = root.optional("network")) {
         if (network->is_sequence()) network->fail("a plan runs on one network option; compare several with a sweep");
         s.query.network = read_network(*network);
@@ -421,35 +491,58 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
             s.query.network.sharp.reset();
         }
     }
-    if (auto batch = root.optional("batch")) {
-        if (batch->is_sequence()) batch->fail("a plan uses one batch rule; compare several with a sweep");
-        s.query.batch = read_batch(*batch);
-    }
-    if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing);
-    if (auto reserve = root.optional("memory_reserve")) s.query.memory_reserve_bytes = read_memory_reserve(*reserve, s.query.systems, s.query.variants);
-    if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool();
-    if (auto x = root.optional("deadline")) {
-        s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;
-        if (*s.query.constraints.deadline_minutes <= 0) x->fail("must be positive");
-    }
-    if (auto x = root.optional("budget_gpu_hours")) s.query.constraints.budget_gpu_hours = x->as_double(1e-6, 1e12);
+    });
+    errors.attempt([&] {
+        if (auto batch = root.optional("batch")) {
+            if (batch->is_sequence()) batch->fail("a plan uses one batch rule; compare several with a sweep");
+            s.query.batch = read_batch(*batch);
+        }
+    });
+    errors.attempt([&] { if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing); });
+    if (systems_ok)
+        errors.attempt([&] {
+            if (auto reserve = root.optional("memory_reserve"))
+                s.query.memory_reserve_bytes = read_memory_reserve(*reserve, s.query.systems, s.query.variants);
+        });
+    errors.attempt([&] { if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool(); });
+    // The constraints: each read on its own; whether there is one at all is judged when all of them read.
+    bool constraints_ok = errors.attempt([&] {
+        if (auto x = root.optional("deadline")) {
+            s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;
+            if (*s.query.constraints.deadline_minutes <= 0) x->fail("must be positive");
+        }
+    });
+    constraints_ok = errors.attempt([&] {
+        if (auto x = root.optional("budget_gpu_hours")) s.query.constraints.budget_gpu_hours = x->as_double(1e-6, 1e12);
+    }) && constraints_ok;
+    constraints_ok = cost_ok && errors.attempt([&] {
     if (auto x = root.optional("budget")) {
         const Money m = x->feeding([&] { return parse_money(x->as_string()); });
         if (!m.currency.empty() && m.currency != s.cost.currency)
             x->fail("budget is in " + m.currency + " but prices are in " + s.cost.currency + " (set cost.currency)");
         s.query.constraints.budget_money = m.amount;
     }
+    }) && constraints_ok;
+    if (constraints_ok && !unknown_keys) errors.attempt([&] {
     if (!s.query.constraints.deadline_minutes && !s.query.constraints.budget_gpu_hours && !s.query.constraints.budget_money)
         root.fail("a plan needs 'deadline', 'budget_gpu_hours' or 'budget'");
-    if (auto x = root.optional("confidence"))
-        s.query.constraints.confidence = parse_confidence(x->as_choice({"p50", "p90"}));
-    if (auto x = root.optional("margin"))
-        s.query.constraints.margin = x->feeding([&] { return parse_margin(x->as_string()); });
+    });
+    errors.attempt([&] {
+        if (auto x = root.optional("confidence"))
+            s.query.constraints.confidence = parse_confidence(x->as_choice({"p50", "p90"}));
+    });
+    errors.attempt([&] {
+        if (auto x = root.optional("margin"))
+            s.query.constraints.margin = x->feeding([&] { return parse_margin(x->as_string()); });
+    });
     s.query.objective = s.query.constraints.deadline_minutes ? Objective::gpus : Objective::time;
-    if (auto x = root.optional("minimise")) {
-        s.query.objective = parse_objective(x->as_choice({"gpus", "time", "cost", "gpu-hours", "energy"}));
-    }
+    errors.attempt([&] {
+        if (auto x = root.optional("minimise"))
+            s.query.objective = parse_objective(x->as_choice({"gpus", "time", "cost", "gpu-hours", "energy"}));
+    });
+    // The search range, the topology file and what needs them (skipped when the systems or the range failed).
     int min_gpus = 8, max_gpus = 8192;
+    const bool range_ok = systems_ok && errors.attempt([&] {
     if (auto gpus = root.optional("gpus")) {
         gpus->check_keys({"from", "to"});
         if (auto x = gpus->optional("from")) min_gpus = read_gpu_count(*x);
@@ -468,6 +561,8 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         s.query.refine = false;
         max_gpus = s.query.gpu_counts.back();
     }
+    });
+    if (range_ok) errors.attempt([&] {
     if (s.query.sharp.value_or(false)) {
         const std::string nowhere = sharp_unavailable_everywhere(bases, max_gpus);
         if (!nowhere.empty()) root.required("sharp").fail(nowhere + "; no configuration searched spans two domains (raise gpus.to)");
@@ -479,13 +574,15 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         return plan_unit(with_allocation_where_applicable(resolve_system(base_system_of(system, variants)), unit));
     };
     if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
-    s.format = read_format(root);
-    s.model = read_compute_model(root);
+    });
+    errors.attempt([&] { s.format = read_format(root); });
+    errors.attempt([&] { s.model = read_compute_model(root); });
+    errors.attempt([&] {
     if (auto layout = root.optional("layout")) {
         s.query.layout = read_layout(*layout, s.model);
         // A pin no system searched can take at any count is bad input at the key, as `ttsim plan --layout` says
         // (a topology file sets its own NVLink domains: its points are left to the search).
-        if (s.query.layout.mode == LayoutMode::pinned && !s.query.topology_file) {
+        if (workload_ok && systems_ok && s.query.layout.mode == LayoutMode::pinned && !s.query.topology_file) {
             std::vector<System> searched;
             for (const std::string& base : bases) searched.push_back(resolve_system(base));
             layout->feeding([&] {
@@ -494,6 +591,8 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
             });
         }
     }
+    });
+    errors.throw_if_any();
     return s;
 }
 

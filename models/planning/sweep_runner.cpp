@@ -206,6 +206,22 @@ SweepResult derive_sweep_metrics(std::vector<PointResult> points, const SweepOpt
         for (std::size_t k : pareto_front(by_hours)) result.points[indices[k]].pareto = true;
         for (std::size_t k : pareto_front(by_cost)) result.points[indices[k]].pareto_cost = true;
     }
+
+    // How many GPUs are worth it, per series (scaling_metrics.hpp), once the points know what they bill.
+    for (SeriesSummary& series : result.series) {
+        std::vector<ScalingSample> samples;
+        for (std::size_t i : series.points) {
+            const PointResult& r = result.points[i];
+            if (!r.outcome.ok) continue;
+            const Prediction& p = r.outcome.prediction;
+            ScalingSample s{r.point.gpus, p.ttt_minutes};
+            s.ttt_p10_minutes = p.ttt_p10_minutes;
+            s.ttt_p90_minutes = p.ttt_p90_minutes;
+            s.rented_gpu_hours = r.rented_gpu_hours;
+            samples.push_back(s);
+        }
+        series.answer = scaling_answer(samples, options.break_even_threshold, options.deadline_minutes);
+    }
     return result;
 }
 

@@ -27,6 +27,8 @@ namespace ttsim::planning {
 struct SweepOptions {
     std::optional<int> reference_gpus;       // default: the smallest count of each series
     double break_even_threshold = 0.5;
+    BreakEvenRule break_even_rule = BreakEvenRule::knee;   // what the reports lead with (scaling_metrics.hpp)
+    std::optional<double> deadline_minutes;  // the cost-optimal count's deadline (`metrics: {deadline: 10min}`)
     EnergyParameters energy;
     CostParameters cost;
     int threads = 0;                         // 0 = all cores
@@ -67,6 +69,7 @@ struct SeriesSummary {
     // smallest successful count stands in for it (said in every report).
     std::optional<int> requested_reference_gpus;
     std::optional<BreakEven> break_even;     // nullopt: no doubling of the reference in the series to judge
+    std::optional<ScalingAnswer> answer;     // knee, cost-optimal and paying doubling; nullopt: no successful point
 };
 
 struct SweepResult {

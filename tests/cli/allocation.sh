@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib/eval_checks.bash"
 plan=(plan --workload llama2_70b_lora --system gb200-nvl72 --deadline 30min)
 "$ttsim" "${plan[@]}" --format csv >"$tmp/rack.csv" || { echo "FAIL: rack plan"; exit 1; }
 "$ttsim" "${plan[@]}" --allocation tray --format csv >"$tmp/tray.csv" || { echo "FAIL: tray plan"; exit 1; }
-check "csv states the unit" 'head -1 "$tmp/rack.csv" | grep -q ",allocation,rented_gpus,layout,global_batch$"'
+check "csv states the unit" 'head -1 "$tmp/rack.csv" | grep -q ",allocation,rented_gpus,layout,global_batch,"'
 check "rack plan: every searched count is whole racks" \
     'awk -F, "NR > 1 && \$2 % 72 != 0 { bad = 1 } END { exit bad }" "$tmp/rack.csv"'
 check "rack plan answers whole racks" 'grep ",true,true," "$tmp/rack.csv" | grep -Eq ",[0-9]+ racks? \([0-9]+ GPUs\),"'
@@ -26,8 +26,8 @@ assert "whole allocation units" in d["billing"]
 a = d["answer"]
 assert a["rented_gpus"] == a["gpus"] and a["allocation"].endswith("(%d GPUs)" % a["gpus"]), a
 PY'
-"$ttsim" "${plan[@]}" >"$tmp/rack.txt"
-check "table states the unit and the billing rule" 'grep -q "answer: [0-9]* racks\? ([0-9]* GPUs) of gb200-nvl72" "$tmp/rack.txt" && grep -q "billed in whole allocation units" "$tmp/rack.txt"'
+"$ttsim" "${plan[@]}" --explain >"$tmp/rack.txt"   # the billing rule is a formula note: --explain prints it
+check "table states the unit and the billing rule" 'grep -q "answer: [0-9]* racks\? ([0-9]* GPUs) of gb200-nvl72" "$tmp/rack.txt" && tr -s "\n " " " <"$tmp/rack.txt" | grep -q "billed in whole allocation units"'
 
 refused() {   # NAME EXPECTED-TEXT COMMAND...: exit 2 and the text on stderr
     local name=$1 text=$2; shift 2
@@ -83,7 +83,7 @@ for p in json.load(open(d + "/results.json"))["points"]:
     assert abs(p["cost"]["amount"] - p["rented_gpu_hours"] * p["cost"]["price_per_gpu_hour"]) <= 1e-6 * p["cost"]["amount"]
 PY'
 # predict on part of a rack: the cost bills the whole rack, and the GPU-hours line says so beside the job's own.
-"$ttsim" predict --workload bert --system gb200-nvl72 --gpus 8 >"$tmp/part.txt" 2>&1
+"$ttsim" predict --workload bert --system gb200-nvl72 --gpus 8 --explain >"$tmp/part.txt" 2>&1
 check "predict on 8 GPUs of a rack: GPU hours show the rented ones the cost bills" \
     'grep -Eq "GPU hours +[0-9.]+ \([0-9.]+ rented: the whole allocation units, which the cost bills\)" "$tmp/part.txt" && grep -q "cost = rented GPU-hours x price" "$tmp/part.txt"'
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 >"$tmp/whole.txt" 2>&1

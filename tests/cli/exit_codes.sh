@@ -12,8 +12,8 @@ check "plan --help documents --confidence and --margin" 'grep -q -- "--confidenc
 # Answered: 0, with p10/p50/p90 and the hold-out error.
 "$ttsim" plan --workload llama2_70b_lora --system dgx-h100 --deadline 3min >"$tmp/lora.txt" 2>&1; rc=$?
 check "plan with an answer exits 0" '[[ $rc -eq 0 ]]'
-check "plan answer states the percentiles" 'grep -q "at p90 (p10 .* min, p50 .* min)" "$tmp/lora.txt"'
-check "plan answer states the hold-out error and its command" 'grep -q "model hold-out error for llama2_70b_lora: .*% MAPE.*ttsim validate --holdout-yaml" "$tmp/lora.txt"'
+check "plan answer states the percentiles" 'grep -q "at p90 (judged): .* min, .* GPU-hours" "$tmp/lora.txt" && grep -q "at p50: .* min" "$tmp/lora.txt" && grep -q "at p10: .* min" "$tmp/lora.txt"'
+check "plan answer states the hold-out error and its command" 'tr -s "\n " " " <"$tmp/lora.txt" | grep -q "model hold-out error for llama2_70b_lora: .*% MAPE.*ttsim validate --holdout-yaml"'
 
 # Nothing feasible: 1, the report still printed (closest configurations).
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 1s --max-gpus 64 >"$tmp/none.txt" 2>"$tmp/none.err"; rc=$?

@@ -240,7 +240,7 @@ check "predict --oversubscription 2 is stated in the header" 'has "$tmp/p-over.t
 "$ttsim" predict --workload bert --system dgx-h100 --topology topologies/examples/two_dgx_h100.yaml >"$tmp/p-topo.txt"
 check "predict --topology FILE runs on the file's 16 GPUs" 'has "$tmp/p-topo.txt" "bert on 16 x H100-SXM (dgx-h100, topology topologies/examples/two_dgx_h100.yaml, SHARP off)"'
 # The shipped profiles train the RCP mean times the calibration's convergence lag, and say so (table and JSON).
-"$ttsim" predict --workload bert --system dgx-h100 --gpus 8 >"$tmp/p-lag.txt"
+"$ttsim" predict --workload bert --system dgx-h100 --gpus 8 --explain >"$tmp/p-lag.txt"   # provenance: --explain
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 8 --format json >"$tmp/p-lag.json"
 check "predict states the convergence lag it trains" \
   'has "$tmp/p-lag.txt" "(the RCP mean x 1.0" && python3 -c "import json, sys; p = json.load(open(sys.argv[1])); sys.exit(not (p[\"convergence_lag\"] > 1 and p[\"samples_to_converge\"] > 0))" "$tmp/p-lag.json"'

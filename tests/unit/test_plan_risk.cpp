@@ -106,7 +106,11 @@ TEST_CASE("plan report states p10/p50/p90, the percentile judged and the hold-ou
     const std::string table = format_plan_table(ctx, a);
     INFO(table);
     // 160 GPUs: p50 = 7.25 min, p10 = 5.8, p90 = 8.7.
-    CHECK(table.find("answer: 160 GPUs of a: 8.70 min at p90 (p10 5.80 min, p50 7.25 min)") != std::string::npos);
+    // One percentile per line, the judged one first.
+    CHECK(table.find("answer: 160 GPUs of a\n"
+                     "    at p90 (judged): 8.70 min, 23.2 GPU-hours, 23.2 USD\n"
+                     "    at p50: 7.25 min, 19.3 GPU-hours, 19.3 USD, 19.3 kWh\n"
+                     "    at p10: 5.80 min\n") != std::string::npos);
     CHECK(table.find("time-to-train <= 10.0 min at p90 less the 10% margin (<= 9.00 min)") != std::string::npos);
     CHECK(table.find("model hold-out error for w: 12.3% MAPE over 3 results at >= 128 GPUs") != std::string::npos);
     CHECK(table.find("ttsim validate --holdout-yaml") != std::string::npos);
@@ -169,21 +173,23 @@ TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never
     std::string header, line;
     std::getline(csv, header);
     CHECK(header == "system,gpus,status,feasible,answer,ttt_minutes,gpu_hours,cost,currency,energy_kwh,error,"
-                    "ttt_p10_minutes,ttt_p90_minutes,allocation,rented_gpus,layout,global_batch");
+                    "ttt_p10_minutes,ttt_p90_minutes,allocation,rented_gpus,layout,global_batch,gpu_hours_p90,cost_p90,"
+                    "warnings");
     int failed = 0, ok = 0;
     while (std::getline(csv, line)) {
         if (line.find(",error,") != std::string::npos) {
             ++failed;
-            CHECK(line == "a," + line.substr(2, line.find(',', 2) - 2) + ",error,false,false,,,,USD,,\"too big\",,,,,,");
+            CHECK(line == "a," + line.substr(2, line.find(',', 2) - 2) + ",error,false,false,,,,USD,,\"too big\",,,,,,,,,");
         } else {
             ++ok;
             // An ok row has every number: fields 5..9 (p50 numbers, currency), 11, 12 (p10, p90) and 14 (GPUs rented; the
-            // synthetic model states no unit in 13, nor a layout in 15); 10 is the error; 16 the global batch.
+            // synthetic model states no unit in 13, nor a layout in 15); 10 is the error; 16 the global batch; 17 and 18
+            // the p90 GPU-hours and cost; 19 the warnings (none here). The ',' appended keeps a last empty field.
             std::vector<std::string> fields;
-            std::stringstream row(line);
+            std::stringstream row(line + ",");
             for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-            REQUIRE(fields.size() == 17);
-            for (int k : {5, 6, 7, 8, 9, 11, 12, 14, 16}) CHECK_FALSE(fields[static_cast<std::size_t>(k)].empty());
+            REQUIRE(fields.size() == 20);
+            for (int k : {5, 6, 7, 8, 9, 11, 12, 14, 16, 17, 18}) CHECK_FALSE(fields[static_cast<std::size_t>(k)].empty());
             CHECK(fields[10].empty());
         }
     }

@@ -70,6 +70,71 @@ TEST_CASE("break-even: last doubling whose marginal efficiency stays above the t
     REQUIRE_FALSE(break_even({{8, 100.0}, {64, 20.0}, {512, 5.0}}, 8, 0.5));
 }
 
+// A series with its p10/p90 band at -+3 % of each time.
+std::vector<ScalingSample> banded(const std::vector<std::pair<int, double>>& times) {
+    std::vector<ScalingSample> series;
+    for (const auto& [gpus, minutes] : times) {
+        ScalingSample s{gpus, minutes};
+        s.ttt_p10_minutes = 0.97 * minutes;
+        s.ttt_p90_minutes = 1.03 * minutes;
+        series.push_back(s);
+    }
+    return series;
+}
+
+TEST_CASE("knee: the count minimising time x GPU-hours, with the counts the band cannot tell from it", "[planning]") {
+    // T^2 N: 8 -> 80000, 16 -> 43264, 32 -> 25088, 64 -> 16384, 128 -> 15488, 256 -> 20736 (min^2 GPUs).
+    const auto a = scaling_answer(banded({{8, 100}, {16, 52}, {32, 28}, {64, 16}, {128, 11}, {256, 9}}), 0.5, std::nullopt);
+    REQUIRE(a);
+    CHECK(a->knee.gpus == 128);
+    CHECK(a->knee.time_x_gpu_hours == Approx(15488.0 / 60));
+    // The knee's product at p90: 15488 x 1.03^2 = 16431; 64 GPUs at p10: 16384 x 0.97^2 = 15416 <= it (in the
+    // range); 256 at p10: 20736 x 0.9409 = 19511 > it (out).
+    CHECK(a->knee.range_low == 64);
+    CHECK(a->knee.range_high == 128);
+    CHECK_FALSE(a->knee.at_largest);
+    // Two curves a few per cent apart at one count move the knee within the range, not out of it: 64 GPUs at
+    // 0.96 x 16 min (15.36^2 x 64 = 15099 < 15488) make 64 the knee, and the range is still 64..128 (128 at p10:
+    // 14573 <= 15099 x 1.03^2 = 16019).
+    const auto moved = scaling_answer(banded({{8, 100}, {16, 52}, {32, 28}, {64, 0.96 * 16}, {128, 11}, {256, 9}}), 0.5,
+                                      std::nullopt);
+    CHECK(moved->knee.gpus == 64);
+    CHECK(moved->knee.range_low == 64);
+    CHECK(moved->knee.range_high == 128);
+    // Still falling at the largest count: said, since the minimum may lie beyond the sweep.
+    CHECK(scaling_answer(banded({{8, 100}, {16, 45}}), 0.5, std::nullopt)->knee.at_largest);
+}
+
+TEST_CASE("largest doubling that pays scans every doubling, past the first that fails", "[planning]") {
+    // Marginal efficiencies: 8->16 0.833, 16->32 0.75, 32->64 0.571, 64->128 1.17 (a superlinear step).
+    const std::vector<ScalingSample> series{{8, 100.0}, {16, 60.0}, {32, 40.0}, {64, 35.0}, {128, 15.0}};
+    const auto a = scaling_answer(series, 0.75, std::nullopt);
+    REQUIRE(a->paying_doubling);
+    CHECK(a->paying_doubling->gpus == 64);
+    CHECK(a->paying_doubling->to_gpus == 128);
+    CHECK(a->paying_doubling->efficiency == Approx(35.0 / 30.0));
+    CHECK(a->doublings_judged == 4);
+    CHECK(break_even(series, 8, 0.75)->gpus == 32);   // the seed's walk stops at the first dip
+    CHECK_FALSE(scaling_answer(series, 1.2, std::nullopt)->paying_doubling);
+}
+
+TEST_CASE("cost-optimal count: the fewest GPU-hours at p90 within the deadline", "[planning]") {
+    // p90 = 1.03 x T. Deadline 30 min: 32 GPUs (28.84 min, 15.4 GPU-h) and 64 (16.48, 17.6) meet it: 32.
+    const auto series = banded({{8, 100}, {16, 52}, {32, 28}, {64, 16}});
+    const auto a = scaling_answer(series, 0.5, 30.0);
+    REQUIRE(a->cost_optimal);
+    CHECK(a->cost_optimal->gpus == 32);
+    CHECK(a->cost_optimal->ttt_p90_minutes == Approx(28.84));
+    CHECK(a->cost_optimal->gpu_hours_p90 == Approx(32 * 28.84 / 60));
+    // Billed in whole units: rented GPU-hours at p50 scale with the p90 time.
+    auto rented = series;
+    rented[2].rented_gpu_hours = 100;   // 32 GPUs billed far more than used: 64 becomes the cheaper
+    CHECK(scaling_answer(rented, 0.5, 30.0)->cost_optimal->gpus == 64);
+    const auto none = scaling_answer(series, 0.5, 10.0);
+    CHECK_FALSE(none->cost_optimal);
+    CHECK_FALSE(none->deadline_met);
+}
+
 TEST_CASE("Pareto front of time-to-train vs GPU-hours", "[planning]") {
     // (9, 7) is dominated by (8, 6); (11, 5) by (10, 5).
     const std::vector<ParetoCandidate> c{{10, 5}, {8, 6}, {12, 4}, {9, 7}, {11, 5}};

@@ -120,6 +120,7 @@ TEST_CASE("break-even in words: the decision is visible, no doublings are not 'a
     REQUIRE(decision_value(0.75, 0.5) == "0.75 >= 0.50");
     REQUIRE(decision_value(0.5, 0.5) == "0.50 >= 0.50");
     SweepOptions options;
+    options.break_even_rule = BreakEvenRule::doubling_walk;   // the seed's definition, kept as a named rule
     // 8, 64, 512: no doubling of 8 in the series.
     SweepResult gaps = derive_sweep_metrics(
         {synthetic_point(0, 8, 10.0, 768), synthetic_point(1, 64, 2.0, 768), synthetic_point(2, 512, 1.0, 768)},

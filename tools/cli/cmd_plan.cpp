@@ -13,6 +13,7 @@
 #include "models/training/predict.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
+#include "tools/report/results_report.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
 #include "tools/cli/cluster_spec.hpp"
@@ -83,6 +84,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "the pooled value, 1")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
         .option("format", "F", "table, csv or json", "table")
+        .flag("explain", "the table also says what the percentiles mean, the prices and the cost and energy formulas "
+                         "(the JSON always carries them)")
         .option("out", "DIR", "also write results.csv and results.json into folder DIR (created if missing, each file "
                               "atomic; after Ctrl-C they list what was evaluated)");
     declare_memory_reserve_flag(args);
@@ -217,9 +220,11 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const ComputeModel model = model_flag(args);
     const planning::HoldoutErrors holdout =
         planning::holdout_errors_for(model == ComputeModel::lumped, args.has("profiles") ? args.get("profiles") : "");
-    const planning::PlanReportContext report{workload, &query, &cost, &energy, &holdout,
-                                             model == ComputeModel::operator_level};
-    return print_plan("ttsim plan", "ttsim plan", format, report, answer, out, output);   // 1 when nothing meets it (exit_codes.hpp)
+    planning::PlanReportContext report{workload, &query, &cost, &energy, &holdout,
+                                       model == ComputeModel::operator_level};
+    report.explain = args.get_flag("explain");
+    return print_plan("ttsim plan", ::ttsim::report::command_as_typed("ttsim plan", raw), format, report, answer, out,
+                      output);   // 1 when nothing meets it (exit_codes.hpp)
 }
 
 }  // namespace ttsim::cli

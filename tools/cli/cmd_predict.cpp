@@ -104,6 +104,9 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
         .option("profiles", "DIR", "directory with the calibrated profiles (profiles.yaml, operator_profiles.yaml)",
                 "models/profiles")
         .option("format", "F", "table, csv or json", "table")
+        .flag("explain",
+              "the table also says where each default and figure comes from (the published layout's source, the "
+              "batch rule, the memory breakdown, the cost and energy formulas); the JSON always carries them")
         .option("out", "DIR",
                 "also write results.csv, results.json, trace.json (Chrome/Perfetto, one optimizer step) and "
                 "report.html (the results as a page) into folder DIR (created if missing, each file atomic)");
@@ -165,6 +168,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     report.prices = &prices;
     report.energy = &energy;
     report.cost = planning::cost_of_prediction(p, request.system, energy, prices, allocation);
+    report.explain = parser.get_flag("explain");
     const std::string results_json = format_prediction_json(report), results_csv = format_prediction_csv(report);
     const std::string text = format == "json"  ? results_json
                              : format == "csv" ? results_csv
@@ -172,7 +176,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (output) {
         output->write("results.csv", results_csv);
         output->write("results.json", results_json);
-        output->write("report.html", ::ttsim::report::results_page(results_json, "ttsim predict"));
+        output->write("report.html", ::ttsim::report::results_page(results_json, ::ttsim::report::command_as_typed("ttsim predict", args)));
         // One optimizer step of this prediction: the scenario predict() evaluated (the searched layout's, when it
         // searched), with the profile that priced it.
         write_iteration_trace(explained.scenario, explained.profile,

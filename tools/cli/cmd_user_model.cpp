@@ -251,14 +251,19 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     };
     const auto amount = [](double v) { return fmt::format("{:.{}f}", v, v >= 100 ? 0 : v >= 1 ? 2 : 3); };
     // Times and energy to three significant figures (format_duration: s, min or h), as every other table.
-    out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>13}  {:>9} {:>10} {:>12} {:>12}\n", "GPUs", "fastest layout",
-                       "TTT", "step (ms)", "memory (GB)", "fit/valid", "GPU-h", cost_header, "energy");
+    // MFU: model FLOPs utilisation (Prediction::model_flops_utilisation), as predict's table and every CSV/JSON.
+    const auto mfu_text = [](const Prediction& p) {
+        return p.model_flops_utilisation > 0 ? fmt::format("{:.1f}%", 100 * p.model_flops_utilisation) : std::string("-");
+    };
+    out << fmt::format("{:>6}  {:<72} {:>9} {:>10} {:>6} {:>13}  {:>9} {:>10} {:>12} {:>12}\n", "GPUs", "fastest layout",
+                       "TTT", "step (ms)", "MFU", "memory (GB)", "fit/valid", "GPU-h", cost_header, "energy");
     for (const Row& r : rows)
         if (!r.error.empty())
             out << fmt::format("{:>6}  no prediction (below)\n", r.gpus);
         else
-            out << fmt::format("{:>6}  {:<72} {:>9} {:>10.1f} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10} {:>12} {:>12}\n",
+            out << fmt::format("{:>6}  {:<72} {:>9} {:>10.1f} {:>6} {:>6.1f} / {:<5.1f} {:>4}/{:<4} {:>10} {:>12} {:>12}\n",
                                r.gpus, describe_layout(r.p.layout), planning::format_duration(r.p.ttt_minutes), r.p.step_ms,
+                               mfu_text(r.p),
                                r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
                                r.p.layouts_enumerated, amount(r.cost.rented_gpu_hours), amount(r.cost.cost),
                                energy_text(r.cost.energy.facility_kwh));

@@ -89,8 +89,14 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
                 data << r.point.gpus << " " << number(r.outcome.prediction.ttt_minutes) << " "
                      << number(r.metrics.efficiency) << "\n";
                 if (r.published) published_points[r.point.gpus] = r.published->median_minutes;
-                if (s->break_even && s->break_even->gpus == r.point.gpus)
-                    (s->break_even->limited_by_sweep ? beyond_marks : break_even_marks)
+                // The break-even the reports lead with: the knee (default) or the doubling walk's count.
+                const bool knee = result.options.break_even_rule == planning::BreakEvenRule::knee && s->answer;
+                const std::optional<int> mark = knee ? std::optional<int>(s->answer->knee.gpus)
+                                                : s->break_even ? std::optional<int>(s->break_even->gpus)
+                                                                : std::nullopt;
+                const bool beyond = knee ? s->answer->knee.at_largest : s->break_even && s->break_even->limited_by_sweep;
+                if (mark == r.point.gpus)
+                    (beyond ? beyond_marks : break_even_marks)
                         .push_back({r.point.gpus, r.outcome.prediction.ttt_minutes, r.metrics.efficiency});
             }
             if (!any) data << "nan nan nan\n";   // keeps block numbering aligned with titles
@@ -114,7 +120,7 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
                // The legend goes below the plot, under the axis label, in as many columns as fit, so it never
                // eats the plot's width; a small margin around the data keeps end points (and their break-even
                // circles) off the border, without widening a log axis to whole decades (yfix).
-               << "set logscale x 2\nset grid\nset key outside below center horizontal font \",9\" samplen 2\n"
+               << "set logscale x 2\nset grid\nset key outside below center horizontal font \",13\" samplen 3\n"
                << "set bmargin 6\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\nset autoscale yfix\n"
                << "set xlabel \"GPUs\"\nset format x \"%g\"\n";
         // Break-even points as one marked series ("break-even", one legend entry) rather than a text label per
@@ -128,7 +134,9 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
             std::ostringstream p;
             p << "plot ";
             for (std::size_t k = 0; k < titles.size(); ++k)
-                p << (k ? ", " : "") << "dat index " << k << " using 1:" << column << " with linespoints lw 2 lc rgb "
+                // Series that coincide (a what-if without effect) stay apart: each has its own marker and dash.
+                p << (k ? ", " : "") << "dat index " << k << " using 1:" << column << " with linespoints lw 2 dt "
+                  << (k % 5) + 1 << " lc rgb "
                   << gp_string(kSeriesColours[k % kSeriesColours.size()]) << " pt "
                   << kSeriesPointTypes[k % kSeriesPointTypes.size()] << " title " << gp_string(titles[k]);
             if (with_published && !published_points.empty())
@@ -154,8 +162,8 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
         for (const auto& [kind, header, column, with_published] :
              {std::tuple{std::string("ttt"), ttt_title, 2, true}, std::tuple{std::string("efficiency"), eff_title, 3, false}}) {
             script << header;
-            for (const Output& o : {Output{"set terminal @png_term size 900,600 font \"sans,10\"", workload + "_" + kind + ".png"},
-                                    Output{"set terminal svg size 900,600 dynamic font \"sans,10\"", workload + "_" + kind + ".svg"}}) {
+            for (const Output& o : {Output{"set terminal @png_term size 900,600 font \"sans,12\"", workload + "_" + kind + ".png"},
+                                    Output{"set terminal svg size 900,600 dynamic font \"sans,12\"", workload + "_" + kind + ".svg"}}) {
                 // noenhanced: names such as llama2_70b_lora are text, not "_" subscripts.
                 // gnuplot writes a temporary name; it is renamed into place once gnuplot succeeded (atomic result).
                 script << o.terminal << "\nset termoption noenhanced\nset output " << gp_string(o.file + kTemporarySuffix)

@@ -23,75 +23,111 @@ std::string price_note(const PredictionReport& r) {
 std::string format_prediction_table(const PredictionReport& report) {
     const Prediction& p = *report.prediction;
     const planning::PredictionCost& c = report.cost;
-    std::string out;
-    auto line = [&](const char* label, const std::string& text) { out += fmt::format("  {:<19}{}\n", label, text); };
-    // The header states the fabric choices: a non-default routing, and SHARP either way (on by default across
-    // NVLink domains, so whether it ran is not obvious from the request).
-    out += fmt::format("{} on {} x {} ({}, {}{})\n", p.workload, p.gpus, p.gpu, p.system, p.fabric,
-                       p.layout.sharp ? ", SHARP on" : ", SHARP off");
-    line("layout", describe_layout(p.layout));
+    const bool explain = report.explain;
+    // One row per line of the answer, in the order a planner reads it: the time to train first. A row's text is
+    // its figures; `why` (shown with --explain, and always in the JSON) says where they came from. Wrapped to
+    // planning::kTextWidth columns, continuation lines under the text.
+    struct Row {
+        const char* label;
+        std::string text, why;
+    };
+    std::vector<Row> rows;
+    rows.push_back({"time to train",
+                    fmt::format("{:.3f} min (p10 {:.3f}, p90 {:.3f})", p.ttt_minutes, p.ttt_p10_minutes,
+                                p.ttt_p90_minutes),
+                    "p10/p90: percentiles over the run-to-run spread of convergence (MLPerf's reference "
+                    "convergence points, averaged as an MLPerf score)"});
+    rows.push_back({"layout", describe_layout(p.layout), ""});
     if (!p.layout_choice.empty()) {   // the layout search chose it (layout_search.hpp)
-        line("layout choice", fmt::format("{}, searched in {:.3f} s", p.layout_choice, p.layout_search_seconds));
+        rows.push_back({"layout choice", fmt::format("{}, searched in {:.3f} s", p.layout_choice, p.layout_search_seconds), ""});
         if (p.published) {
             const Prediction::Alternative& a = *p.published;
-            line("published layout", fmt::format("{}: {:.3f} min, step {:.3f} ms, {:.3f} GB per GPU{} ({})",
-                                                 describe_layout(a.layout), a.ttt_minutes, a.step_ms,
-                                                 a.memory_per_gpu_bytes / 1e9, a.memory_fits ? "" : " (over HBM)", a.label));
+            rows.push_back({"published layout",
+                            fmt::format("{}: {:.3f} min, step {:.3f} ms, {:.3f} GB per GPU{}", describe_layout(a.layout),
+                                        a.ttt_minutes, a.step_ms, a.memory_per_gpu_bytes / 1e9,
+                                        a.memory_fits ? "" : " (over HBM)"),
+                            a.label});
         } else {
-            line("published layout", "none at this scale");
+            rows.push_back({"published layout", "none at this scale", ""});
         }
     }
-    line("time to train", fmt::format("{:.3f} min (p10 {:.3f}, p90 {:.3f})", p.ttt_minutes, p.ttt_p10_minutes,
-                                      p.ttt_p90_minutes));
-    line("global batch", fmt::format("{}, samples to converge {:.0f}{}, steps {}", p.global_batch, p.samples_to_converge,
-                                     p.convergence_lag != 1.0
-                                         ? fmt::format(" (the RCP mean x {:.3f}, how much later the calibration's "
-                                                       "results converged)",
-                                                       p.convergence_lag)
-                                         : "",
-                                     p.steps));
-    line("step", fmt::format("{:.3f} ms = compute {:.3f} + exposed comm {:.3f} + fixed {:.3f} (gradient comm total "
-                             "{:.3f})",
-                             p.step_ms, p.compute_ms, p.exposed_comm_ms, p.fixed_ms, p.comm_total_ms));
-    if (p.compute_model == "operator") {
-        line("compute model", std::string("operator (layer graph, roofline kernels)") +
-                                  (p.launch_bound ? "; launch-bound: the host's kernel launches, not the GPU, set a pass's time" : ""));
-    }
+    rows.push_back({"global batch",
+                    fmt::format("{}, samples to converge {:.0f}, steps {}", p.global_batch, p.samples_to_converge, p.steps),
+                    p.convergence_lag != 1.0
+                        ? fmt::format("the RCP mean x {:.3f}, how much later the calibration's results converged",
+                                      p.convergence_lag)
+                        : ""});
+    rows.push_back({"step",
+                    fmt::format("{:.3f} ms = compute {:.3f} + exposed comm {:.3f} + fixed {:.3f} (gradient comm total {:.3f})",
+                                p.step_ms, p.compute_ms, p.exposed_comm_ms, p.fixed_ms, p.comm_total_ms),
+                    ""});
+    if (p.compute_model == "operator")
+        rows.push_back({"compute model",
+                        std::string("operator") + (p.launch_bound ? "; launch-bound: the host's kernel launches, not the "
+                                                                    "GPU, set a pass's time"
+                                                                  : ""),
+                        "the workload's layer graph, every kernel priced by its roofline"});
     // The layout's memory is the layer graph's, whichever model priced the step.
-    if (!p.memory_summary.empty()) line("memory per GPU", p.memory_summary);
+    if (!p.memory_summary.empty())
+        rows.push_back({"memory per GPU",
+                        fmt::format("{:.1f} GB of {:.1f} GB: {}", p.memory_per_gpu_bytes / 1e9,
+                                    p.memory_capacity_bytes / 1e9, p.memory_fits ? "fits" : "over HBM"),
+                        p.memory_summary});
     if (p.tp_cp_comm_ms > 0)
-        line("TP/CP comm", fmt::format("{:.3f} ms per step, {:.3f} ms of it exposed (counted in compute)",
-                                       p.tp_cp_comm_ms, p.tp_cp_exposed_ms));
-    line("evaluation", fmt::format("{:.3f} min on the clock ({} evaluations)", p.eval_minutes, p.evaluations));
-    line("per-run overhead", fmt::format("{:.3f} min (once per run; time to train = steps x step + evaluation + this)",
-                                         p.run_overhead_minutes));
-    line("per-GPU throughput", fmt::format("{:.3f} samples/s", p.per_gpu_throughput));
+        rows.push_back({"TP/CP comm",
+                        fmt::format("{:.3f} ms per step, {:.3f} ms of it exposed (counted in compute)", p.tp_cp_comm_ms,
+                                    p.tp_cp_exposed_ms),
+                        ""});
+    rows.push_back({"evaluation", fmt::format("{:.3f} min on the clock ({} evaluations)", p.eval_minutes, p.evaluations), ""});
+    rows.push_back({"per-run overhead", fmt::format("{:.3f} min", p.run_overhead_minutes),
+                    "once per run; time to train = steps x step + evaluation + this"});
+    rows.push_back({"per-GPU throughput", fmt::format("{:.3f} samples/s", p.per_gpu_throughput), ""});
     if (p.model_flops_utilisation > 0)
-        line("MFU", fmt::format("{:.1f} % (model FLOPs utilisation: the training FLOPs the step is priced for, "
-                                "each at the dense peak of its precision; {:.0f} TFLOP/s per GPU achieved)",
-                                100 * p.model_flops_utilisation, p.model_flops_per_gpu / 1e12));
+        rows.push_back({"MFU",
+                        fmt::format("{:.1f} % ({:.0f} TFLOP/s per GPU)", 100 * p.model_flops_utilisation,
+                                    p.model_flops_per_gpu / 1e12),
+                        "model FLOPs utilisation: the training FLOPs the step is priced for, each at the dense peak of "
+                        "its precision"});
     if (p.efficiency_vs_8gpu)
-        line("throughput eff.", fmt::format("{:.3f} (per-GPU samples/s relative to the published layout on 8 GPUs, so a "
-                                            "searched layout may exceed 1; convergence not included, unlike the "
-                                            "time-to-train efficiency of `ttsim run`)",
-                                            *p.efficiency_vs_8gpu));
+        rows.push_back({"throughput eff.", fmt::format("{:.3f} (per-GPU samples/s against 8 GPUs)", *p.efficiency_vs_8gpu),
+                        "relative to the published layout on 8 GPUs, so a searched layout may exceed 1; convergence "
+                        "not included, unlike the time-to-train efficiency of `ttsim run`"});
     // The cost bills whole allocation units (a node, a GB200 NVL72 rack): say so where that is more than the job.
     const double rented_hours = c.rented_gpu_hours;
-    line("GPU hours", rented_hours > p.gpu_hours * (1 + 1e-9)
-                          ? fmt::format("{:.3f} ({:.3f} rented: the whole allocation units, which the cost bills)",
-                                        p.gpu_hours, rented_hours)
-                          : fmt::format("{:.3f}", p.gpu_hours));
+    rows.push_back({"GPU hours",
+                    rented_hours > p.gpu_hours * (1 + 1e-9)
+                        ? fmt::format("{:.3f} ({:.3f} rented: the whole allocation units, which the cost bills)",
+                                      p.gpu_hours, rented_hours)
+                        : fmt::format("{:.3f}", p.gpu_hours),
+                    ""});
     // Cost and energy with the figures and units of a sweep or plan row ("cost USD", "energy kWh").
-    line("cost", fmt::format("{:.2f} {} ({:.2f} {} per GPU-hour{})", c.cost, report.prices->currency,
-                             c.price_per_gpu_hour, report.prices->currency,
-                             c.price_is_estimate ? ", default estimate" : ""));
-    line("energy", fmt::format("{:.1f} kWh (GPUs {:.1f}, nodes {:.1f}, network {:.1f}; x PUE {:.2f})",
-                               c.energy.facility_kwh, c.energy.gpu_kwh, c.energy.node_kwh, c.energy.network_kwh,
-                               report.energy->pue));
-    for (const auto& d : p.defaults) out += "  default: " + d + "\n";
-    for (const auto& w : p.warnings) out += "  warning: " + w + "\n";
-    out += "  note: " + price_note(report) + "\n";
-    out += "  note: " + planning::describe_energy_model(*report.energy) + "\n";
+    rows.push_back({"cost",
+                    fmt::format("{:.2f} {} ({:.2f} {} per GPU-hour{})", c.cost, report.prices->currency,
+                                c.price_per_gpu_hour, report.prices->currency,
+                                c.price_is_estimate ? ", default estimate" : ""),
+                    price_note(report)});
+    rows.push_back({"energy",
+                    fmt::format("{:.1f} kWh (GPUs {:.1f}, nodes {:.1f}, network {:.1f}; x PUE {:.2f})",
+                                c.energy.facility_kwh, c.energy.gpu_kwh, c.energy.node_kwh, c.energy.network_kwh,
+                                report.energy->pue),
+                    planning::describe_energy_model(*report.energy)});
+
+    // The header states the fabric choices: a non-default routing, and SHARP either way (on by default across
+    // NVLink domains, so whether it ran is not obvious from the request).
+    std::string out = planning::wrap_text(
+        "", 2,
+        fmt::format("{} on {} x {} ({}, {}{})", p.workload, p.gpus, p.gpu, p.system, p.fabric,
+                    p.layout.sharp ? ", SHARP on" : ", SHARP off"));
+    constexpr std::size_t kLabelWidth = 19, kIndent = 2 + kLabelWidth;
+    for (const Row& r : rows) {
+        out += planning::wrap_text(fmt::format("  {:<{}}", r.label, kLabelWidth), kIndent, r.text);
+        if (explain && !r.why.empty()) out += planning::wrap_text(std::string(kIndent, ' '), kIndent + 2, "(" + r.why + ")");
+    }
+    if (explain)
+        for (const auto& d : p.defaults) out += planning::wrap_text("  default: ", 4, d);
+    for (const auto& w : p.warnings) out += planning::wrap_text("  warning: ", 4, w);
+    if (!explain)
+        out += "  (--explain: where each default and figure comes from; the JSON carries the same)\n";
     return out;
 }
 

@@ -15,6 +15,7 @@ struct PredictionReport {
     const planning::CostParameters* prices = nullptr;
     const planning::EnergyParameters* energy = nullptr;
     planning::PredictionCost cost;               // cost_of_prediction(prediction, system, energy, prices)
+    bool explain = false;                        // the table adds where each figure comes from (--explain)
 };
 
 std::string format_prediction_table(const PredictionReport& report);

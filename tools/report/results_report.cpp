@@ -1,5 +1,7 @@
 #include "tools/report/results_report.hpp"
 
+#include <cctype>
+#include <string_view>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -375,6 +377,23 @@ std::string scenario_command(const std::string& scenario_file) {
     std::error_code ec;
     const std::filesystem::path relative = std::filesystem::proximate(scenario_file, ec);
     return "ttsim run " + (ec ? scenario_file : relative.generic_string());
+}
+
+std::string command_as_typed(const std::string& program, const std::vector<std::string>& args) {
+    std::string out = program;
+    for (const std::string& a : args) {
+        const bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](unsigned char c) {
+            return std::isalnum(c) || std::string_view("-_./=:,%@+").find(static_cast<char>(c)) != std::string_view::npos;
+        });
+        if (plain) {
+            out += " " + a;
+            continue;
+        }
+        std::string quoted = "'";
+        for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        out += " " + quoted + "'";
+    }
+    return out;
 }
 
 std::string results_page(const std::string& results_json, const std::string& command,

@@ -26,6 +26,9 @@ std::string results_page(const std::string& results_json, const std::string& com
 // the same wherever it was written (two runs into two folders give byte-identical reports, as
 // tests/cli/shipped_scenarios.sh checks).
 std::string scenario_command(const std::string& scenario_file);
+// A command as the user typed it, for the report's header: `program` ("ttsim predict") and its arguments, each
+// quoted for a POSIX shell where it holds anything but letters, digits and -_./=:,%@+.
+std::string command_as_typed(const std::string& program, const std::vector<std::string>& args);
 
 // The SVG plots among `images` (paths, as write_sweep_plots returns them), read from disk, captioned by file name.
 std::vector<Plot> read_svg_plots(const std::vector<std::string>& images);
