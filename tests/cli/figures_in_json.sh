@@ -58,6 +58,10 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(\"$tmp/lora_gb200.csv\")) if r[\"status\"] == \"ok\"]
 assert rows and all(r[\"warnings\"] for r in rows), rows[:1]
 "'
+# A plan scenario takes --explain too: the billing rule and the energy formula then print, and only then.
+"$ttsim" run scenarios/plan-deadline-bert.yaml --explain >"$tmp/scenario.explain.txt"
+"$ttsim" run scenarios/plan-deadline-bert.yaml >"$tmp/scenario.txt"
+check "run PLAN.yaml --explain adds the formulas" 'grep -q "^  energy = PUE" $tmp/scenario.explain.txt && ! grep -q "^  energy = PUE" $tmp/scenario.txt'
 # One percentile per line of the answer: a line naming p90 figures names no p50 ones.
 check "plan: one percentile per answer line" '! grep -E "at p90.*p50|at p50.*p90" $tmp/bert.txt'
 

@@ -53,6 +53,8 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
                 "kind makes them) into folder DIR (created after the run, never left partial or empty on error)")
         .option("threads", "N", "worker threads for sweeps (0 = all cores)", "0")
         .option("format", "F", "override the scenario's output format: table, csv or json")
+        .flag("explain", "plans: the table also says what the percentiles mean, the billing rule and the energy "
+                         "formula (the JSON always carries them)")
         .option("shard", "I/N",
                 "sweeps: compute only shard I of N (every N-th point) into DIR/shard-I-of-N.cbor; join the N "
                 "shards with `ttsim merge` (for job arrays without MPI)");
@@ -65,6 +67,7 @@ int run_scenario(const CommandArgs& raw, std::ostream& out) {
     context.out_dir = args.get_optional("out");
     context.threads = worker_threads(args);
     if (args.has("format")) context.format = args.get_choice("format", {"table", "csv", "json"});
+    context.explain = args.get_flag("explain");
     if (args.has("shard")) {
         context.shard = args.get_parsed("shard", parse_shard);
         if (!context.out_dir) args.fail("shard", "needs --out DIR, where the shard's file goes");

@@ -18,6 +18,7 @@ struct ScenarioContext {
     std::optional<std::string> format;   // --format: overrides the scenario's output.format
     std::optional<ShardSpec> shard;      // --shard I/N: compute only this share (shard_file.hpp)
     const MergedShards* merged = nullptr;   // `ttsim merge`: the rows come from these shards, none is computed
+    bool explain = false;                // --explain: a plan's table adds its definitions and formulas
 };
 
 // Handlers, one per scenario kind. `root` is the whole document; the handler checks its own keys.

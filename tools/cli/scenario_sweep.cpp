@@ -197,8 +197,9 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     const planning::PlanAnswer& answer = *computed;
     const planning::HoldoutErrors holdout = planning::holdout_errors_for(
         scenario.model == ComputeModel::lumped, root.optional("profiles") ? chosen.source : "");
-    const planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy,
-                                             &holdout, scenario.model == ComputeModel::operator_level};
+    planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy,
+                                       &holdout, scenario.model == ComputeModel::operator_level};
+    report.explain = context.explain;
     return print_plan(scenario.name, ::ttsim::report::scenario_command(context.file), scenario.format, report, answer,
                       out, output);
 }
