@@ -222,7 +222,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
                      "energy", "trace", "plots", "output", "allocation", "model", "layout",
-                     "profiles", "like", "memory_reserve"});
+                     "profiles", "like", "memory_reserve", "reliability"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
@@ -294,6 +294,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     }
     if (auto routing = root.optional("routing")) s.spec.routing = read_fabric_routing(*routing);
     if (auto reserve = root.optional("memory_reserve")) s.spec.memory_reserve_bytes = read_memory_reserve(*reserve, s.spec.systems, s.spec.variants);
+    if (auto r = root.optional("reliability")) s.spec.reliability = reliability::read_reliability_request(*r);
     if (auto cluster = root.optional("cluster")) read_sweep_cluster(*cluster, root, s.spec);
     if (auto sharp = root.optional("sharp")) {
         s.spec.sharp = sharp->as_bool();
@@ -384,7 +385,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
                      "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
-                     "profiles", "like", "memory_reserve"});
+                     "profiles", "like", "memory_reserve", "reliability"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();
@@ -427,6 +428,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     }
     if (auto routing = root.optional("routing")) s.query.routing = read_fabric_routing(*routing);
     if (auto reserve = root.optional("memory_reserve")) s.query.memory_reserve_bytes = read_memory_reserve(*reserve, s.query.systems, s.query.variants);
+    if (auto r = root.optional("reliability")) s.query.reliability = reliability::read_reliability_request(*r);
     if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool();
     if (auto x = root.optional("deadline")) {
         s.query.constraints.deadline_minutes = x->as_time_seconds() / 60.0;
