@@ -263,7 +263,8 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         for (const auto& b : per_system) out << "    " << describe(b, *ctx.cost, q.constraints.confidence) << "\n";
     }
     out << "  p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence (the RCPs' runs, "
-           "averaged as an MLPerf score); constraints judged at "
+           "averaged as an MLPerf score), p50 and p90 in wall time with failures, checkpoints and restarts "
+           "(docs/reliability.md); constraints judged at "
         << to_string(q.constraints.confidence) << " (--confidence, --margin)\n";
     out << "  " << describe_holdout_error(holdout_of(ctx), ctx.workload) << "\n";
     out << "  price per GPU-hour: " << ctx.cost->describe_prices(labelled_systems(q)) << "; " << kBillingRule << "\n";
