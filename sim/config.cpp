@@ -186,6 +186,10 @@ std::string_view scenario_key(Field field) {
         case Field::objective: return "minimise";
         case Field::allocation: return "allocation";
         case Field::memory_reserve: return "memory_reserve";
+        case Field::failure_rates: return "failure_rates";   // reliability: {failure_rates, ...}
+        case Field::checkpoint_interval: return "checkpoint_interval";
+        case Field::storage_bandwidth: return "storage_bandwidth";
+        case Field::hot_spares: return "hot_spares";
         // Set by flags only: no scenario key names them.
         case Field::tensor_parallel:
         case Field::context_parallel:

@@ -27,6 +27,10 @@ std::string_view to_string(Field field) {
         case Field::shared_parameters: return "shared_parameters";
         case Field::output_dir: return "output_dir";
         case Field::memory_reserve: return "memory_reserve";
+        case Field::failure_rates: return "failure_rates";
+        case Field::checkpoint_interval: return "checkpoint_interval";
+        case Field::storage_bandwidth: return "storage_bandwidth";
+        case Field::hot_spares: return "hot_spares";
     }
     return "?";
 }

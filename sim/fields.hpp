@@ -31,6 +31,11 @@ enum class Field {
     objective,
     allocation,
     memory_reserve,   // GPU memory kept free besides the model state (models/hardware/system.hpp)
+    // A long job's failures and checkpoints (models/reliability).
+    failure_rates,
+    checkpoint_interval,
+    storage_bandwidth,
+    hot_spares,
     // Calibration and the profiles it writes (models/calibration, models/compute).
     profiles,
     shared_parameters,
@@ -42,7 +47,8 @@ inline constexpr std::array kAllFields{
     Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::batch_per_rank, Field::tensor_parallel,
     Field::context_parallel, Field::layout, Field::sharp, Field::nic,     Field::oversubscription, Field::routing,
     Field::min_gpus,   Field::max_gpus,   Field::deadline, Field::confidence,       Field::margin,
-    Field::objective,  Field::allocation, Field::memory_reserve, Field::profiles,   Field::shared_parameters, Field::output_dir,
+    Field::objective,  Field::allocation, Field::memory_reserve, Field::failure_rates,
+    Field::checkpoint_interval, Field::storage_bandwidth, Field::hot_spares, Field::profiles,   Field::shared_parameters, Field::output_dir,
 };
 
 // The field's name in messages that reach no front end (a library caller's own use, a test): the request

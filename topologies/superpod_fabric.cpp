@@ -61,7 +61,14 @@ namespace ttsim {
 namespace {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
-int next_pow2(int x) { return static_cast<int>(std::bit_ceil(static_cast<unsigned>(std::max(x, 1)))); }
+// The smallest divisor of `n` that is at least `x` (n itself at most): how many switches share a switch's `n`
+// up-ports in whole cables each. For the 64-port radix (n = 32) the divisors are the powers of two, as the
+// SuperPOD documents build it; for 144 ports (n = 72) they are 1, 2, 3, 4, 6, 8, 9, 12, 18, 24, 36, 72.
+int divisor_at_least(int x, int n) {
+    for (int d = std::max(x, 1); d < n; ++d)
+        if (n % d == 0) return d;
+    return n;
+}
 
 }  // namespace
 
@@ -77,7 +84,7 @@ SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit, int switc
     if (shape.leaves <= switch_ports) {
         shape.tiers = 2;
         shape.pods = 1;
-        shape.spines = next_pow2(ceil_div(shape.leaves * half, switch_ports));
+        shape.spines = divisor_at_least(ceil_div(shape.leaves * half, switch_ports), half);
         shape.spines_per_group = shape.spines;
         shape.cables_leaf_to_spine = half / shape.spines;
         return shape;
@@ -85,12 +92,13 @@ SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit, int switc
     shape.tiers = 3;
     shape.pods = ceil_div(shape.units, half);
     const int units_per_pod = shape.pods == 1 ? shape.units : half;
-    shape.spines_per_group = next_pow2(units_per_pod);
+    shape.spines_per_group = divisor_at_least(units_per_pod, half);
     shape.spines = shape.pods * rails * shape.spines_per_group;
     shape.cables_leaf_to_spine = half / shape.spines_per_group;
-    shape.cores_per_plane = std::max(1, rails * next_pow2(shape.pods) / 2);
-    TTSIM_ASSERT(shape.cores_per_plane <= half,
+    // Each core of a plane terminates the plane's spines (one per (pod, rail) group) with whole cables.
+    TTSIM_ASSERT(rails * shape.pods <= switch_ports,
                  "fabric for " + std::to_string(nodes) + " nodes needs more than three switch tiers");
+    shape.cores_per_plane = divisor_at_least(ceil_div(rails * shape.pods, 2), half);
     shape.cables_spine_to_core = half / shape.cores_per_plane;
     shape.cores = shape.spines_per_group * shape.cores_per_plane;
     return shape;
@@ -107,8 +115,8 @@ SuperPodSize superpod_size(const SuperPodShape& shape, int nics) {
 }
 
 int superpod_max_nodes(int rails, int nodes_per_unit, int switch_ports) {
-    // Largest power-of-two pod count with rails * pods / 2 <= ports / 2 cores per plane.
-    const int max_pods = std::max(1, static_cast<int>(std::bit_floor(static_cast<unsigned>(switch_ports / rails))));
+    // Largest pod count with rails * pods / 2 <= ports / 2 cores per plane.
+    const int max_pods = std::max(1, switch_ports / rails);
     return max_pods * (switch_ports / 2) * nodes_per_unit;
 }
 
@@ -219,6 +227,13 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
         }
     }
     return shape;
+}
+
+double superpod_switch_equivalents(int gpus, int gpus_per_node, int nodes_per_unit, int switch_ports) {
+    const int nodes = (gpus + gpus_per_node - 1) / gpus_per_node;
+    if (nodes <= 1) return 0;
+    const SuperPodShape shape = superpod_shape(nodes, gpus_per_node, nodes_per_unit, switch_ports);
+    return static_cast<double>(gpus) * (2 * shape.tiers - 1) / switch_ports;
 }
 
 }  // namespace ttsim

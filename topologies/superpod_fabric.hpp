@@ -38,6 +38,12 @@ struct SuperPodShape {
 // Throws InternalError if the shape needs more than three tiers (callers cap the GPU count first).
 SuperPodShape superpod_shape(int nodes, int rails, int nodes_per_unit = 32, int switch_ports = 64);
 
+// Switch equivalents a job of `gpus` GPUs on nodes of `gpus_per_node` (one rail per GPU) occupies in that fat
+// tree: each NIC takes one leaf port down and, per tier above, one port up and one down, so 2 tiers - 1 switch
+// ports per GPU, over `switch_ports` ports a switch (0 inside one node: no scale-out fabric). What a job's energy
+// is charged for and what its switch failures scale with.
+double superpod_switch_equivalents(int gpus, int gpus_per_node, int nodes_per_unit = 32, int switch_ports = 64);
+
 // What build_superpod_fabric adds for `nics` NICs on a fabric of this shape (for Topology::reserve).
 struct SuperPodSize {
     std::size_t switches = 0;

@@ -89,10 +89,7 @@ double rented_gpu_hours(const System& system, int gpus, double ttt_minutes) {
 }
 
 double network_switches_for(int gpus, int gpus_per_node) {
-    const int nodes = (gpus + gpus_per_node - 1) / gpus_per_node;
-    if (nodes <= 1) return 0;
-    const SuperPodShape shape = superpod_shape(nodes, gpus_per_node, kNodesPerUnit, kSwitchPorts);
-    return static_cast<double>(gpus) * (2 * shape.tiers - 1) / kSwitchPorts;
+    return superpod_switch_equivalents(gpus, gpus_per_node, kNodesPerUnit, kSwitchPorts);
 }
 
 std::string describe_energy_model(const EnergyParameters& p) {

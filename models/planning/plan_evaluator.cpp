@@ -46,7 +46,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
     for (const HardwareVariant& v : query.variants)
         variants[v.name] = {v.base_system, std::make_shared<const GpuSpec>(make_variant_gpu(v))};
     return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
-            memory_reserve = query.memory_reserve_bytes,
+            memory_reserve = query.memory_reserve_bytes, reliability = query.reliability,
             topology_file = query.topology_file, batch = query.batch, allocation = query.allocation, layout = query.layout,
             variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
@@ -61,6 +61,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         point.routing = routing;
         point.sharp = sharp;
         point.memory_reserve_bytes = memory_reserve;
+        point.reliability = reliability;
         point.network = network;
         point.topology_file = topology_file;
         point.batch = batch;
@@ -74,6 +75,13 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.ttt_minutes = outcome.prediction.ttt_minutes;
         e.ttt_p10_minutes = outcome.prediction.ttt_p10_minutes;
         e.ttt_p90_minutes = outcome.prediction.ttt_p90_minutes;
+        // A deadline is met or missed in wall time: the median and the p90 include failures, checkpoints and
+        // restarts (models/reliability), the p90 at the p90 convergence. The p10 stays the failure-free p10 (a run
+        // that meets no failure). An MLPerf-length job's median run meets none, so its p50 is unchanged.
+        if (const auto& r = outcome.prediction.reliability) {
+            e.ttt_minutes = r->runs.p50_wall_seconds / 60.0;
+            e.ttt_p90_minutes = std::max(e.ttt_p90_minutes, r->wall_p90_at_p90_minutes);
+        }
         e.gpu_hours = outcome.prediction.gpu_hours;
         e.rented_gpus = outcome.rented_gpus;
         e.allocation = outcome.allocation;

@@ -291,7 +291,8 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (ctx.explain) {
         out << wrap_text("  ", 4,
                          std::string("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of "
-                                     "convergence (the RCPs' runs, averaged as an MLPerf score); constraints judged at ") +
+                                     "convergence (the RCPs' runs, averaged as an MLPerf score), p50 and p90 in wall time with "
+                                     "failures, checkpoints and restarts (docs/reliability.md); constraints judged at ") +
                              to_string(q.constraints.confidence) + " (--confidence, --margin)");
         out << wrap_text("  ", 4, kBillingRule);
         out << wrap_text("  ", 4, describe_energy_model(*ctx.energy));

@@ -100,6 +100,7 @@ struct PlanQuery {
     std::optional<bool> sharp;
     // GPU memory every candidate keeps free besides the model state (`--memory-reserve`, `memory_reserve:`).
     std::optional<double> memory_reserve_bytes;
+    reliability::ReliabilityRequest reliability;   // failures and checkpoints of every candidate's run
     // The requested range as a grid, ascending (plan_gpu_grid(min, max)), or a topology file's one count. Each
     // system searches whole allocation units inside it (plan_counts_for), bisecting boundaries by whole units.
     std::vector<int> gpu_counts;

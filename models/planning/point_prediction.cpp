@@ -67,6 +67,7 @@ PredictionRequest point_request(const SweepPoint& point, std::optional<int> glob
     if (point.routing != FabricOptions{}.routing && !one_domain) request.fabric.routing = point.routing;
     request.fabric.topology_file = point.topology_file;
     request.memory_reserve_bytes = point.memory_reserve_bytes;
+    request.reliability = point.reliability;
     if (point.variant_gpu) {
         request.gpu_override = point.variant_gpu;
         request.gpu_label = point.system;

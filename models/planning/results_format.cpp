@@ -74,6 +74,38 @@ void add_mfu_json(nlohmann::ordered_json& j, const Prediction& p) {
     j["model_tflops_per_gpu"] = known ? nlohmann::ordered_json(p.model_flops_per_gpu / 1e12) : nlohmann::ordered_json(nullptr);
 }
 
+std::string reliability_csv_fields(const Prediction& p) {
+    if (!p.reliability) return ",,,,";
+    const reliability::RunReliability& r = *p.reliability;
+    return csv_number(r.runs.goodput) + "," + csv_number(r.runs.mean_interruptions) + "," +
+           csv_number(r.checkpoint_interval_minutes) + "," + csv_number(r.expected_wall_minutes()) + "," +
+           csv_number(r.wall_p90_at_p90_minutes);
+}
+
+void add_reliability_json(nlohmann::ordered_json& j, const Prediction& p) {
+    if (!p.reliability) {
+        for (const char* key : {"goodput", "interruptions", "checkpoint_interval_minutes", "reliability"}) j[key] = nullptr;
+        return;
+    }
+    const reliability::RunReliability& r = *p.reliability;
+    j["goodput"] = r.runs.goodput;
+    j["interruptions"] = r.runs.mean_interruptions;
+    j["checkpoint_interval_minutes"] = r.checkpoint_interval_minutes;
+    j["reliability"] = {{"failure_rates", r.failure_rates},
+                        {"mttf_hours", r.mttf_hours},
+                        {"checkpoint_bytes", r.checkpoint_bytes},
+                        {"checkpoint_write_seconds", r.checkpoint_write_seconds},
+                        {"restart_seconds", r.restart_seconds},
+                        {"checkpoint_interval", r.interval_pinned ? "pinned" : "Daly optimum"},
+                        {"checkpoints", r.runs.mean_checkpoints},
+                        {"wall_minutes", {{"mean", r.expected_wall_minutes()},
+                                          {"p10", r.runs.p10_wall_seconds / 60},
+                                          {"p50", r.runs.p50_wall_seconds / 60},
+                                          {"p90", r.runs.p90_wall_seconds / 60},
+                                          {"p90_at_p90_convergence", r.wall_p90_at_p90_minutes}}},
+                        {"trials", r.runs.trials}};
+}
+
 namespace {
 
 std::string number(double value) { return csv_number(value); }
@@ -320,7 +352,8 @@ std::string format_sweep_csv(const SweepResult& result) {
            "marginal_doubling_efficiency,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,gpu_kwh,node_kwh,"
            "network_kwh,energy_kwh,pareto,published_minutes,published_results,published_global_batch,"
            "published_predicted_minutes,error_percent,warnings,routing,sharp_used,pareto_cost,layout_choice,"
-           "published_layout_minutes,mfu,model_tflops_per_gpu\n";
+           "published_layout_minutes,mfu,model_tflops_per_gpu,"
+        << kReliabilityCsvColumns << "\n";
     for (const PointResult& r : result.points) {
         const SweepPoint& pt = r.point;
         out << pt.index << "," << csv_field(pt.workload) << "," << csv_field(pt.system) << ",";
@@ -330,7 +363,7 @@ std::string format_sweep_csv(const SweepResult& result) {
             << number(pt.network.oversubscription) << "," << csv_field(pt.batch.label()) << "," << pt.gpus << ",";
         if (!r.outcome.ok) {
             out << "error," << csv_field(r.outcome.error) << std::string(37, ',') << "," << to_string(pt.routing)
-                << ",,,,,,\n";
+                << ",,,,,,,,,,,\n";   // then the five reliability columns, empty
             continue;
         }
         const ParallelismConfig& c = p.layout;
@@ -353,7 +386,8 @@ std::string format_sweep_csv(const SweepResult& result) {
             << (r.comparison ? number(r.comparison->error_percent) : "") << "," << csv_field(fmt::format("{}", fmt::join(point_messages(r), "; ")))
             << "," << to_string(pt.routing) << "," << (c.sharp ? "true" : "false") << ","
             << (r.pareto_cost ? "true" : "false") << "," << csv_field(layout_choice_text(p)) << ","
-            << (p.published ? number(p.published->ttt_minutes) : "") << "," << mfu_csv_fields(p) << "\n";
+            << (p.published ? number(p.published->ttt_minutes) : "") << "," << mfu_csv_fields(p) << ","
+            << reliability_csv_fields(p) << "\n";
     }
     return out.str();
 }
@@ -460,7 +494,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
             e["error"] = r.outcome.error;
             // The numbers a consumer sorts or sums by are present as null, never 0 (CSV: empty).
             for (const char* key : {"global_batch", "ttt_minutes", "ttt_p10_minutes", "ttt_p90_minutes", "gpu_hours",
-                                    "rented_gpu_hours", "cost", "energy_kwh", "mfu", "model_tflops_per_gpu"})
+                                    "rented_gpu_hours", "cost", "energy_kwh", "mfu", "model_tflops_per_gpu",
+                                    "goodput", "interruptions", "checkpoint_interval_minutes", "reliability"})
                 e[key] = nullptr;
             points.push_back(e);
             continue;
@@ -473,6 +508,7 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["ttt_minutes"] = p.ttt_minutes;
         e["ttt_p10_minutes"] = p.ttt_p10_minutes;
         e["ttt_p90_minutes"] = p.ttt_p90_minutes;
+        add_reliability_json(e, p);   // goodput, interruptions, checkpoint interval beside ttt_minutes
         e["steps"] = p.steps;
         e["step_ms"] = p.step_ms;
         e["compute_ms"] = p.compute_ms;

@@ -30,6 +30,17 @@ std::string layout_choice_text(const Prediction& p);
 std::string mfu_csv_fields(const Prediction& p);
 // The same two as JSON keys of `j` (`mfu`, `model_tflops_per_gpu`): numbers, or null without FLOPs.
 void add_mfu_json(nlohmann::ordered_json& j, const Prediction& p);
+// A prediction's failures and checkpoints (Prediction::reliability, models/reliability/job_reliability.hpp) as
+// the CSV columns kReliabilityCsvColumns names: goodput (failure-free time over expected wall time), expected
+// interruptions, the checkpoint interval, the expected wall time and its p90 at the p90 convergence; all empty
+// where the prediction has none.
+inline constexpr const char* kReliabilityCsvColumns =
+    "goodput,interruptions,checkpoint_interval_minutes,expected_wall_minutes,wall_p90_minutes";
+std::string reliability_csv_fields(const Prediction& p);
+// The same as JSON keys of `j` (`goodput`, `interruptions`, `checkpoint_interval_minutes`, written beside
+// `ttt_minutes`) and a `reliability` object with the rest (rates, MTTF, checkpoint size and times, wall-time
+// distribution); nulls where the prediction has none.
+void add_reliability_json(nlohmann::ordered_json& j, const Prediction& p);
 // The published layout's prediction beside a searched one (Prediction::published), as every JSON output writes it.
 nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a);
 

@@ -14,6 +14,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_p
                                    attention_precision)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction::Alternative, label, layout, ttt_minutes, step_ms, memory_per_gpu_bytes,
                                    memory_fits)
+namespace reliability {
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunDistribution, mean_wall_seconds, p10_wall_seconds, p50_wall_seconds,
+                                   p90_wall_seconds, mean_interruptions, mean_checkpoints, goodput, trials)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunReliability, failure_rates, mttf_hours, checkpoint_bytes, checkpoint_write_seconds,
+                                   restart_seconds, checkpoint_interval_minutes, interval_pinned, runs,
+                                   wall_p90_at_p90_minutes)
+}  // namespace reliability
 namespace planning {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
                                    cost, energy_kwh, rented_gpus, allocation, layout, global_batch, warnings)
@@ -46,6 +53,7 @@ json prediction_to_json(const Prediction& p) {
               {"layouts_priced", p.layouts_priced}};
     if (p.efficiency_vs_8gpu) j["efficiency_vs_8gpu"] = *p.efficiency_vs_8gpu;
     if (p.published) j["published"] = *p.published;
+    if (p.reliability) j["reliability"] = *p.reliability;
     return j;
 }
 
@@ -100,6 +108,11 @@ Prediction prediction_from_json(const json& j) {
         Prediction::Alternative published;   // from_json by name: clang does not see it through get<T>() here
         from_json(*e, published);
         p.published = std::move(published);
+    }
+    if (const auto e = j.find("reliability"); e != j.end()) {
+        reliability::RunReliability r;
+        reliability::from_json(*e, r);
+        p.reliability = std::move(r);
     }
     return p;
 }

@@ -226,7 +226,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
                      "energy", "trace", "plots", "output", "allocation", "model", "layout",
-                     "profiles", "like", "memory_reserve"}, errors);
+                     "profiles", "like", "memory_reserve", "reliability"}, errors);
     // A required key missing beside an unknown key is most likely that key misspelt: the unknown key's message
     // (with its "did you mean") says it once, and what needs the key is skipped rather than reported again.
     const bool unknown_keys = !errors.empty();
@@ -316,6 +316,9 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     }
     });
     errors.attempt([&] { if (auto routing = root.optional("routing")) s.spec.routing = read_fabric_routing(*routing); });
+    errors.attempt([&] {
+        if (auto r = root.optional("reliability")) s.spec.reliability = reliability::read_reliability_request(*r);
+    });
     if (systems_ok)
         errors.attempt([&] {
             if (auto reserve = root.optional("memory_reserve"))
@@ -443,7 +446,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
                      "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
-                     "profiles", "like", "memory_reserve"}, errors);
+                     "profiles", "like", "memory_reserve", "reliability"}, errors);
     const bool unknown_keys = !errors.empty();   // a missing required key is then most likely misspelt (as a sweep's)
     PlanScenario s;
     errors.attempt([&] {
@@ -504,6 +507,9 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
             if (auto reserve = root.optional("memory_reserve"))
                 s.query.memory_reserve_bytes = read_memory_reserve(*reserve, s.query.systems, s.query.variants);
         });
+    errors.attempt([&] {
+        if (auto r = root.optional("reliability")) s.query.reliability = reliability::read_reliability_request(*r);
+    });
     errors.attempt([&] { if (auto sharp = root.optional("sharp")) s.query.sharp = sharp->as_bool(); });
     // The constraints: each read on its own; whether there is one at all is judged when all of them read.
     bool constraints_ok = errors.attempt([&] {

@@ -139,6 +139,7 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
                         p.routing = spec.routing;
                         p.sharp = spec.sharp;
                         p.memory_reserve_bytes = spec.memory_reserve_bytes;
+                        p.reliability = spec.reliability;
                         p.topology_file = spec.topology_file;
                         p.allocation = spec.allocation;
                         p.layout = spec.layout;

@@ -75,6 +75,8 @@ struct SweepSpec {
     // GPU memory every point keeps free besides the model state (`memory_reserve: 6GB`,
     // PredictionRequest::memory_reserve_bytes); nullopt: the 2 GB prior.
     std::optional<double> memory_reserve_bytes;
+    // Failures and checkpoints of every point's run (a scenario's `reliability:`; job_reliability.hpp).
+    reliability::ReliabilityRequest reliability;
     // What every point rents (`allocation: rack|tray`); nullopt: each system's own unit (system.hpp). It sets the
     // GPU-hours billed and the energy charged, not the counts (a sweep answers the counts it is asked).
     std::optional<AllocationUnit> allocation;
@@ -97,6 +99,7 @@ struct SweepPoint {
     FabricRouting routing = FabricOptions{}.routing;   // SweepSpec::routing
     std::optional<bool> sharp;              // SweepSpec::sharp (network.sharp, when set, is the point's choice)
     std::optional<double> memory_reserve_bytes;   // SweepSpec::memory_reserve_bytes
+    reliability::ReliabilityRequest reliability;  // SweepSpec::reliability (a plan's `reliability`)
     // SHARP asked for this point: the network option's, else the sweep's; nullopt: predict()'s default. Where the
     // job fits one NVLink domain, "on" runs without it (point_prediction.cpp), as the default does there.
     std::optional<bool> requested_sharp() const { return network.sharp ? network.sharp : sharp; }

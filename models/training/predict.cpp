@@ -13,6 +13,7 @@
 #include "models/training/layout_search.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
+#include "topologies/superpod_fabric.hpp"
 
 namespace ttsim {
 
@@ -233,13 +234,39 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     return p;
 }
 
+namespace {
+
+// The reliability model's view of the job predicted: its parts, its state, its failure-free time.
+reliability::RunReliability assess_run_reliability(const reliability::ReliabilityRequest& request,
+                                                  const PreparedScenario& s, const Prediction& p) {
+    reliability::ReliabilityJob job;
+    job.gpus = s.gpus;
+    job.gpus_per_host = s.system.gpus_per_node;
+    job.nics_per_gpu = 1;   // every system here has one scale-out NIC per GPU (hardware/params.md "Scale-out NICs")
+    job.switches = superpod_switch_equivalents(s.gpus, s.system.gpus_per_node);
+    job.total_parameters = static_cast<double>(s.workload->total_params);
+    job.trainable_parameters = static_cast<double>(s.workload->trainable_params);
+    job.work_seconds = p.ttt_minutes * 60.0;
+    job.work_p90_seconds = p.ttt_p90_minutes * 60.0;
+    return reliability::assess_reliability(request, job, reliability::reliability_data());
+}
+
+}  // namespace
+
 ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles) {
-    if (uses_layout_search(request, profiles)) return predict_searched_explained(request, profiles);
-    PreparedScenario scenario = prepare_as_answer(request);
-    ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
-    Prediction p = evaluate(scenario, profile);
-    if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
-    return {std::move(p), std::move(scenario), std::move(profile)};
+    reliability::check_reliability_request(request.reliability, reliability::reliability_data());
+    ExplainedPrediction out;
+    if (uses_layout_search(request, profiles)) {
+        out = predict_searched_explained(request, profiles);
+    } else {
+        PreparedScenario scenario = prepare_as_answer(request);
+        ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
+        Prediction p = evaluate(scenario, profile);
+        if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
+        out = {std::move(p), std::move(scenario), std::move(profile)};
+    }
+    out.prediction.reliability = assess_run_reliability(request.reliability, out.scenario, out.prediction);
+    return out;
 }
 
 Prediction predict(const PredictionRequest& request, const ProfileSet& profiles) {

@@ -21,6 +21,7 @@
 #include "models/convergence/convergence.hpp"
 #include "models/hardware/gpu_catalog.hpp"
 #include "models/hardware/system.hpp"
+#include "models/reliability/job_reliability.hpp"
 #include "models/training/iteration.hpp"
 #include "models/training/operator_step.hpp"
 #include "models/training/step_collectives.hpp"
@@ -81,6 +82,9 @@ struct PredictionRequest {
     std::shared_ptr<const GpuSpec> gpu_override;
     std::string gpu_label;
     bool compute_efficiency_vs_8gpu = true;     // one extra 8-GPU prediction for efficiency_vs_8gpu
+    // Failures, checkpoints and restarts over the run (models/reliability/job_reliability.hpp): rates, a pinned
+    // checkpoint interval, storage bandwidth, hot spares; unset fields take reliability.yaml's defaults.
+    reliability::ReliabilityRequest reliability;
 };
 
 struct Prediction {
@@ -140,6 +144,10 @@ struct Prediction {
     std::optional<Alternative> published;
     std::vector<std::string> defaults;     // what was taken from v4.1 defaults
     std::vector<std::string> warnings;
+    // The run's failures, checkpoints and restarts over ttt_minutes (which leaves them out, as MLPerf's clock
+    // does): expected interruptions, the checkpoint interval, goodput and the wall time's distribution. Set by
+    // predict() and predict_explained(); evaluate() (calibration's inner loop) leaves it at its default.
+    std::optional<reliability::RunReliability> reliability;
 };
 
 // Everything about a scenario that does not depend on the compute profile: the one fully resolved job (system,

@@ -52,7 +52,10 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 1
 r = rows[0]
-assert list(r)[-10:] == ["warnings", "memory_per_gpu_gb", "memory_capacity_gb", "memory_fits", "layout_choice", "published_layout_minutes", "gradient_reduction", "rented_gpu_hours", "mfu", "model_tflops_per_gpu"], list(r)[-10:]
+assert list(r)[-15:] == ["warnings", "memory_per_gpu_gb", "memory_capacity_gb", "memory_fits", "layout_choice", "published_layout_minutes", "gradient_reduction", "rented_gpu_hours", "mfu", "model_tflops_per_gpu", "goodput", "interruptions", "checkpoint_interval_minutes", "expected_wall_minutes", "wall_p90_minutes"], list(r)[-15:]
+# Failures and checkpoints (models/reliability): a goodput in (0, 1], a wall time no shorter than the failure-free one.
+assert 0 < float(r["goodput"]) <= 1 and float(r["interruptions"]) >= 0 and float(r["checkpoint_interval_minutes"]) > 0, r
+assert float(r["expected_wall_minutes"]) >= float(r["ttt_minutes"]) * (1 - 1e-9), r
 assert 0 < float(r["mfu"]) <= 1, r
 assert 0 < float(r["model_tflops_per_gpu"]) <= 1978.9, r   # H100 SXM: at most its dense FP8 peak, 1,978.9 TFLOP/s
 assert float(r["rented_gpu_hours"]) >= float(r["gpu_hours"]) * (1 - 1e-9), r

@@ -61,7 +61,7 @@ check "user model, one count too small: exit 0" '[[ $rc -eq 0 ]]'
 check "its 8-GPU row says why, with the PP hint" 'grep -q "^  8 GPUs: no layout of decoder-32b on 8 x H100-SXM .* fits in memory.*pipeline parallelism" "$tmp/um.txt"'
 check "its 64-GPU row has a layout" 'grep -qE "^ +64  TP [0-9]+ CP" "$tmp/um.txt"'
 "$ttsim" run "$dir/user-model-partial.yaml" --format csv >"$tmp/um.csv"
-check "csv: the 8-GPU row's error column, the 64-GPU row's empty" '[[ $(awk -F, "NR == 2 { print \$1 }" "$tmp/um.csv") == 8 ]] && awk -F, "NR == 2" "$tmp/um.csv" | grep -q "fits in memory" && [[ -z $(awk -F, "NR == 3 { print \$(NF - 2) }" "$tmp/um.csv") ]]'
+check "csv: the 8-GPU row's error column, the 64-GPU row's empty" '[[ $(awk -F, "NR == 2 { print \$1 }" "$tmp/um.csv") == 8 ]] && awk -F, "NR == 2" "$tmp/um.csv" | grep -q "fits in memory" && [[ -z $(awk -F, "NR == 3 { print \$(NF - 7) }" "$tmp/um.csv") ]]'
 "$ttsim" run "$dir/user-model-none-fits.yaml" >"$tmp/none.txt"; rc=$?
 check "user model, no count with a layout: exit 1 (nothing feasible), the report with the reason" '[[ $rc -eq 1 ]] && grep -q "^  24 GPUs: no valid layout for d on 24 x H100-SXM" "$tmp/none.txt" && grep -q "^    24  no prediction (below)" "$tmp/none.txt"'
 "$ttsim" run "$dir/user-model-none-fits.yaml" --format csv >"$tmp/none.csv"; rc=$?

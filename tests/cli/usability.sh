@@ -138,7 +138,7 @@ printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [8, 16]\nrou
 "$ttsim" run "$tmp/sweep-nosharp.yaml" --out "$tmp/sweep-nosharp" >"$tmp/sweep-nosharp.txt"
 check "sharp: false in a sweep scenario is stated in its title" 'has "$tmp/sweep-nosharp.txt" "2 points, static ECMP routing, SHARP off)"'
 check "the sweep CSV records routing and SHARP per point (appended columns)" \
-  'head -1 "$tmp/sweep-nosharp/results.csv" | grep -q ",warnings,routing,sharp_used,pareto_cost,layout_choice,published_layout_minutes,mfu,model_tflops_per_gpu\$" && [[ $(grep -c ",static,false,\(true\|false\)," "$tmp/sweep-nosharp/results.csv") -eq 2 ]]'
+  'head -1 "$tmp/sweep-nosharp/results.csv" | grep -q ",warnings,routing,sharp_used,pareto_cost,layout_choice,published_layout_minutes,mfu,model_tflops_per_gpu,goodput,interruptions,checkpoint_interval_minutes,expected_wall_minutes,wall_p90_minutes\$" && [[ $(grep -c ",static,false,\(true\|false\)," "$tmp/sweep-nosharp/results.csv") -eq 2 ]]'
 check "the sweep JSON records routing and SHARP per point" \
   'python3 -c "import json, sys; p = json.load(open(sys.argv[1]))[\"points\"]; sys.exit(not all(x[\"routing\"] == \"static\" and x[\"network\"][\"sharp\"] == \"off\" and x[\"layout\"][\"sharp\"] is False for x in p))" "$tmp/sweep-nosharp/results.json"'
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 1h --max-gpus 16 --sharp off >"$tmp/plan-nosharp.txt"

@@ -186,7 +186,8 @@ TEST_CASE("sweep CSV and JSON record the routing and SHARP of every point", "[pl
     // New columns are appended: every earlier column keeps its position.
     CHECK_THAT(lines[0], Catch::StartsWith("index,workload,system,gpu,network,nic,sharp,oversubscription,") &&
                              Catch::EndsWith(",error_percent,warnings,routing,sharp_used,pareto_cost,layout_choice,published_layout_minutes,"
-                                             "mfu,model_tflops_per_gpu"));
+                                             "mfu,model_tflops_per_gpu,goodput,interruptions,checkpoint_interval_minutes,"
+                                             "expected_wall_minutes,wall_p90_minutes"));
     int errors = 0;
     for (std::size_t i = 1; i < lines.size(); ++i) {
         INFO(lines[i]);

@@ -181,7 +181,9 @@ TEST_CASE("the cost front differs from the GPU-hours front only where prices dif
     REQUIRE(result.points[1].pareto);
     REQUIRE(result.points[1].pareto_cost);
     REQUIRE(contains(format_sweep_table("t", result), "pareto($)"));
-    REQUIRE(contains(format_sweep_csv(result), ",pareto_cost,layout_choice,published_layout_minutes,mfu,model_tflops_per_gpu\n"));
+    REQUIRE(contains(format_sweep_csv(result), ",pareto_cost,layout_choice,published_layout_minutes,mfu,model_tflops_per_gpu,goodput,"
+                                                           "interruptions,checkpoint_interval_minutes,expected_wall_minutes,"
+                                                           "wall_p90_minutes\n"));
     // Same price everywhere: the two fronts agree.
     options.cost.price_per_gpu_hour["dgx-b200"] = 1.0;
     result = derive_sweep_metrics({h100, b200}, options, nullptr);

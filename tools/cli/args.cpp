@@ -36,6 +36,10 @@ std::string_view flag_name(Field field) {
         case Field::shared_parameters: return "shared";
         case Field::output_dir: return "out";
         case Field::memory_reserve: return "memory-reserve";
+        case Field::failure_rates: return "failure-rates";
+        case Field::checkpoint_interval: return "checkpoint-interval";
+        case Field::storage_bandwidth: return "storage-bandwidth";
+        case Field::hot_spares: return "hot-spares";
     }
     throw InternalError("flag_name: a Field without a flag");
 }

@@ -21,6 +21,7 @@
 #include "tools/cli/interrupt.hpp"
 #include "tools/cli/output_dir.hpp"
 #include "tools/cli/price_flags.hpp"
+#include "tools/cli/reliability_flags.hpp"
 #include "tools/cli/scenario_compute.hpp"
 #include "tools/cli/scenario_sweep.hpp"
 #include "topologies/yaml_topology.hpp"
@@ -92,6 +93,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     declare_price_flags(args);
     declare_fabric_flags(args);
     declare_model_flag(args);
+    declare_reliability_flags(args);
     if (!args.parse(raw, out)) return 0;
 
     planning::PlanQuery query;
@@ -159,6 +161,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                                       "used (raise --max-gpus)");
     if (args.has("sharp")) query.sharp = sharp_flag(args);
     if (args.has("memory-reserve")) query.memory_reserve_bytes = memory_reserve_flag(args);
+    query.reliability = reliability_flags(args);
     if (query.sharp.value_or(false)) {
         const std::string nowhere = planning::sharp_unavailable_everywhere(query.systems, max_gpus);
         if (!nowhere.empty()) args.fail("sharp", nowhere + "; no configuration searched spans two domains (raise --max-gpus)");

@@ -20,6 +20,7 @@
 #include "tools/report/results_report.hpp"
 #include "tools/cli/predict_output.hpp"
 #include "tools/cli/price_flags.hpp"
+#include "tools/cli/reliability_flags.hpp"
 #include "tools/cli/scenario_sweep.hpp"
 
 namespace ttsim::cli {
@@ -67,7 +68,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("predict",
                      "--workload W --system S --gpus N [--global-batch B | --batch-per-rank R] [--tp T --cp C] "
                      "[--nic SPEED] [--oversubscription R] [--routing adaptive|static] [--topology FILE] "
-                     "[--sharp on|off] [--memory-reserve SIZE] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--currency C] [--allocation rack|tray] [--format table|csv|json] [--out DIR]",
+                     "[--sharp on|off] [--memory-reserve SIZE] [--profiles DIR] [--model lumped|operator] [--layout L] [--like SUBMITTER/SYSTEM] [--price P] [--currency C] [--allocation rack|tray] [--checkpoint-interval T] [--storage-bandwidth R] [--hot-spares N] [--failure-rates NAME] [--format table|csv|json] [--out DIR]",
                      "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
@@ -114,6 +115,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     declare_price_flags(parser);
     declare_fabric_flags(parser);
     declare_model_flag(parser);
+    declare_reliability_flags(parser);
     if (!parser.parse(args, out)) return 0;
     PredictionRequest request;
     request.workload = parser.get("workload");
@@ -130,6 +132,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (parser.has("cp")) request.context_parallel = static_cast<int>(parser.get_int("cp", 1, 1 << 20));
     if (parser.has("sharp")) request.sharp = sharp_flag(parser);
     if (parser.has("memory-reserve")) request.memory_reserve_bytes = memory_reserve_flag(parser);
+    request.reliability = reliability_flags(parser);
     if (parser.has("layout"))
         request.layout = parser.naming_flags([&] { return parse_layout_request(parser.get("layout")); });
     const std::string format = parser.get_choice("format", {"table", "csv", "json"});

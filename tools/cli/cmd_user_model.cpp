@@ -54,10 +54,11 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
         "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
         "memory_capacity_gb,layouts_fitting,layouts_valid,alternative_layout,alternative_ttt_minutes,"
         "alternative_memory_per_gpu_gb,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,"
-        "energy_kwh,error,mfu,model_tflops_per_gpu\n";   // the last two appended, so earlier columns keep their place
+        "energy_kwh,error,mfu,model_tflops_per_gpu," +
+        std::string(planning::kReliabilityCsvColumns) + "\n";   // mfu, model_tflops_per_gpu, then reliability, appended
     for (const Row& r : rows) {
         if (!r.error.empty()) {
-            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{},,\n", r.gpus, planning::csv_field(r.error));
+            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{},,,,,,,\n", r.gpus, planning::csv_field(r.error));
             continue;
         }
         const ParallelismConfig& c = r.p.layout;
@@ -71,9 +72,10 @@ std::string csv(const std::vector<Row>& rows, const std::string& currency) {
                                 r.p.published->ttt_minutes, r.p.published->memory_per_gpu_bytes / 1e9);
         else
             text += ",,,";
-        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},,{}\n", r.p.gpu_hours, r.cost.rented_gpu_hours,
+        text += fmt::format("{:.3f},{:.3f},{:.4f},{},{:.2f},{},{:.3f},,{},{}\n", r.p.gpu_hours, r.cost.rented_gpu_hours,
                             r.cost.price_per_gpu_hour, r.cost.price_is_estimate ? "true" : "false", r.cost.cost,
-                            planning::csv_field(currency), r.cost.energy.facility_kwh, planning::mfu_csv_fields(r.p));
+                            planning::csv_field(currency), r.cost.energy.facility_kwh, planning::mfu_csv_fields(r.p),
+                            planning::reliability_csv_fields(r.p));
     }
     return text;
 }
@@ -100,6 +102,7 @@ std::string json(const std::string& name, const std::string& system, const UserM
         row["layout"] = describe_layout(r.p.layout);
         row["layout_choice"] = r.p.layout_choice;
         row["ttt_minutes"] = r.p.ttt_minutes;
+        planning::add_reliability_json(row, r.p);   // goodput, interruptions, checkpoint interval (models/reliability)
         row["step_ms"] = r.p.step_ms;
         planning::add_mfu_json(row, r.p);
         row["memory"] = r.p.memory_summary;
@@ -124,7 +127,7 @@ std::string json(const std::string& name, const std::string& system, const UserM
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output",
-                     "memory_reserve", "cost", "energy", "allocation"});
+                     "memory_reserve", "cost", "energy", "allocation", "reliability"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
@@ -149,6 +152,9 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     // GPU memory each GPU keeps free besides the model state (PredictionRequest::memory_reserve_bytes).
     std::optional<double> memory_reserve;
     if (root.has("memory_reserve")) memory_reserve = static_cast<double>(root.required("memory_reserve").as_bytes());
+    // Failures and checkpoints over each count's run (job_reliability.hpp).
+    reliability::ReliabilityRequest reliability;
+    if (auto node = root.optional("reliability")) reliability = reliability::read_reliability_request(*node);
     std::string format = "table";
     if (root.has("output")) {
         const ConfigNode output = root.required("output");
@@ -196,6 +202,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         request.global_batch = model.global_batch;
         request.layout = layout;
         request.memory_reserve_bytes = memory_reserve;
+        request.reliability = reliability;
         request.compute_efficiency_vs_8gpu = false;
         const ConfigNode at = count_node(counts[i]);
         // A count where no layout is valid or fits is a row saying why.

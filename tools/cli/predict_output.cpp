@@ -51,6 +51,21 @@ std::string format_prediction_table(const PredictionReport& report) {
             rows.push_back({"published layout", "none at this scale", ""});
         }
     }
+    if (p.reliability) {
+        const reliability::RunReliability& r = *p.reliability;
+        rows.push_back({"failures",
+                        fmt::format("MTTF {:.3g} h ({} rates): {:.3g} interruptions expected; checkpoint every {:.3g} "
+                                    "min ({}, {:.3g} GB written in {:.3g} s); restart {:.3g} min",
+                                    r.mttf_hours, r.failure_rates, r.runs.mean_interruptions,
+                                    r.checkpoint_interval_minutes, r.interval_pinned ? "pinned" : "Daly's optimum",
+                                    r.checkpoint_bytes / 1e9, r.checkpoint_write_seconds, r.restart_seconds / 60),
+                        ""});
+        rows.push_back({"with failures",
+                        fmt::format("{:.3f} min expected (p10 {:.3f}, p50 {:.3f}, p90 {:.3f}); goodput {:.2f} %",
+                                    r.expected_wall_minutes(), r.runs.p10_wall_seconds / 60,
+                                    r.runs.p50_wall_seconds / 60, r.runs.p90_wall_seconds / 60, 100 * r.runs.goodput),
+                        ""});
+    }
     rows.push_back({"global batch",
                     fmt::format("{}, samples to converge {:.0f}, steps {}", p.global_batch, p.samples_to_converge, p.steps),
                     p.convergence_lag != 1.0
@@ -143,7 +158,8 @@ std::string format_prediction_csv(const PredictionReport& report) {
         "run_overhead_minutes,per_gpu_throughput,throughput_efficiency_vs_8gpu,gpu_hours,price_per_gpu_hour,"
         "price_is_estimate,cost,currency,gpu_kwh,node_kwh,network_kwh,energy_kwh,warnings,memory_per_gpu_gb,"
         "memory_capacity_gb,memory_fits,layout_choice,published_layout_minutes,gradient_reduction,rented_gpu_hours,mfu,"
-        "model_tflops_per_gpu\n";
+        "model_tflops_per_gpu," +
+        std::string(planning::kReliabilityCsvColumns) + "\n";
     const ParallelismConfig& l = p.layout;
     std::string warnings;
     for (const auto& w : p.warnings) warnings += (warnings.empty() ? "" : "; ") + w;
@@ -177,7 +193,9 @@ std::string format_prediction_csv(const PredictionReport& report) {
            // The whole allocation units the cost bills (a node, an NVL72 rack): appended, as the columns above.
            csv_number(c.rented_gpu_hours) + "," +
            // Model FLOPs utilisation and the FLOP/s behind it, appended likewise; empty without FLOPs.
-           planning::mfu_csv_fields(p) + "\n";
+           planning::mfu_csv_fields(p) + "," +
+           // Failures and checkpoints over the run (models/reliability), appended likewise.
+           planning::reliability_csv_fields(p) + "\n";
     return out;
 }
 
@@ -203,6 +221,7 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["ttt_minutes"] = p.ttt_minutes;
     j["ttt_p10_minutes"] = p.ttt_p10_minutes;
     j["ttt_p90_minutes"] = p.ttt_p90_minutes;
+    planning::add_reliability_json(j, p);   // goodput, interruptions, checkpoint interval (models/reliability)
     j["samples_to_converge"] = p.samples_to_converge;
     j["convergence_lag"] = p.convergence_lag;
     j["global_batch"] = p.global_batch;
