@@ -121,7 +121,7 @@ std::vector<std::string> write_sweep_plots(const planning::SweepResult& result, 
                // eats the plot's width; a small margin around the data keeps end points (and their break-even
                // circles) off the border, without widening a log axis to whole decades (yfix).
                << "set logscale x 2\nset grid\nset key outside below center horizontal font \",13\" samplen 3\n"
-               << "set bmargin 6\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\nset autoscale yfix\n"
+               << "set bmargin 9\nset offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\nset autoscale yfix\n"
                << "set xlabel \"GPUs\"\nset format x \"%g\"\n";
         // Break-even points as one marked series ("break-even", one legend entry) rather than a text label per
         // series, which overlap when several series break even at the same count.

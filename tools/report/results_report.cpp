@@ -151,7 +151,11 @@ ReportInput sweep_report(const json& root, ReportInput report) {
                                "energy kWh", "cost " + currency, "notes"}, {}, {}};
         if (field(series, "reference_gpus").is_number())
             table.lines.push_back("reference " + field(series, "reference_gpus").dump() + " GPUs");
-        table.lines.push_back(text_of(field(series, "break_even_text")));
+        // The break-even headline and the other answers (knee, paying doubling, cost-optimal), as the table prints.
+        if (series.contains("scaling_text") && series["scaling_text"].is_array())
+            for (const json& line : series["scaling_text"]) table.lines.push_back(text_of(line));
+        else
+            table.lines.push_back(text_of(field(series, "break_even_text")));
         planning::Footnotes footnotes;
         const json* fastest = nullptr;
         for (const json& index : field(series, "points")) {
@@ -182,12 +186,23 @@ ReportInput sweep_report(const json& root, ReportInput report) {
         line += fastest ? "fastest " + planning::format_duration(field((*fastest), "ttt_minutes").get<double>()) + " on " +
                               field((*fastest), "gpus").dump() + " GPUs"
                         : "no successful point";
-        if (field(series, "break_even").is_object())
+        const json& be = field(series, "break_even");
+        if (be.is_object() && be.value("rule", "") == "knee")
+            line += "; break-even (knee) " + field(be, "gpus").dump() + " GPUs, range " + field(be, "range_low").dump() +
+                    ".." + field(be, "range_high").dump() +
+                    (be.value("limited_by_sweep", false) ? " (at the sweep's largest count)" : "");
+        else if (be.is_object())
             line += "; break-even " + field(field(series, "break_even"), "gpus").dump() + " GPUs" +
                     (field(series, "break_even").value("limited_by_sweep", false) ? " or more (the sweep ends first)" : "");
         report.summary.push_back(line);
         report.tables.push_back(std::move(table));
     }
+    // Network what-ifs that changed nothing, with why (unchanged_whatifs.hpp), beside the answer.
+    if (root.contains("unchanged_whatifs"))
+        for (const json& u : root["unchanged_whatifs"])
+            report.summary.push_back("what-if without effect: " + text_of(field(u, "workload")) + " on " +
+                                     text_of(field(u, "series")) + " gives the times of " + text_of(field(u, "same_as")) +
+                                     ": " + text_of(field(u, "reason")));
     if (!published.rows.empty()) {
         published.lines.push_back("MLPerf Training v4.1 official scores, median of the distinct results at each count; "
                                   "ttsim@v4.1 is ttsim at each result's own batch and layout (as ttsim validate); "
