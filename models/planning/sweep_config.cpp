@@ -222,7 +222,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
                      "energy", "trace", "plots", "output", "allocation", "model", "layout",
-                     "profiles", "like", "memory_reserve"});
+                     "profiles", "like", "round", "memory_reserve"});
     SweepScenario s;
     s.kind = root.required("scenario").as_choice({"scaling-study", "sweep"});
     s.name = root.optional("name") ? root.required("name").as_string() : s.kind;
