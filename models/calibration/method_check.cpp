@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "models/mlperf/rounds.hpp"
+
 namespace ttsim {
 
 double max_abs_percent(const std::vector<PointError>& errors) {
@@ -44,16 +46,15 @@ std::vector<RoundSpeedup> round_speedups(const std::vector<CalibrationPoint>& po
     return out;
 }
 
-MethodCheck method_check(const std::vector<CalibrationPoint>& points, const MethodCheckOptions& options) {
+MethodCheck method_check(const MethodCheckOptions& options) {
     std::vector<std::string> rounds = options.rounds;
     if (rounds.empty())
-        for (const CalibrationPoint& p : points)
-            if (std::find(rounds.begin(), rounds.end(), p.result.round) == rounds.end()) rounds.push_back(p.result.round);
+        for (const MlperfRound& r : mlperf_rounds().rounds) rounds.push_back(r.name);
     MethodCheck check;
     for (const std::string& round : rounds) {
-        std::vector<CalibrationPoint> own;
-        for (const CalibrationPoint& p : points)
-            if (p.result.round == round) own.push_back(p);
+        CalibrationOptions one;
+        one.rounds = {round};
+        const std::vector<CalibrationPoint> own = load_calibration_points(one);
         const HoldoutReport holdout =
             holdout_validation(own, options.fit_max_gpus, options.predict_min_gpus, options.shared);
         RoundHoldout r;
@@ -64,6 +65,9 @@ MethodCheck method_check(const std::vector<CalibrationPoint>& points, const Meth
         r.max_abs_percent = max_abs_percent(holdout.predicted);
         check.rounds.push_back(std::move(r));
     }
+    CalibrationOptions every;
+    every.rounds = rounds;
+    const std::vector<CalibrationPoint> points = load_calibration_points(every);
     if (options.in_sample) {
         const CalibrationReport all = calibrate_points(points, "every round together", options.shared);
         check.in_sample = all.fitted;

@@ -34,15 +34,16 @@ struct MethodCheck {
 };
 
 struct MethodCheckOptions {
-    std::vector<std::string> rounds;         // rounds.yaml names; empty: every round
+    std::vector<std::string> rounds;         // rounds.yaml names, oldest first; empty: every round
     int fit_max_gpus = 64, predict_min_gpus = 72;
     bool in_sample = true;                   // also fit every round together (the longest part)
     SharedFit shared;
 };
 
-// `points` are every result of the rounds (load_calibration_points with those rounds); each round's hold-out uses
-// only its own.
-MethodCheck method_check(const std::vector<CalibrationPoint>& points, const MethodCheckOptions& options);
+// Each round's hold-out uses every result that round published (load_calibration_points of that round alone, so
+// results it republished from an earlier round count); the in-sample fit and the speedups use every round
+// together, each result once (a republished result is no new software).
+MethodCheck method_check(const MethodCheckOptions& options);
 
 // Published scores only: the speedups of RoundSpeedup, for consecutive rounds among `rounds` (file order).
 std::vector<RoundSpeedup> round_speedups(const std::vector<CalibrationPoint>& points, const std::vector<std::string>& rounds);

@@ -384,7 +384,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
                      "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
-                     "profiles", "like", "memory_reserve"});
+                     "profiles", "like", "round", "memory_reserve"});
     PlanScenario s;
     s.name = root.optional("name") ? root.required("name").as_string() : "plan";
     if (auto d = root.optional("description")) (void)d->as_string();

@@ -150,15 +150,15 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
 
 // --method-check: each round's hold-out at scale, every round in-sample, the rounds' speedups.
 int print_method_check(const ArgParser& parser, const SharedFit& shared, std::ostream& out) {
-    CalibrationOptions options;
-    options.rounds = rounds_flag(parser, true);
-    std::vector<SkippedResult> skipped;
-    const std::vector<CalibrationPoint> points = load_calibration_points(options, &skipped);
-    out << "published results not used (" << skipped.size() << "):\n" << format_skipped_table(skipped) << "\n";
     MethodCheckOptions check_options;
-    check_options.rounds = options.rounds;
+    check_options.rounds = rounds_flag(parser, true);
     check_options.shared = shared;
-    out << format_method_check(method_check(points, check_options), check_options);
+    CalibrationOptions options;
+    options.rounds = check_options.rounds;
+    std::vector<SkippedResult> skipped;
+    (void)load_calibration_points(options, &skipped);
+    out << "published results not used (" << skipped.size() << "):\n" << format_skipped_table(skipped) << "\n";
+    out << format_method_check(method_check(check_options), check_options);
     return 0;
 }
 }  // namespace
@@ -167,8 +167,9 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--model M] [--shared LIST] "
                      "[--cross-validate | --run-lines | --log-parts | --holdout-yaml | --compare | --method-check "
                      "[--rounds LIST]]",
-                     "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
-                     "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs. With the "
+                     "(a) in-sample error of the profiles for every result of the round (--round, default " +
+                         mlperf_rounds().default_round + ") on a GPU of the catalog; (b) hold-out: "
+                     "calibrate on results with <= 64 GPUs only, predict every result with >= 128 GPUs. With the "
                      "operator model (the default) the hold-out fit takes about a minute on 2 cores, --cross-validate "
                      "several; --log-parts and --run-lines fit nothing.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
