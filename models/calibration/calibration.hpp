@@ -27,7 +27,7 @@
 namespace ttsim {
 
 struct CalibrationPoint {
-    MlperfResult result;
+    MlperfResult result;                   // result.round: the MLPerf round it comes from ("4.1"; "" for a user's runs)
     PreparedScenario scenario;             // convergence from the RCPs (what a prediction knows): reports, hold-out
     // The same scenario with the result's own published convergence (samples_to_converge_mean, or
     // epochs_to_converge_mean x train samples for RetinaNet) when the CSV has it: what the FIT uses, so that
@@ -251,12 +251,25 @@ struct SharedFit {
 };
 
 struct CalibrationOptions {
-    std::optional<std::filesystem::path> results_csv;    // default: shipped v4.1_results.csv
-    std::optional<std::filesystem::path> runs_csv;       // run logs; default: shipped v4.1_runs.csv
+    // The shipped rounds to read (models/data/mlperf/rounds.yaml names: "4.0", "4.1", "5.0"); empty: the default
+    // round. Ignored where results_csv names a file of its own.
+    std::vector<std::string> rounds;
+    std::optional<std::filesystem::path> results_csv;    // a results CSV of one round instead of the shipped rounds
+    std::optional<std::filesystem::path> runs_csv;       // its run logs (default: the default round's)
+    std::optional<std::filesystem::path> timing_csv;     // its log timings (default: the default round's)
     std::optional<int> max_gpus;                         // fit only results with <= this many GPUs
-    std::vector<std::string> families = {"H100-SXM", "H200-SXM", "B200"};
+    std::vector<std::string> families;                   // GPU catalog names; empty: every GPU in the catalog
     SharedFit shared;
 };
+
+// A published result that the calibration does not use, and why (nothing is left out silently).
+struct SkippedResult {
+    std::string round, key, gpu;   // key: submitter/system/benchmark as the file writes it; gpu: accelerator_family
+    int gpus = 0;
+    int csv_line = 0;
+    std::string reason;
+};
+std::string format_skipped_table(const std::vector<SkippedResult>& skipped);
 
 struct PointError {
     std::string workload, gpu, submitter, system;
@@ -278,10 +291,15 @@ struct CalibrationReport {
     std::string data_description;                        // data file and filter, for headers
 };
 
-// All distinct scored results of the families, as prepared scenarios (no filter on GPU count).
-std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options);
+// All distinct scored results of the rounds and families, as prepared scenarios (no filter on GPU count). A row
+// that is not used (unscored, the same runs as another row, a GPU outside the catalog or the families, no layout
+// that runs it on the shipped data) goes to `skipped` with its reason where given. With several rounds, a result
+// whose runs another loaded round also publishes (`same_run_times_as`) is used once, from the earlier round.
+std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options,
+                                                      std::vector<SkippedResult>* skipped = nullptr);
 
-CalibrationReport calibrate(const CalibrationOptions& options);
+// Fits the results of options.rounds (or options.results_csv); `skipped`, where given, receives the results not used.
+CalibrationReport calibrate(const CalibrationOptions& options, std::vector<SkippedResult>* skipped = nullptr);
 
 // convergence-lag's factors (SharedFit::convergence_lag, pooled_convergence_lag): per workload, or one under "" when
 // pooled. Measured from the fit results before the fit, which never sees them; each fitter sets them on its

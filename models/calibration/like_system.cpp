@@ -40,10 +40,11 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
         return out;
     };
     std::set<std::string> names;
-    for (const auto& [stack, speed] : profiles.stack_speeds) names.insert(stack);
+    for (const auto& [stack, speed] : profiles.stack_speeds)
+        if (!is_round_offset(stack)) names.insert(stack);
     for (const MlperfResult& r : results)
         if (!held(speed_keys(r.submitter, r.system, r.accelerator_family)).empty()) names.insert(r.submitter + "/" + r.system);
-    std::vector<std::string> keys = held({like});
+    std::vector<std::string> keys = is_round_offset(like) ? std::vector<std::string>{} : held({like});
     for (const MlperfResult& r : results)
         if (keys.empty() && r.submitter == submitter && r.system == system)
             keys = held(speed_keys(r.submitter, r.system, r.accelerator_family));
@@ -89,6 +90,38 @@ ProfileSet with_like(const ProfileSet& profiles, const std::string& like, const 
         mine.push_back(fmt::format("like {}: {} kernel times divided by the speed offset {} of stack {} (profiles)", like,
                                     gpu, units::format_number(choice.speed, 4), choice.stack));
     }
+    return out;
+}
+
+ProfileSet with_round(const ProfileSet& profiles, const std::string& round, const std::string& default_round,
+                      std::vector<std::string>& notes) {
+    if (round == default_round) return profiles;
+    const std::string prefix = "round:" + round + "/";
+    const bool any = std::any_of(profiles.stack_speeds.begin(), profiles.stack_speeds.end(),
+                                 [&](const auto& entry) { return entry.first.rfind(prefix, 0) == 0; });
+    if (!any)
+        throw InputError("these profiles hold no software offsets for round " + round +
+                         " (they come from a fit of one round, or the lumped model); fit several rounds together with "
+                         "'ttsim calibrate --rounds LIST --out DIR' and predict with --profiles DIR");
+    ProfileSet out = profiles;
+    std::vector<std::string> pooled;
+    for (const auto& [key, profile] : profiles.all()) {
+        const auto found = profiles.stack_speeds.find(round_offset_key(round, profile.workload, profile.gpu));
+        if (found == profiles.stack_speeds.end()) {
+            pooled.push_back(profile.workload + " on " + profile.gpu);
+            continue;
+        }
+        ComputeProfile p = profile;
+        p.operator_stack_speed *= found->second;
+        out.add(std::move(p));
+    }
+    notes.push_back(fmt::format("round {}: kernel times divided by that round's software offset per workload and GPU "
+                                "(profiles){}",
+                                round,
+                                pooled.empty() ? std::string()
+                                               : fmt::format("; no offset fitted for {} (that round has no results of "
+                                                             "it): the default round's software",
+                                                             fmt::join(pooled, ", "))));
     return out;
 }
 

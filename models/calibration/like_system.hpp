@@ -37,6 +37,12 @@ using LikeNotes = std::map<std::string, std::vector<std::string>>;
 // keyed by those GPUs. InputError as resolve_like.
 ProfileSet with_like(const ProfileSet& profiles, const std::string& like, const std::vector<std::string>& gpus,
                      LikeNotes& notes);
+// `profiles` with round `round`'s software offsets (software_stack.hpp round_offset_key) applied to every profile
+// that has one; the default round has none (returned unchanged). InputError (no field: the front end names its
+// flag or key) where the set holds no offset of that round. `notes` receives what was applied.
+ProfileSet with_round(const ProfileSet& profiles, const std::string& round, const std::string& default_round,
+                      std::vector<std::string>& notes);
+
 // Every GPU's notes in one list (a plan's candidates share them).
 std::vector<std::string> all_notes(const LikeNotes& notes);
 

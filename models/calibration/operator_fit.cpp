@@ -10,6 +10,7 @@
 #include <tbb/parallel_for.h>
 
 #include "models/calibration/fit_loss.hpp"
+#include "models/mlperf/rounds.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
 #include "sim/statistics.hpp"
@@ -18,7 +19,11 @@
 namespace ttsim {
 
 std::vector<std::string> speed_keys(const CalibrationPoint& point) {
-    return speed_keys(point.result.submitter, point.result.system, point.scenario.gpu->name);
+    std::vector<std::string> keys = speed_keys(point.result.submitter, point.result.system, point.scenario.gpu->name);
+    // A round's software against the default round's, which is the reference and has no offset.
+    if (!point.result.round.empty() && point.result.round != mlperf_rounds().default_round)
+        keys.push_back(round_offset_key(point.result.round, point.scenario.workload->name, point.scenario.gpu->name));
+    return keys;
 }
 
 namespace {
@@ -223,14 +228,15 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
         L.streaming_overhead = L.add({"streaming kernel overhead seconds", 1e-7, 2e-5, 2e-6});
     std::set<std::string>& gpus = L.gpus;
     std::set<std::string>& workloads = L.workloads;
-    std::set<std::string> stacks, releases;
+    std::set<std::string> stacks, releases, round_offsets, rounds;
     bool any_multi_node = false, any_eval = false;
     for (const CalibrationPoint* p : points) {
         gpus.insert(p->scenario.gpu->name);
         workloads.insert(p->scenario.workload->name);
-        const std::vector<std::string> keys = speed_keys(*p);   // its stack, then its release where named
-        stacks.insert(keys.front());
-        if (keys.size() > 1) releases.insert(keys[1]);
+        rounds.insert(p->result.round);
+        // Its stack, then its release where named, then its round's offset where it has a round.
+        for (const std::string& key : speed_keys(*p))
+            (is_round_offset(key) ? round_offsets : key == speed_keys(*p).front() ? stacks : releases).insert(key);
         any_multi_node = any_multi_node || p->scenario.system.spans_domains(p->scenario.gpus);
         any_eval = any_eval || p->scenario.evaluations > 0;
     }
@@ -315,6 +321,10 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     // Release speeds, the same bounds and prior, where a result's system name says its container release.
     if (shared.release_speed)
         for (const std::string& release : releases) L.stack_speed[release] = L.add({release + " speed", 0.5, 2.0, 1.0});
+    // A fit over several rounds: each round's software per workload and GPU family, besides the default round's
+    // (the reference, 1), with the stacks' bounds and prior. One round alone has nothing to offset against.
+    if (rounds.size() > 1)
+        for (const std::string& key : round_offsets) L.stack_speed[key] = L.add({key + " speed", 0.5, 2.0, 1.0});
 
     return L;
 }

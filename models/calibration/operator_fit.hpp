@@ -33,7 +33,8 @@ namespace ttsim {
 inline constexpr double kSystemSpeedSigma = 0.10;
 
 // The speed-offset keys of a result (software_stack.hpp): its stack (system-speed), then its release where its
-// system name states it (release-speed).
+// system name states it (release-speed), then its round's offset where its round is not the default round (fitted
+// only where the data span several rounds).
 std::vector<std::string> speed_keys(const CalibrationPoint& point);
 
 CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>& points, const std::string& description,

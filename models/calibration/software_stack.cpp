@@ -15,6 +15,12 @@ std::string software_release(const std::string& system, const std::string& gpu_f
     return "ngc" + match[2].str() + "/" + gpu_family;
 }
 
+std::string round_offset_key(const std::string& round, const std::string& workload, const std::string& gpu_family) {
+    return "round:" + round + "/" + workload + "/" + gpu_family;
+}
+
+bool is_round_offset(const std::string& key) { return key.rfind("round:", 0) == 0; }
+
 std::vector<std::string> speed_keys(const std::string& submitter, const std::string& system, const std::string& gpu_family) {
     std::vector<std::string> keys{software_stack(submitter, gpu_family)};
     if (std::string release = software_release(system, gpu_family); !release.empty()) keys.push_back(std::move(release));

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "models/data_dir.hpp"
+#include "models/workloads/workload.hpp"
 #include "sim/errors.hpp"
 #include "sim/text.hpp"
 
@@ -250,6 +251,7 @@ std::vector<MlperfResult> load_mlperf_results(const std::optional<std::filesyste
     return read_records<MlperfResult>(table, [](const RecordReader& read, int line) {
         MlperfResult m;
         m.csv_line = line;
+        if (read.has("round")) m.round = read.text("round");
         m.benchmark = read.text("benchmark");
         m.submitter = read.text("submitter");
         m.system = read.text("system");
@@ -375,22 +377,24 @@ std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult
     for (const MlperfResult& m : results)
         if (m.ttt_minutes_official_scaled) scored.push_back(&m);
 
-    // Step 2: group rows that share run times within this round; keep the first of each group.
-    constexpr std::string_view kThisRound = "v4.1:";
+    // Step 2: group rows that share run times within their round; keep the first of each group.
     std::map<std::string, std::size_t> index_of_key;
     for (std::size_t i = 0; i < scored.size(); ++i) index_of_key.emplace(scored[i]->key(), i);
     boost::disjoint_sets_with_storage<> groups(scored.size());  // rows that share run times
     for (std::size_t i = 0; i < scored.size(); ++i) {
         const std::string& link = scored[i]->same_run_times_as;
-        if (link.rfind(kThisRound, 0) != 0) continue;   // empty, or another round's result
-        const auto other = index_of_key.find(link.substr(kThisRound.size()));
+        // A file without a round column is one round: any link whose key it holds is within it.
+        const std::string own_round = scored[i]->round.empty() ? link.substr(0, link.find(':') + 1)
+                                                                : "v" + scored[i]->round + ":";
+        if (link.empty() || link.rfind(own_round, 0) != 0) continue;   // empty, or another round's result
+        const auto other = index_of_key.find(link.substr(own_round.size()));
         if (other == index_of_key.end()) continue;      // the twin is absent or unscored
         groups.union_set(i, other->second);
     }
 
     // Step 3: the caller's filter.
-    std::optional<std::string> benchmark;
-    if (filter.benchmark) benchmark = lower(*filter.benchmark) == "retinanet" ? "ssd" : lower(*filter.benchmark);
+    // A benchmark renamed between rounds (ssd, then retinanet) is one workload: names compare by what they stand for.
+    const Workload* benchmark = filter.benchmark ? &find_workload(*filter.benchmark) : nullptr;
     std::vector<MlperfResult> out;
     std::vector<std::uint8_t> group_seen(scored.size(), 0);  // by the group's representative
     for (std::size_t i = 0; i < scored.size(); ++i) {
@@ -398,7 +402,7 @@ std::vector<MlperfResult> distinct_scored_results(const std::vector<MlperfResult
         if (seen) continue;  // the group's earliest row stands for it
         seen = 1;
         const MlperfResult& m = *scored[i];
-        if (benchmark && m.benchmark != *benchmark) continue;
+        if (benchmark && &find_workload(m.benchmark) != benchmark) continue;
         if (filter.accelerator_family && lower(m.accelerator_family) != lower(*filter.accelerator_family)) continue;
         if (!filter.include_preview && m.status == "preview") continue;
         if (!filter.include_predating_logs && m.log_predates_round) continue;

@@ -1,10 +1,11 @@
-// MLPerf Training v4.1 published results (models/data/mlperf/v4.1_results.csv, one row per result folder
-// results/<system>/<benchmark> of mlcommons/training_results_v4.1 @b87b9e3), the calibration and validation target.
+// MLPerf Training published results (models/data/mlperf/v<round>_results.csv, one row per result folder
+// results/<system>/<benchmark> of mlcommons/training_results_v<round>; rounds.yaml lists them), the calibration and
+// validation target.
 //
 // Counting distinct results (distinct_scored_results): the file has 110 rows, but not every row is a separate
 // measurement. The rule, applied in this order:
 //  1. Drop rows without a score (`ttt_minutes_official_scaled` empty: logs were not available).
-//  2. Rows linked by `same_run_times_as` to another row of this round ("v4.1:<submitter>/<system>/<benchmark>")
+//  2. Rows linked by `same_run_times_as` to another row of their round ("v4.1:<submitter>/<system>/<benchmark>")
 //     that is present and scored carry the same run times: of each such linked group only the row that comes first
 //     in the file is kept. (In v4.1 this is the Dell 8xXE9680 / 8xXE9680-POWER Llama2-LoRA pair, which point at
 //     each other.) Links to other rounds ("v4.0:...", "v5.0:...") point outside this file and drop nothing:
@@ -36,6 +37,7 @@ std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std
 
 struct MlperfResult {
     int csv_line = 0;                        // 1-based line of the record in the file, for messages
+    std::string round;                       // "4.1" (the `round` column; empty in a file without it)
     std::string benchmark;                   // "bert", "llama2_70b_lora", "ssd", "stable_diffusion"
     std::string submitter;
     std::string system;
@@ -124,7 +126,7 @@ struct MlperfTiming {
 std::vector<MlperfTiming> load_mlperf_timing(const std::optional<std::filesystem::path>& path = std::nullopt);
 
 struct ResultFilter {
-    std::optional<std::string> benchmark;            // MLPerf id; "retinanet" is accepted for "ssd"
+    std::optional<std::string> benchmark;            // a workload's name, MLPerf id or alias (workload_catalog.yaml)
     std::optional<std::string> accelerator_family;   // exact, case-insensitive ("H100-SXM")
     bool include_preview = true;
     bool include_predating_logs = true;              // admit results whose logs come from an earlier round

@@ -226,7 +226,7 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workloads", "system", "systems", "gpu_variants", "gpus",
                      "include_published_gpus", "batch", "network", "routing", "sharp", "cluster", "metrics", "cost",
                      "energy", "trace", "plots", "output", "allocation", "model", "layout",
-                     "profiles", "like", "memory_reserve", "reliability"}, errors);
+                     "profiles", "like", "round", "memory_reserve", "reliability"}, errors);
     // A required key missing beside an unknown key is most likely that key misspelt: the unknown key's message
     // (with its "did you mean") says it once, and what needs the key is skipped rather than reported again.
     const bool unknown_keys = !errors.empty();
@@ -446,7 +446,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     root.check_keys({"scenario", "name", "description", "workload", "systems", "gpu_variants", "network", "batch",
                      "cluster", "routing", "sharp", "deadline", "budget_gpu_hours", "budget", "confidence", "margin",
                      "minimise", "gpus", "allocation", "cost", "energy", "output", "model", "layout",
-                     "profiles", "like", "memory_reserve", "reliability"}, errors);
+                     "profiles", "like", "round", "memory_reserve", "reliability"}, errors);
     const bool unknown_keys = !errors.empty();   // a missing required key is then most likely misspelt (as a sweep's)
     PlanScenario s;
     errors.attempt([&] {

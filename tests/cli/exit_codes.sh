@@ -67,6 +67,25 @@ if command -v gnuplot >/dev/null; then
     check "its other workload is plotted, the failed one is not" '[[ -f $tmp/partial/llama2_70b_lora_ttt.png && ! -e $tmp/partial/bert_ttt.png ]]'
 fi
 
+# Rounds: an unknown round is bad input naming the flag; profiles without a round's offsets are refused for it;
+# the default round is today's prediction.
+"$ttsim" validate --method-check --rounds 4.0,9.9 >/dev/null 2>"$tmp/rounds.err"; rc=$?
+check "validate --rounds with an unknown round exits 2 naming the flag and the known rounds" '[[ $rc -eq 2 ]] && grep -q -- "--rounds" "$tmp/rounds.err" && grep -q "known: 4.0, 4.1, 5.0" "$tmp/rounds.err"'
+"$ttsim" validate --rounds 5.0 >/dev/null 2>"$tmp/rounds2.err"; rc=$?
+check "validate --rounds without --method-check exits 2" '[[ $rc -eq 2 ]] && grep -q -- "--rounds" "$tmp/rounds2.err"'
+"$ttsim" validate --round 5.0 --log-parts >"$tmp/parts50.txt" 2>&1; rc=$?
+check "validate --round 5.0 prices that round's results, GB200 among them" '[[ $rc -eq 0 ]] && grep -q "GB200" "$tmp/parts50.txt"'
+"$ttsim" predict --workload bert --system h100 --gpus 64 --round 5.0 >/dev/null 2>"$tmp/round.err"; rc=$?
+check "predict --round without that round's offsets exits 2 naming the flag" '[[ $rc -eq 2 ]] && grep -q -- "--round" "$tmp/round.err" && grep -q "calibrate --rounds" "$tmp/round.err"'
+"$ttsim" predict --workload bert --system h100 --gpus 64 --format json >"$tmp/r0.json"
+"$ttsim" predict --workload bert --system h100 --gpus 64 --format json --round 4.1 >"$tmp/r1.json"; rc=$?
+check "predict --round 4.1 (the default round) is the prediction without the flag" '[[ $rc -eq 0 ]] && cmp -s "$tmp/r0.json" "$tmp/r1.json"'
+printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [64]\nround: "5.0"\n' >"$tmp/round.yaml"
+"$ttsim" run "$tmp/round.yaml" >/dev/null 2>"$tmp/round_yaml.err"; rc=$?
+check "a scenario's round: without that round's offsets exits 2 naming file:line" '[[ $rc -eq 2 ]] && grep -q "round.yaml:5" "$tmp/round_yaml.err"'
+"$ttsim" predict --workload bert --system h100 --gpus 64 --round 3.0 >/dev/null 2>"$tmp/round3.err"; rc=$?
+check "predict --round with an unknown round exits 2" '[[ $rc -eq 2 ]] && grep -q "unknown MLPerf round" "$tmp/round3.err"'
+
 # validate's reports exclude each other (exit 2, naming the flag); --log-parts prints every result's logged parts.
 "$ttsim" validate --log-parts --run-lines >/dev/null 2>"$tmp/parts_err.txt"; rc=$?
 check "validate --log-parts with --run-lines exits 2 naming both flags" '[[ $rc -eq 2 ]] && grep -q -- "'"'"'--run-lines'"'"': cannot be combined with --log-parts" "$tmp/parts_err.txt"'

@@ -30,5 +30,11 @@ row = [l.split() for l in open(sys.argv[2]) if l.split()[:4] == ["bert", "H100-S
 assert abs(float(row[-2]) - bert48["published"]["predicted_minutes"]) < 6e-5, (row, bert48["published"])
 PY'
 
+# The method check's report, with the lumped model (a fit of seconds; the operator model's figures are the unit
+# test [method-check]'s): per round its points and MAPE, the in-sample fit of the rounds together, the speedups
+# between rounds, and every published result not used with why.
+"$ttsim" validate --method-check --model lumped --rounds 4.0,4.1 >"$tmp/method.txt"; rc=$?
+check "validate --method-check: each round's MAPE, the in-sample line, the speedups and the results not used" '[[ $rc -eq 0 ]] && grep -q "^v4.0 method MAPE: [0-9.]*% over 8 results, largest error" "$tmp/method.txt" && grep -q "^v4.1 method MAPE: [0-9.]*% over 8 results" "$tmp/method.txt" && grep -q "^in-sample, every round fitted together: MAPE" "$tmp/method.txt" && grep -q "llama2_70b_lora   v4.0 -> v4.1: 1.336x over 8 cells" "$tmp/method.txt" && grep -q "L40S .*not in the GPU catalog" "$tmp/method.txt"'
+
 echo "validate_report: $fail failed"
 [[ $fail -eq 0 ]]

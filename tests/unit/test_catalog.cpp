@@ -9,7 +9,8 @@ using namespace ttsim;
 // The values themselves are checked against hardware/params.yaml and measured figures in
 // test_reference_data.cpp; here, the catalog's shape and the relations between its fields.
 TEST_CASE("catalog entries are complete and consistent", "[catalog]") {
-    REQUIRE(gpu_names() == std::vector<std::string>{"A100-SXM", "H100-SXM", "H200-SXM", "B200", "GB200", "MI300X"});
+    REQUIRE(gpu_names() == std::vector<std::string>{"A100-SXM", "H100-SXM", "H200-SXM", "B200", "GB200", "MI300X",
+                                                       "MI325X"});
     for (const GpuSpec& g : gpu_catalog()) {
         INFO(g.name);
         CHECK(g.idle_watts >= 0.10 * g.tdp_watts);   // idle is an estimate of 10-15% of TDP
@@ -26,6 +27,9 @@ TEST_CASE("catalog entries are complete and consistent", "[catalog]") {
     CHECK(find_gpu("A100-SXM").fp8_dense_flops == std::nullopt);   // no FP8 tensor cores on Ampere
     CHECK_FALSE(find_gpu("MI300X").scaleup_switched);               // Infinity Fabric is point to point
     CHECK(find_gpu("GB200").gpus_per_scaleup_domain == 72);         // NVL72
+    // MI325X is MI300X's compute with more and faster HBM.
+    CHECK(find_gpu("MI325X").bf16_dense_flops == find_gpu("MI300X").bf16_dense_flops);
+    CHECK(find_gpu("MI325X").hbm_bandwidth > find_gpu("MI300X").hbm_bandwidth);
 }
 
 TEST_CASE("catalog lookup accepts aliases and any case", "[catalog]") {
@@ -37,6 +41,7 @@ TEST_CASE("catalog lookup accepts aliases and any case", "[catalog]") {
     CHECK(find_gpu("gb200-nvl72").name == "GB200");
     CHECK(find_gpu("a100").name == "A100-SXM");
     CHECK(find_gpu("mi300").name == "MI300X");
+    CHECK(find_gpu("mi325").name == "MI325X");
 }
 
 TEST_CASE("unknown GPU names are input errors that list the valid names", "[catalog]") {

@@ -9,6 +9,7 @@
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/user_runs.hpp"
+#include "models/mlperf/rounds.hpp"
 #include "sim/file_reading.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
@@ -56,9 +57,11 @@ std::string calibrate_user_file(const ArgParser& parser, const CalibrationOption
 }  // namespace
 
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
-    ArgParser parser("calibrate", "[--data FILE] [--runs FILE] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
-                     "Fit the compute profiles (per workload and GPU) to the MLPerf Training v4.1 results with NLopt, "
-                     "print predicted vs published for every result used, and write DIR/profiles.yaml (--model operator: "
+    ArgParser parser("calibrate",
+                     "[--rounds LIST | --data FILE [--runs FILE]] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
+                     "Fit the compute profiles (per workload and GPU) to MLPerf Training results with NLopt (the "
+                     "default round's, or every round in --rounds together), print predicted vs published for every "
+                     "result used and every published result not used with why, and write DIR/profiles.yaml (--model operator: "
                      "DIR/operator_profiles.yaml). The operator fit (the default model) takes about a minute on 2 "
                      "cores; --model lumped a few seconds.");
     parser.option("data", "FILE",
@@ -67,6 +70,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                   "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
+        .option("rounds", "LIST",
+                "MLPerf rounds to fit together, comma-separated from models/data/mlperf/rounds.yaml (4.0, 4.1, 5.0)",
+                "the default round, " + mlperf_rounds().default_round)
         .option("max-gpus", "N",
                 "fit only results with at most N GPUs (user runs: the larger ones are predicted and their error printed)")
         .option("out", "DIR",
@@ -80,6 +86,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
     CalibrationOptions options;
+    if (parser.has("rounds") && parser.has("data"))
+        parser.fail("rounds", "reads the shipped rounds; --data names a results file of its own");
+    options.rounds = rounds_flag(parser, false);
     if (parser.has("data")) options.results_csv = parser.get("data");
     for (const char* flag : {"data", "runs"})
         if (parser.has(flag) && !regular_file_exists(parser.get(flag)))
@@ -97,7 +106,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     // results on every GPU count may replace them (how they are regenerated), never one of other data.
     std::error_code ignored;
     if (std::filesystem::equivalent(dir, ProfileSet::default_dir(), ignored))
-        for (const char* flag : {"data", "max-gpus"})
+        for (const char* flag : {"data", "max-gpus", "rounds"})
             if (parser.has(flag))
                 parser.fail("out", dir.string() + " holds the shipped profiles, which a fit with --" + flag +
                                        " would replace: write it to another folder and pass that to --profiles");
@@ -110,8 +119,10 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     if (user_runs) {
         table = calibrate_user_file(parser, options, report);
     } else {
-        report = parser.naming_flags([&] { return calibrate(options); });
-        table = format_point_table(report.fitted);
+        std::vector<SkippedResult> skipped;
+        report = parser.naming_flags([&] { return calibrate(options, &skipped); });
+        table = format_point_table(report.fitted) + "published results not used (" + std::to_string(skipped.size()) +
+                "):\n" + format_skipped_table(skipped);
     }
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char date[32];

@@ -94,6 +94,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     declare_fabric_flags(args);
     declare_model_flag(args);
     declare_reliability_flags(args);
+    declare_round_flag(args);
     if (!args.parse(raw, out)) return 0;
 
     planning::PlanQuery query;
@@ -205,8 +206,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
             args.naming_flags([&] { check_pins_apply_somewhere(find_workload(workload), searched, query.layout.pins); });
         }
     }
-    ProfileSet profiles = load_model_profiles(args, true);
+    std::vector<std::string> round_notes;
+    ProfileSet profiles = apply_round_flag(args, load_model_profiles(args, true), round_notes);
     LikeNotes like_notes;
+    if (!round_notes.empty()) like_notes[""] = round_notes;
     if (args.has("like"))
         profiles = args.get_parsed("like", [&](const std::string& like) {
             return with_like(profiles, like, planning::catalog_gpus(query.systems, query.variants), like_notes);

@@ -116,6 +116,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     declare_fabric_flags(parser);
     declare_model_flag(parser);
     declare_reliability_flags(parser);
+    declare_round_flag(parser);
     if (!parser.parse(args, out)) return 0;
     PredictionRequest request;
     request.workload = parser.get("workload");
@@ -148,8 +149,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (const auto dir = parser.get_optional("out")) output.emplace(*dir);   // checked now, written after
     parser.naming_flags([&] { check_split_with_default(parser, request); });
     // predict() names the request's fields (Field::gpus, Field::global_batch); the user typed flags.
-    ProfileSet profiles = load_model_profiles(parser);
     std::vector<std::string> like_notes;
+    ProfileSet profiles = apply_round_flag(parser, load_model_profiles(parser), like_notes);
     if (parser.has("like")) {
         const std::string gpu = parser.naming_flags([&] { return resolve_request_system(request).catalog_gpu->name; });
         const LikeChoice like =

@@ -126,7 +126,7 @@ std::string json(const std::string& name, const std::string& system, const UserM
 }  // namespace
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
-    root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "output",
+    root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "round", "output",
                      "memory_reserve", "cost", "energy", "allocation", "reliability"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));

@@ -11,8 +11,11 @@
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/log_parts.hpp"
+#include "models/calibration/method_check.hpp"
 #include "models/calibration/run_lines.hpp"
+#include "models/mlperf/rounds.hpp"
 #include "models/planning/holdout_error.hpp"
+#include "sim/errors.hpp"
 #include "sim/file_reading.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/command_list.hpp"
@@ -171,13 +174,29 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
     }
     return 0;
 }
+
+// --method-check: each round's hold-out at scale, every round in-sample, the rounds' speedups.
+int print_method_check(const ArgParser& parser, const SharedFit& shared, std::ostream& out) {
+    MethodCheckOptions check_options;
+    check_options.rounds = rounds_flag(parser, true);
+    check_options.shared = shared;
+    CalibrationOptions options;
+    options.rounds = check_options.rounds;
+    std::vector<SkippedResult> skipped;
+    (void)load_calibration_points(options, &skipped);
+    out << "published results not used (" << skipped.size() << "):\n" << format_skipped_table(skipped) << "\n";
+    out << format_method_check(method_check(check_options), check_options);
+    return 0;
+}
 }  // namespace
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--model M] [--shared LIST] "
-                     "[--summary | --cross-validate | --run-lines | --log-parts | --holdout-yaml | --compare]",
-                     "(a) in-sample error of the profiles for every v4.1 H100-SXM/H200-SXM/B200 result; (b) hold-out: "
-                     "calibrate on results with <= 64 GPUs only, predict every H100/H200 result with >= 128 GPUs. With the "
+                     "[--summary | --cross-validate | --run-lines | --log-parts | --holdout-yaml | --compare | "
+                     "--method-check [--rounds LIST]]",
+                     "(a) in-sample error of the profiles for every result of the round (--round, default " +
+                         mlperf_rounds().default_round + ") on a GPU of the catalog; (b) hold-out: "
+                     "calibrate on results with <= 64 GPUs only, predict every result with >= 128 GPUs. With the "
                      "operator model (the default) the hold-out fit takes about a minute on 2 cores, --cross-validate "
                      "several; --log-parts and --run-lines fit nothing.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
@@ -207,11 +226,23 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         .flag("compare",
               "only print the lumped and the operator-level model side by side: in-sample, forward-chaining and "
               "leave-one-count-out cross-validation, hold-out time-to-train and step time, and every hold-out point "
-              "(both models fitted with --shared; several minutes)");
+              "(both models fitted with --shared; several minutes)")
+        .flag("method-check",
+              "only print the method check: for each MLPerf round, calibrate on its results with <= 64 GPUs and "
+              "predict its results with >= 72 at their published layouts (per-round MAPE, largest error, every "
+              "point); then every round fitted together (in-sample), the published speedup of each workload between "
+              "rounds, and every result not used with why (several minutes per round)")
+        .option("rounds", "LIST", "with --method-check: the rounds, comma-separated from models/data/mlperf/rounds.yaml",
+                "every round");
     declare_model_flag(parser);
+    parser.option("round", "R",
+                  "the MLPerf round whose results to check (" + mlperf_rounds().names() +
+                      "); each result is priced with its round's software offsets where the profiles hold them",
+                  mlperf_rounds().default_round);
     if (!parser.parse(args, out)) return 0;
     // Each of these prints its own report, so any two exclude each other; the message names the earlier flag.
-    const char* reports[] = {"compare", "run-lines", "log-parts", "cross-validate", "holdout-yaml", "summary"};
+    const char* reports[] = {"compare",      "run-lines", "log-parts", "cross-validate",
+                             "holdout-yaml", "summary",   "method-check"};
     for (std::size_t i = 0; i < std::size(reports); ++i)
         for (std::size_t j = i + 1; j < std::size(reports); ++j)
             if (parser.get_flag(reports[i]) && parser.get_flag(reports[j]))
@@ -230,7 +261,21 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     for (const char* report : {"run-lines", "log-parts", "summary"})
         if (parser.get_flag(report) && parser.has("shared"))
             parser.fail("shared", std::string("--") + report + " prices the profiles as they are (no fit), so --shared does not apply");
+    if (parser.has("rounds") && !parser.get_flag("method-check"))
+        parser.fail("rounds", "applies to --method-check");
+    if (parser.get_flag("method-check")) {
+        for (const char* flag : {"data", "runs", "profiles", "round"})
+            if (parser.has(flag))
+                parser.fail(flag, "--method-check reads the shipped rounds and fits its own profiles");
+        SharedFit shared;
+        if (parser.has("shared")) shared = parser.get_parsed("shared", SharedFit::parse);
+        return print_method_check(parser, fit_for_model(parser, shared), out);
+    }
     CalibrationOptions options;
+    if (parser.has("round")) {
+        if (parser.has("data")) parser.fail("round", "reads a shipped round; --data names a results file of its own");
+        options.rounds = {parser.get_parsed("round", [](const std::string& r) { return mlperf_rounds().find(r).name; })};
+    }
     if (parser.has("data")) options.results_csv = parser.get("data");
     for (const char* flag : {"data", "runs"})
         if (parser.has(flag) && !regular_file_exists(parser.get(flag)))

@@ -1,5 +1,9 @@
 #include "tools/cli/model_flag.hpp"
 
+#include "models/calibration/like_system.hpp"
+#include "models/mlperf/rounds.hpp"
+#include "sim/errors.hpp"
+
 namespace ttsim::cli {
 
 void declare_model_flag(ArgParser& parser) {
@@ -40,6 +44,44 @@ SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed) {
     if (const std::string term = parsed.operator_only_term(); !parsed.operator_model && !term.empty())
         parser.fail("shared", term + " is a term of the operator model, which --model lumped does not fit");
     return parsed;
+}
+
+void declare_round_flag(ArgParser& parser) {
+    parser.option("round", "R",
+                  "the MLPerf round whose software the prediction assumes (" + mlperf_rounds().names() +
+                      "): its fitted speed offset per workload and GPU, from profiles fitted on several rounds "
+                      "('ttsim calibrate --rounds')",
+                  mlperf_rounds().default_round);
+}
+
+ProfileSet apply_round_flag(const ArgParser& parser, ProfileSet profiles, std::vector<std::string>& notes) {
+    if (!parser.has("round")) return profiles;
+    return parser.get_parsed("round", [&](const std::string& name) {
+        return with_round(profiles, mlperf_rounds().find(name).name, mlperf_rounds().default_round, notes);
+    });
+}
+
+std::vector<std::string> rounds_flag(const ArgParser& parser, bool every_round_by_default) {
+    std::vector<std::string> rounds;
+    if (!parser.has("rounds")) {
+        if (!every_round_by_default) return {mlperf_rounds().default_round};
+        for (const MlperfRound& r : mlperf_rounds().rounds) rounds.push_back(r.name);
+        return rounds;
+    }
+    const std::string list = parser.get("rounds");
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = list.find(',', start);
+        const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        try {
+            rounds.push_back(mlperf_rounds().find(name).name);
+        } catch (const InputError& e) {
+            parser.fail("rounds", e.message());
+        }
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return rounds;
 }
 
 }  // namespace ttsim::cli

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "models/calibration/calibration.hpp"
 #include "models/compute/profile_files.hpp"
@@ -22,5 +24,15 @@ std::string default_shared_description();
 // shipped selection (SharedFit::operator_defaults); 'operator' in --shared selects it too; --model lumped with
 // 'operator' in --shared is refused naming --model. `parsed` is --shared's value (or the default).
 SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed);
+
+// --round R: the MLPerf round whose software a prediction assumes (its fitted offsets per workload and GPU,
+// software_stack.hpp); the default round without the flag. apply_round_flag returns `profiles` with them applied
+// and appends what it did to `notes`; an unknown round or a set without its offsets fails naming --round.
+void declare_round_flag(ArgParser& parser);
+ProfileSet apply_round_flag(const ArgParser& parser, ProfileSet profiles, std::vector<std::string>& notes);
+
+// --rounds LIST: MLPerf rounds (models/data/mlperf/rounds.yaml), comma-separated ("4.0,v5.0"); without the flag
+// every round or the default round. An unknown round fails naming --rounds.
+std::vector<std::string> rounds_flag(const ArgParser& parser, bool every_round_by_default);
 
 }  // namespace ttsim::cli

@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "models/mlperf/rounds.hpp"
+
 
 namespace ttsim::cli {
 
@@ -17,6 +19,12 @@ ScenarioProfiles read_scenario_profiles(const ConfigNode& root, ComputeModel mod
         out.source = "shipped " + std::string(to_string(model)) + " profiles";
     }
     out.before_like = out.profiles;
+    // `round: 5.0`: that round's software (predict --round).
+    if (const auto node = root.optional("round"))
+        out.profiles = node->feeding([&] {
+            return with_round(out.profiles, mlperf_rounds().find(node->as_string()).name, mlperf_rounds().default_round,
+                              out.notes[""]);
+        });
     if (const auto node = root.optional("like"))
         out.profiles = node->feeding([&] { return with_like(out.profiles, node->as_string(), gpus, out.notes); });
     return out;
