@@ -35,6 +35,7 @@ private:
 
 struct Trial {
     double wall = 0;
+    double waited = 0;   // of the wall time, waiting for a spare or a repair
     long long interruptions = 0, checkpoints = 0;
 };
 
@@ -77,6 +78,7 @@ Trial play(const RunModel& m, std::uint64_t trial_seed) {
         ++t.interruptions;
         // Restart; a failure during it starts it over (and may take another host out).
         double restart_begins = host_ready_at(t.wall);
+        t.waited += restart_begins - t.wall;
         for (;;) {
             const double strike = next_failure();
             if (strike >= m.restart_seconds) {
@@ -84,7 +86,9 @@ Trial play(const RunModel& m, std::uint64_t trial_seed) {
                 break;
             }
             ++t.interruptions;
-            restart_begins = host_ready_at(restart_begins + strike);
+            const double struck = restart_begins + strike;
+            restart_begins = host_ready_at(struck);
+            t.waited += restart_begins - struck;
         }
     }
 }
@@ -126,10 +130,20 @@ RunDistribution simulate_runs(const RunModel& m) {
     d.mean_wall_seconds /= trials;
     d.mean_interruptions /= trials;
     d.monte_carlo_mean_wall_seconds = d.mean_wall_seconds;
-    if (!m.hot_spares) {   // no waits: the closed form, and lambda failures per second of it
-        d.mean_wall_seconds = expected_wall_seconds(m);
-        d.mean_interruptions = m.failure_rate_per_s * d.mean_wall_seconds;
+    // Failures strike only while the job works or restarts, never while it waits for a host, so the time outside
+    // waits and the failures are the closed form's whatever the pool: lambda failures per second of it. The waits
+    // add to it: with no spares at all, each host-out failure waits one repair (exact); with a limited pool, the
+    // Monte Carlo's mean wait.
+    const double running = expected_wall_seconds(m);
+    d.mean_interruptions = m.failure_rate_per_s * running;
+    double waits = 0;
+    if (m.hot_spares && *m.hot_spares == 0) {
+        waits = d.mean_interruptions * m.host_out_share * m.repair_seconds;
+    } else if (m.hot_spares) {
+        for (const Trial& t : results) waits += t.waited;   // trial order, as above
+        waits /= trials;
     }
+    d.mean_wall_seconds = running + waits;
     d.mean_checkpoints /= trials;
     std::sort(walls.begin(), walls.end());
     auto quantile = [&](double q) {   // linear interpolation between order statistics
