@@ -22,7 +22,7 @@ namespace {
 constexpr int kMaxShards = 100000;
 // What a shard file says it is (a CBOR file of another program, or of another shard layout, is refused).
 // 2: layouts carry their session-21 facts; 3: rows carry MFU (session 27).
-constexpr const char* kShardFormat = "ttsim shard 3";
+constexpr const char* kShardFormat = "ttsim shard 4";
 
 // A shard holds its scenario's text and one encoded row per point (about 1.8 KB each): 2 GiB is about a million
 // rows, what a sweep's memory guard lets one run keep (4 GiB at 4 KB a point, sim/resource_guard.hpp).
