@@ -286,11 +286,36 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     ParallelismConfig layout = c;
                     set_distributed_optimizer(layout, dopt);
                     if (pins.reduction_after_backward) set_reduction_after_backward(layout, *pins.reduction_after_backward);
+                    ++result.enumerated;
+                    // The memory estimate first, from the graph the table would be built from (its shape options)
+                    // and the layout's split: most layouts of a large model are over HBM and need no kernels priced.
+                    layers::MemoryLayout shape;
+                    shape.tensor_parallel = graph->options.tensor_parallel;
+                    shape.context_parallel = graph->options.context_parallel;
+                    shape.sequence_parallel = graph->options.sequence_parallel;
+                    shape.micro_batch = graph->options.micro_batch;
+                    shape.recompute_override = graph->options.recompute_override;
+                    shape.recompute = graph->options.recompute;
+                    shape.pipeline_parallel = layout.pipeline_parallel;
+                    shape.virtual_pipeline = layout.virtual_pipeline;
+                    shape.micro_batches = layout.gradient_accumulation;
+                    shape.data_parallel = layout.data_parallel;
+                    shape.samples_per_micro_batch = layout.samples_per_micro_batch;
+                    shape.distributed_optimizer = layout.distributed_optimizer;
+                    layers::MemoryAssumptions held = memory;
+                    held.grad_bytes = workload.gradient_element_bytes();
+                    const bool known_to_fit = job.known_to_fit && job.known_to_fit(layout);
+                    if (!known_to_fit) {
+                        layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
+                        if (!estimate.fits) {
+                            result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});
+                            continue;
+                        }
+                    }
                     std::shared_ptr<const OperatorTable> table =
                         build_operator_table(workload, *graph, gpu, layout, session.optimizer_shards(layout), memory);
-                    ++result.enumerated;
                     LayoutCandidate candidate{layout, table->memory};
-                    if (!table->memory.fits && !(job.known_to_fit && job.known_to_fit(layout))) {
+                    if (!table->memory.fits && !known_to_fit) {   // the same estimate (it fitted above)
                         result.too_big.push_back(std::move(candidate));
                         continue;
                     }
