@@ -113,7 +113,7 @@ double parse_bandwidth(std::string_view text) {
 }
 
 double parse_time_seconds(std::string_view text) {
-    constexpr std::string_view examples = "'250ps', '1.5us', '10ms', '3s', '5min', '2h'";
+    constexpr std::string_view examples = "'250ps', '1.5us', '10ms', '3s', '5min', '2h', '14d'";
     auto [number, unit] = split(text, "time", examples);
     double scale = 0;
     if (unit == "ps") scale = 1e-12;
@@ -123,6 +123,7 @@ double parse_time_seconds(std::string_view text) {
     else if (unit == "s") scale = 1;
     else if (unit == "min") scale = 60;
     else if (unit == "h") scale = 3600;
+    else if (unit == "d") scale = 86400;   // days (a pre-training deadline: 14d)
     // "m" is minutes to some tools and milli to others: refused, with both spellings.
     if (unit == "m") throw InputError("time unit 'm' is ambiguous: write 'min' for minutes or 'ms' for milliseconds");
     if (scale == 0) throw InputError("unknown time unit '" + std::string(unit) + "'; expected e.g. " + std::string(examples));

@@ -7,7 +7,7 @@
 // The plain structs, field by field under their own names (from_json: every field required).
 namespace ttsim {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_parallel, pipeline_parallel,
-                                   data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
+                                   virtual_pipeline, recompute, data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
                                    global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs,
                                    eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs, precision,
                                    head_on_all_tokens, gradient_reduction_after_backward, gradient_buckets,
@@ -41,6 +41,7 @@ json prediction_to_json(const Prediction& p) {
               {"steps", p.steps}, {"step_ms", p.step_ms}, {"compute_ms", p.compute_ms},
               {"exposed_comm_ms", p.exposed_comm_ms}, {"comm_total_ms", p.comm_total_ms}, {"fixed_ms", p.fixed_ms},
               {"tp_cp_comm_ms", p.tp_cp_comm_ms}, {"tp_cp_exposed_ms", p.tp_cp_exposed_ms},
+              {"bubble_ms", p.bubble_ms}, {"bubble_fraction", p.bubble_fraction},
               {"eval_minutes", p.eval_minutes}, {"evaluations", p.evaluations},
               {"run_overhead_minutes", p.run_overhead_minutes}, {"per_gpu_throughput", p.per_gpu_throughput},
               {"mfu", p.model_flops_utilisation}, {"model_flops_per_gpu", p.model_flops_per_gpu},
@@ -83,6 +84,8 @@ Prediction prediction_from_json(const json& j) {
     j.at("fixed_ms").get_to(p.fixed_ms);
     j.at("tp_cp_comm_ms").get_to(p.tp_cp_comm_ms);
     j.at("tp_cp_exposed_ms").get_to(p.tp_cp_exposed_ms);
+    j.at("bubble_ms").get_to(p.bubble_ms);
+    j.at("bubble_fraction").get_to(p.bubble_fraction);
     j.at("eval_minutes").get_to(p.eval_minutes);
     j.at("evaluations").get_to(p.evaluations);
     j.at("run_overhead_minutes").get_to(p.run_overhead_minutes);

@@ -30,6 +30,7 @@ struct CommItem {
 }  // namespace
 
 IterationResult simulate_iteration(const IterationPlan& plan) {
+    if (plan.pipeline_parallel > 1) return simulate_pipelined_iteration(plan);
     TTSIM_ASSERT(plan.micro_steps >= 1, "iteration needs at least one micro step");
     TTSIM_ASSERT(plan.straggler_factor >= 1.0, "straggler factor below 1");
     TTSIM_ASSERT(plan.bucket_ready_fractions.empty() || plan.bucket_ready_fractions.size() == plan.bucket_comm_seconds.size(),

@@ -88,6 +88,17 @@ struct IterationPlan {
     std::vector<IterationLayer> layers;      // forward order
     std::vector<IterationCollective> layer_collectives;
 
+    // Pipeline parallelism (pipeline_step.cpp): PP devices of VP chunks each run the micro steps through their
+    // stages in the 1F1B (VP 1) or interleaved (VP > 1) schedule, pipeline_schedule.hpp; the layers above (which
+    // must be given) are split into PP x VP stages (layers::pipeline_stages over layer_is_block). Each stage's
+    // gradients are reduced after its last backward: bucket_comm_seconds' total is one average device's
+    // (1/PP of the gradients), scaled per stage by layer_gradient_bytes. pp_send_seconds: one micro batch's
+    // message from device d to (d+1) mod PP (empty: free).
+    int pipeline_parallel = 1, virtual_pipeline = 1;
+    std::vector<bool> layer_is_block;
+    std::vector<double> layer_gradient_bytes;
+    std::vector<double> pp_send_seconds;
+
     // Timeline (traces only; off on the hot path). When record_timeline is set, IterationResult::timeline is
     // filled; the step time is identical either way.
     bool record_timeline = false;
@@ -101,11 +112,16 @@ struct IterationResult {
     double exposed_comm_seconds = 0;
     double total_comm_seconds = 0;           // busy time of the communication stream
     double fixed_seconds = 0;
+    // Pipeline parallelism: the busiest device's idle time between its first and last pass (fill and drain,
+    // imbalance, waits on p2p), and that over its compute: the simulated bubble fraction.
+    double bubble_seconds = 0, bubble_fraction = 0;
     unsigned long long events = 0;
     std::vector<TimelineSpan> timeline;      // empty unless IterationPlan::record_timeline (see TimelineSpan)
 };
 
 IterationResult simulate_iteration(const IterationPlan& plan);
+// The pipelined step (pipeline_parallel > 1); simulate_iteration() calls it for such plans.
+IterationResult simulate_pipelined_iteration(const IterationPlan& plan);
 
 // E[max of n i.i.d. standard normals], Blom's approximation Phi^-1((n - 0.375) / (n + 0.25)); 0 for n <= 1.
 double expected_max_standard_normal(long long n);

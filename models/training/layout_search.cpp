@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/training/pipeline_schedule.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -27,8 +28,7 @@ bool pinned_out(const std::optional<int>& pin, int value) { return pin && *pin !
 // batch, then the distributed optimizer off (the simpler layout), so the order never depends on enumeration.
 bool faster(const LayoutCandidate& a, const LayoutCandidate& b) {
     if (a.ttt_minutes != b.ttt_minutes) return a.ttt_minutes < b.ttt_minutes;
-    const int split_a = a.layout.tensor_parallel * a.layout.context_parallel;
-    const int split_b = b.layout.tensor_parallel * b.layout.context_parallel;
+    const int split_a = a.layout.model_split(), split_b = b.layout.model_split();
     if (split_a != split_b) return split_a < split_b;
     if (a.layout.tensor_parallel != b.layout.tensor_parallel) return a.layout.tensor_parallel < b.layout.tensor_parallel;
     if (a.layout.samples_per_micro_batch != b.layout.samples_per_micro_batch)
@@ -39,8 +39,12 @@ bool faster(const LayoutCandidate& a, const LayoutCandidate& b) {
 }  // namespace
 
 std::string describe_layout(const ParallelismConfig& c) {
-    return fmt::format("TP {} CP {} DP {}, micro batch {} x {} micro steps{}{}", c.tensor_parallel, c.context_parallel,
-                       c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
+    const std::string pipeline =
+        c.pipeline_parallel > 1
+            ? fmt::format(" PP {}{}", c.pipeline_parallel, c.virtual_pipeline > 1 ? fmt::format(" VP {}", c.virtual_pipeline) : "")
+            : std::string();
+    return fmt::format("TP {} CP {}{} DP {}, micro batch {} x {} micro steps{}{}", c.tensor_parallel, c.context_parallel,
+                       pipeline, c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
                        c.distributed_optimizer ? ", distributed optimizer" : "",
                        c.gradient_reduction_after_backward && c.weight_replicas() > 1 ? ", gradients reduced after backward" : "");
 }
@@ -53,6 +57,11 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
     };
     check_pin(pins.tensor_parallel, workload.tensor_parallel_modelled(), "tensor parallelism", tensor_parallel_field);
     check_pin(pins.context_parallel, workload.context_parallel_modelled(), "context parallelism", context_parallel_field);
+    check_pin(pins.pipeline_parallel, workload.pipeline_parallel_modelled(), "pipeline parallelism", Field::layout);
+    if (pins.virtual_pipeline && *pins.virtual_pipeline > 1 && pins.pipeline_parallel && *pins.pipeline_parallel == 1)
+        throw InputError("vp=" + std::to_string(*pins.virtual_pipeline) +
+                             " needs pipeline parallelism: virtual stages interleave chunks over PP >= 2 devices",
+                         Field::layout);
     if (pins.tensor_parallel && *pins.tensor_parallel > system.gpus_per_nvlink_domain)
         throw InputError(system.tensor_parallel_domain_problem(*pins.tensor_parallel), tensor_parallel_field);
 }
@@ -108,6 +117,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     }
     if (!job.system.tensor_parallel_fits_domain(tp_pin, job.gpus))
         throw InputError(job.system.tensor_parallel_domain_problem(tp_pin), job.tensor_parallel_field);
+    if (pins.pipeline_parallel && job.gpus % (tp_pin * cp_pin * *pins.pipeline_parallel) != 0)
+        throw InputError(fmt::format("{} GPUs are not divisible by TP x CP x PP = {} x {} x {}", job.gpus, tp_pin, cp_pin,
+                                     *pins.pipeline_parallel),
+                         Field::layout);
     if (pins.context_parallel && !job.system.model_parallel_fits_domain(tp_pin, cp_pin, job.gpus) &&
         (pins.tensor_parallel || !job.system.model_parallel_fits_domain(1, cp_pin, job.gpus)))
         throw InputError(job.system.model_parallel_domain_problem(tp_pin, cp_pin, job.gpus), job.context_parallel_field);
@@ -146,19 +159,60 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         if (!slot) slot = build_eval_table(workload, description, gpu, c, samples_per_rank, training);
         return slot;
     };
+    // Pipeline depths: 1, and where the workload's blocks split into stages, every divisor of the GPUs per TP x CP
+    // group (the stage rule prunes those that do not split the blocks).
+    auto pipeline_depths = [&](int gpus_per_split) {
+        return workload.pipeline_parallel_modelled() ? divisors(gpus_per_split) : std::vector<int>{1};
+    };
+    // Chunks per device: 1, and with PP the divisors of the stage's blocks (pins choose among them).
+    auto virtual_depths = [&](const layers::LayerGraph& graph, int pp) {
+        std::vector<int> out{1};
+        if (pp == 1) return out;
+        const int blocks = static_cast<int>(layers::block_count(graph));
+        for (int v = 2; v * pp <= blocks + 2; ++v)
+            if (layers::pipeline_stage_problem(graph, pp * v).empty()) out.push_back(v);
+        return out;
+    };
+    // Graphs by (TP, CP, micro batch): every depth and optimizer setting shares one.
+    std::map<std::tuple<int, int, int, std::string>, layers::LayerGraph> graphs;
+    auto graph_for = [&](const ParallelismConfig& c) -> layers::LayerGraph& {
+        const auto key = std::make_tuple(c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute);
+        auto it = graphs.find(key);
+        if (it == graphs.end()) it = graphs.emplace(key, build_layout_graph(workload, description, c)).first;
+        return it->second;
+    };
+    // Recomputation: the workload's own, and where its blocks can be pipelined (a transformer) full recomputation
+    // too (where nothing fits without it, below), unless pinned.
+    std::vector<std::string> recompute_choices{job.switches.recompute};
+    if (pins.recompute)
+        recompute_choices = {*pins.recompute};
+    else if (workload.pipeline_parallel_modelled() && job.switches.recompute != "full")
+        recompute_choices.push_back("full");
     std::vector<int> tps{1}, cps{1};
     if (workload.tensor_parallel_modelled()) {
         tps.clear();
         for (int t : divisors(job.gpus))
             if (job.system.tensor_parallel_fits_domain(t, job.gpus)) tps.push_back(t);
     }
+    // Two passes: the first without pipeline stages and with the workload's own recomputation; the second adds
+    // pipeline depths and full recomputation only where the first found nothing that fits. A pipeline runs the
+    // unsplit layout's compute per GPU plus its bubble and p2p, and recomputation only adds forward work, so both
+    // pay where memory forces them; pins (pp=, recompute=) reach them directly (docs/pipeline.md).
+    for (const bool extended : {false, true}) {
+    if (extended && !unpriced.empty()) break;
     for (int tp : tps) {
         if (pinned_out(pins.tensor_parallel, tp)) continue;
         if (workload.context_parallel_modelled()) cps = divisors(job.gpus / tp);
         for (int cp : cps) {
             if (pinned_out(pins.context_parallel, cp)) continue;
             if (!job.system.model_parallel_fits_domain(tp, cp, job.gpus)) continue;
-            const int dp = job.gpus / (tp * cp);
+            for (const std::string& recompute : recompute_choices) {
+            if (!extended && recompute != recompute_choices.front()) break;
+            for (int pp : pipeline_depths(job.gpus / (tp * cp))) {
+            if (pinned_out(pins.pipeline_parallel, pp)) continue;
+            if (!extended && pp > 1) break;
+            if (extended && pp == 1 && recompute == recompute_choices.front()) continue;   // the first pass's
+            const int dp = job.gpus / (tp * cp * pp);
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;
             if (global > (1 << 30)) {
@@ -166,7 +220,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 continue;
             }
             if (global % dp != 0) {
-                reject(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {})", global, dp, tp, cp));
+                reject(fmt::format("global batch {} is not divisible by DP {} (TP {} x CP {} x PP {})", global, dp, tp,
+                                   cp, pp));
                 continue;
             }
             // Per rank, each DP has its own batch, which the convergence data may not reach: that split cannot
@@ -184,35 +239,83 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             for (int micro : divisors(share)) {
                 const int accumulation = share / micro;
                 if (pinned_out(pins.micro_batch, micro) || pinned_out(pins.gradient_accumulation, accumulation)) continue;
+                // 1F1B with fewer micro batches than stages leaves stages idle for most of the step (Megatron-LM runs
+                // it, no layout search should pick it).
+                if (pp > 1 && accumulation < pp) {
+                    reject(fmt::format("PP {}: {} micro batches per step, fewer than the stages", pp, accumulation));
+                    continue;
+                }
                 ParallelismConfig c = job.switches;
                 c.tensor_parallel = tp;
                 c.context_parallel = cp;
-                c.pipeline_parallel = 1;
+                c.pipeline_parallel = pp;
+                c.virtual_pipeline = 1;
                 c.data_parallel = dp;
                 c.samples_per_micro_batch = micro;
                 c.gradient_accumulation = accumulation;
                 c.global_batch = static_cast<int>(global);
                 if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
-                // One graph for both optimizer settings: sharding changes memory and the update, not the layers.
-                std::optional<layers::LayerGraph> graph;
+                c.recompute = recompute;
+                // One graph for every depth and optimizer setting: they change memory and the schedule, not the
+                // layers.
+                layers::LayerGraph* graph = nullptr;
                 try {
-                    graph = build_layout_graph(workload, description, c);
+                    graph = &graph_for(c);
                 } catch (const InputError& e) {
                     // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
                     reject(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
                     break;
                 }
+                for (int vp : virtual_depths(*graph, pp)) {
+                    if (pinned_out(pins.virtual_pipeline, vp)) continue;
+                    const std::string stages = layers::pipeline_stage_problem(*graph, pp * vp);
+                    if (!stages.empty()) {
+                        reject(fmt::format("PP {} x VP {}: {}", pp, vp, stages));
+                        continue;
+                    }
+                    const std::string order = schedule_problem(
+                        vp > 1 ? PipeScheduleKind::interleaved : PipeScheduleKind::one_f_one_b, pp, vp, accumulation);
+                    if (!order.empty()) {
+                        reject(fmt::format("PP {} x VP {}: {}", pp, vp, order));
+                        continue;
+                    }
+                    c.virtual_pipeline = vp;
                 for (bool dopt : {false, true}) {
                     if (dopt && c.weight_replicas() == 1) continue;   // nothing to shard
                     if (pins.distributed_optimizer && *pins.distributed_optimizer != dopt) continue;
                     ParallelismConfig layout = c;
                     set_distributed_optimizer(layout, dopt);
                     if (pins.reduction_after_backward) set_reduction_after_backward(layout, *pins.reduction_after_backward);
+                    ++result.enumerated;
+                    // The memory estimate first, from the graph the table would be built from (its shape options)
+                    // and the layout's split: most layouts of a large model are over HBM and need no kernels priced.
+                    layers::MemoryLayout shape;
+                    shape.tensor_parallel = graph->options.tensor_parallel;
+                    shape.context_parallel = graph->options.context_parallel;
+                    shape.sequence_parallel = graph->options.sequence_parallel;
+                    shape.micro_batch = graph->options.micro_batch;
+                    shape.recompute_override = graph->options.recompute_override;
+                    shape.recompute = graph->options.recompute;
+                    shape.pipeline_parallel = layout.pipeline_parallel;
+                    shape.virtual_pipeline = layout.virtual_pipeline;
+                    shape.micro_batches = layout.gradient_accumulation;
+                    shape.data_parallel = layout.data_parallel;
+                    shape.samples_per_micro_batch = layout.samples_per_micro_batch;
+                    shape.distributed_optimizer = layout.distributed_optimizer;
+                    layers::MemoryAssumptions held = memory;
+                    held.grad_bytes = workload.gradient_element_bytes();
+                    const bool known_to_fit = job.known_to_fit && job.known_to_fit(layout);
+                    if (!known_to_fit) {
+                        layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
+                        if (!estimate.fits) {
+                            result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});
+                            continue;
+                        }
+                    }
                     std::shared_ptr<const OperatorTable> table =
                         build_operator_table(workload, *graph, gpu, layout, session.optimizer_shards(layout), memory);
-                    ++result.enumerated;
                     LayoutCandidate candidate{layout, table->memory};
-                    if (!table->memory.fits && !(job.known_to_fit && job.known_to_fit(layout))) {
+                    if (!table->memory.fits && !known_to_fit) {   // the same estimate (it fitted above)
                         result.too_big.push_back(std::move(candidate));
                         continue;
                     }
@@ -221,8 +324,12 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(layout, reuse), profile);
                     unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound});
                 }
+                }
+            }
+            }
             }
         }
+    }
     }
 
     // Branch and bound: price the layouts in ascending order of their time to train without collectives (a lower
@@ -276,15 +383,35 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
             : fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
     if (!result.too_big.empty()) {
         const LayoutCandidate& smallest = result.too_big.front();
-        // What could make it fit: pins relaxed; more GPUs (a larger TP or CP where the model splits so, the
-        // optimizer state over more ranks); pipeline parallelism, which would split the layers, is not modelled.
-        const bool pinned = job.pins.any();
-        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {} ({}more GPUs "
-                                     "allow a larger TP or CP where the model splits so and shard the optimizer state "
-                                     "over more ranks; pipeline parallelism, which would split the layers, is not "
-                                     "modelled yet)",
-                                     job_text, result.enumerated, describe_layout(smallest.layout), smallest.memory.summary,
-                                     pinned ? "relax the pins; " : ""),
+        const layers::MemoryEstimate& m = smallest.memory;
+        const ParallelismConfig& l = smallest.layout;
+        // What would make the smallest fit, from what fills it: the model state (weights, gradients, optimizer) or
+        // the activations, and which of the search's own dimensions it has not used up.
+        const double state = m.weights + m.gradients + m.optimizer;
+        const double room = m.capacity - m.reserve;
+        std::vector<std::string> changes;
+        if (job.pins.any()) changes.push_back("relax the pins (" + format_layout_pins(job.pins) + ")");
+        if (state > room)
+            changes.push_back(fmt::format("the weights, gradients and optimizer state alone are {:.1f} GB of {:.1f} GB: "
+                                          "split the layers over more pipeline stages{} or shard the optimizer over "
+                                          "more data-parallel ranks, which takes more GPUs",
+                                          state / 1e9, room / 1e9,
+                                          workload.pipeline_parallel_modelled() ? "" : " (not modelled for this workload)"));
+        else {
+            if (l.samples_per_micro_batch > 1) changes.push_back("fewer samples (tokens) per micro batch");
+            if (l.recompute != "full" && workload.pipeline_parallel_modelled()) changes.push_back("full recomputation");
+            // Under 1F1B the first stage keeps PP micro batches of its 1/PP of the layers: more stages leave its
+            // activations as they are, so only a smaller share of each micro batch helps.
+            if (l.tensor_parallel < job.system.gpus_per_nvlink_domain && workload.tensor_parallel_modelled())
+                changes.push_back(fmt::format("more tensor parallelism (TP {} of the {}-GPU NVLink domain; with sequence "
+                                              "parallelism it splits the activations)",
+                                              l.tensor_parallel, job.system.gpus_per_nvlink_domain));
+            if (workload.context_parallel_modelled())
+                changes.push_back("more context parallelism (each rank keeps 1/CP of the sequence)");
+        }
+        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {}; to fit: {}",
+                                     job_text, result.enumerated, describe_layout(l), m.summary,
+                                     fmt::join(changes, "; ")),
                          field);
     }
     // A few reasons are enough to act on; every split has one, so a long list would bury them.
@@ -300,8 +427,11 @@ std::string format_layout_pins(const LayoutPins& pins) {
     std::vector<std::string> parts;
     if (pins.tensor_parallel) parts.push_back("tp=" + std::to_string(*pins.tensor_parallel));
     if (pins.context_parallel) parts.push_back("cp=" + std::to_string(*pins.context_parallel));
+    if (pins.pipeline_parallel) parts.push_back("pp=" + std::to_string(*pins.pipeline_parallel));
+    if (pins.virtual_pipeline) parts.push_back("vp=" + std::to_string(*pins.virtual_pipeline));
     if (pins.micro_batch) parts.push_back("micro=" + std::to_string(*pins.micro_batch));
     if (pins.gradient_accumulation) parts.push_back("accumulation=" + std::to_string(*pins.gradient_accumulation));
+    if (pins.recompute) parts.push_back("recompute=" + *pins.recompute);
     if (pins.distributed_optimizer) parts.push_back(std::string("distributed_optimizer=") + (*pins.distributed_optimizer ? "on" : "off"));
     if (pins.reduction_after_backward)
         parts.push_back("reduction=" + std::string(gradient_reduction_name(*pins.reduction_after_backward)));
@@ -320,7 +450,7 @@ LayoutRequest parse_layout_request(const std::string& text) {
     }
     request.mode = LayoutMode::pinned;
     const char* usage =
-        "expected fastest, published or tp=T,cp=C[,micro=M,accumulation=A,distributed_optimizer=on|off,"
+        "expected fastest, published or tp=T,cp=C[,pp=P,vp=V,micro=M,recompute=none|full,accumulation=A,distributed_optimizer=on|off,"
         "reduction=overlapped|after_backward]";
     std::set<std::string> seen;
     std::size_t begin = 0;
@@ -339,6 +469,12 @@ LayoutRequest parse_layout_request(const std::string& text) {
             request.pins.distributed_optimizer = value == "on";
             continue;
         }
+        if (key == "recompute") {
+            if (value != "none" && value != "full")
+                throw InputError("recompute must be none or full, not '" + value + "'", Field::layout);
+            request.pins.recompute = value;
+            continue;
+        }
         if (key == "reduction") {
             if (std::find(std::begin(kGradientReductionNames), std::end(kGradientReductionNames), value) ==
                 std::end(kGradientReductionNames))
@@ -348,6 +484,8 @@ LayoutRequest parse_layout_request(const std::string& text) {
         }
         std::optional<int>* slot = key == "tp"             ? &request.pins.tensor_parallel
                                    : key == "cp"           ? &request.pins.context_parallel
+                                   : key == "pp"           ? &request.pins.pipeline_parallel
+                                   : key == "vp"           ? &request.pins.virtual_pipeline
                                    : key == "micro"        ? &request.pins.micro_batch
                                    : key == "accumulation" ? &request.pins.gradient_accumulation
                                                            : nullptr;

@@ -169,6 +169,12 @@ layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph
     m.tensor_parallel = layout.tensor_parallel;
     m.context_parallel = layout.context_parallel;
     m.pipeline_parallel = layout.pipeline_parallel;
+    m.virtual_pipeline = layout.virtual_pipeline;
+    m.micro_batches = layout.gradient_accumulation;
+    if (!layout.recompute.empty()) {
+        m.recompute_override = true;
+        m.recompute = layout.recompute == "full" ? layers::Recompute::full : layers::Recompute::none;
+    }
     m.data_parallel = layout.data_parallel;
     m.micro_batch = graph_micro;
     m.samples_per_micro_batch = layout.samples_per_micro_batch;

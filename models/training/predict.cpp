@@ -117,6 +117,16 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
                               (multi_node ? profile.multi_node_step_seconds : 0.0) + profile.step_jitter_seconds * sigmas;
     plan.overlapped_host_seconds = terms.fixed_step == FixedStep::beside_graph ? profile.fixed_step_seconds : 0.0;
     plan.param_all_gather_seconds = s.param_all_gather_seconds;
+    if (c.pipeline_parallel > 1) {
+        TTSIM_ASSERT(terms.operator_model && s.operator_table, "pipeline parallelism is priced by the operator model");
+        plan.pipeline_parallel = c.pipeline_parallel;
+        plan.virtual_pipeline = c.virtual_pipeline;
+        for (const LayerPrices& layer : s.operator_table->layers) {
+            plan.layer_is_block.push_back(layer.block);
+            plan.layer_gradient_bytes.push_back(layer.gradient_bytes);
+        }
+        plan.pp_send_seconds = s.pp_send_seconds;
+    }
     plan.straggler_factor = 1.0 + profile.step_jitter_cv * sigmas;
     plan.eval_seconds = s.workload->eval_on_the_clock
                             ? profile.eval_forward_factor * terms.eval_forward_seconds + profile.eval_fixed_seconds +
@@ -198,6 +208,8 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.tp_cp_comm_ms = s.tp_cp_comm_seconds_per_micro_step * c.gradient_accumulation * 1e3;
     p.tp_cp_exposed_ms = profile.tp_comm_exposed_fraction * p.tp_cp_comm_ms;
     p.fixed_ms = it.fixed_seconds * 1e3;
+    p.bubble_ms = it.bubble_seconds * 1e3;
+    p.bubble_fraction = it.bubble_fraction;
     p.eval_minutes = p.evaluations * eval_seconds / 60.0;
     p.run_overhead_minutes = clock.run_overhead_seconds / 60.0;
     p.per_gpu_throughput = c.global_batch / it.step_seconds / s.gpus;
@@ -205,17 +217,20 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     // operator model priced the step (the catalog's per-sample figure can differ from the graph's, and BERT's
     // GEMMs run FP8 while its layout's `fp8` switch, which the lumped curve reads, is off), else the workload's
     // stated FLOPs at the lumped curve's peak. Only so is MFU bounded by 1: no kernel beats its roof.
+    // The table holds every layer of this GPU's TP/CP shard; a pipeline stage runs 1/PP of them.
     const bool priced_by_kernels = terms.operator_model && s.operator_table;
+    const double per_stage = 1.0 / c.pipeline_parallel;
     const double flops_per_step = priced_by_kernels
-                                      ? s.operator_table->model_flops_per_micro_step * c.gradient_accumulation
+                                      ? s.operator_table->model_flops_per_micro_step * c.gradient_accumulation * per_stage
                                       : w.train_flops_per_sample * c.global_batch / s.gpus;
     const double ideal_seconds =
-        priced_by_kernels ? s.operator_table->model_flops_peak_seconds_per_micro_step * c.gradient_accumulation
-                          : flops_per_step / peak_flops(gpu, c.fp8);
+        priced_by_kernels
+            ? s.operator_table->model_flops_peak_seconds_per_micro_step * c.gradient_accumulation * per_stage
+            : flops_per_step / peak_flops(gpu, c.fp8);
     p.model_flops_per_gpu = flops_per_step / it.step_seconds;
     p.model_flops_utilisation = ideal_seconds / it.step_seconds;
     p.gpu_hours = p.ttt_minutes / 60.0 * s.gpus;
-    p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute / 60.0;
+    p.compute_only_bound_minutes = p.steps * c.gradient_accumulation * compute * per_stage / 60.0;
     p.defaults = s.defaults;
     p.warnings = s.warnings;
     p.compute_model = terms.operator_model ? "operator" : "lumped";

@@ -36,13 +36,15 @@ namespace ttsim {
 enum class LayoutMode { automatic, fastest, published, pinned };
 struct LayoutPins {
     std::optional<int> tensor_parallel, context_parallel, micro_batch, gradient_accumulation;
+    std::optional<int> pipeline_parallel, virtual_pipeline;   // pp=, vp=
+    std::optional<std::string> recompute;                     // recompute=none|full
     std::optional<bool> distributed_optimizer;
     // Gradients reduced once backward has ended (true) or bucket by bucket during it (false); unset: as the layout
     // the search starts from (its published recipe: ParallelismConfig::gradient_reduction_after_backward).
     std::optional<bool> reduction_after_backward;
     bool any() const {
-        return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || distributed_optimizer ||
-               reduction_after_backward;
+        return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || pipeline_parallel ||
+               virtual_pipeline || recompute || distributed_optimizer || reduction_after_backward;
     }
 };
 struct LayoutRequest {
@@ -106,6 +108,9 @@ struct Prediction {
     // hidden behind GEMMs (ComputeProfile::tp_comm_exposed_fraction), which compute_ms includes. comm_total_ms and
     // exposed_comm_ms are the data-parallel gradient collectives only.
     double tp_cp_comm_ms = 0, tp_cp_exposed_ms = 0;
+    // Pipeline parallelism: the busiest stage's idle time in the step (fill, drain, imbalance, p2p waits) and its
+    // share of that stage's compute (0 without PP).
+    double bubble_ms = 0, bubble_fraction = 0;
     double eval_minutes = 0;               // on-the-clock evaluation time (0 for Stable Diffusion)
     long long evaluations = 0;
     double run_overhead_minutes = 0;       // once per run (ComputeProfile::run_overhead_seconds)
@@ -176,6 +181,9 @@ struct PreparedScenario {
     std::vector<LayerCollective> layer_collectives;
     int collective_layers = 0;
     int optimizer_shards = 1;
+    // Pipeline parallelism: one micro batch's p2p message from pipeline device d to (d+1) mod PP, seconds
+    // (StepCollectives::pp_send_seconds); empty without PP.
+    std::vector<double> pp_send_seconds;
     EvalSchedule eval_schedule;            // when the run evaluates (MLPerf rules at this global batch)
     long long evaluations = 0;             // on-the-clock evaluations at the mean convergence point
     double eval_samples_per_rank = 0;      // one evaluation's samples on each data-parallel rank (its TP x CP group)

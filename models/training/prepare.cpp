@@ -48,7 +48,7 @@ double trained_samples(const PreparedScenario& scenario, const ComputeProfile& p
 
 bool follows_published_memory(const ParallelismConfig& layout, const ParallelismConfig& ran) {
     return layout.tensor_parallel == ran.tensor_parallel && layout.context_parallel == ran.context_parallel &&
-           layout.pipeline_parallel == ran.pipeline_parallel &&
+           layout.pipeline_parallel == ran.pipeline_parallel && layout.virtual_pipeline == ran.virtual_pipeline &&
            layout.samples_per_micro_batch == ran.samples_per_micro_batch &&
            layout.packing_factor == ran.packing_factor && layout.distributed_optimizer == ran.distributed_optimizer &&
            (!layout.distributed_optimizer || layout.data_parallel >= ran.data_parallel);
@@ -154,6 +154,7 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     s.layer_collectives = std::move(comm.layer_collectives);
     s.collective_layers = comm.collective_layers;
     s.optimizer_shards = comm.optimizer_shards;
+    s.pp_send_seconds = std::move(comm.pp_send_seconds);
     s.comm_topology = comm.topology;
     s.collective_simulations = comm.simulations;
     if (system.preset.empty() && !system.topology_file)

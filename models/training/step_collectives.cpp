@@ -238,8 +238,9 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
     const std::vector<int>& replicas_across_domains = groups.across_domains;
     const int replicas_per_domain = static_cast<int>(replicas_in_domain.size());
 
-    // Gradients per rank: TP shards the weights, CP and DP do not, so they are reduced over DP x CP.
-    const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel;
+    // Gradients per rank: TP shards the weights and PP splits the layers (an average stage's share; the pipeline
+    // step scales each stage by its own layers' gradients), CP and DP do not, so they are reduced over DP x CP.
+    const double gradient_bytes = static_cast<double>(workload.gradient_bytes) / c.tensor_parallel / c.pipeline_parallel;
     const double bucket_cap = workload.gradient_bucket_bytes ? static_cast<double>(*workload.gradient_bucket_bytes)
                                                              : kGradientBucketBytes;
     const int buckets = c.gradient_buckets > 0 ? c.gradient_buckets
@@ -270,6 +271,19 @@ StepCollectives StepCollectiveSession::price(const Workload& workload, const Par
         out.layer_collectives = block_collectives(pricer, *workload.model_parallel, c);
         out.collective_layers = workload.model_parallel->layers;
         out.tp_cp_seconds_per_micro_step = fitted_model_parallel_seconds(pricer, *workload.model_parallel, c);
+    }
+    if (c.pipeline_parallel > 1 && workload.model_parallel) {
+        // Megatron-LM sends the stage's output hidden states, s x b x h at 16 bits, each TP rank its 1/TP slice
+        // (sequence parallelism's scattered tensor; the scatter-gather optimisation without it), each CP rank its
+        // share of the sequence, as one point-to-point message: a broadcast from the sender to one receiver, on
+        // the simulated fabric (NVLink inside a domain, the NICs and switches across).
+        const ModelParallelComm& m = *workload.model_parallel;
+        out.pp_message_bytes = m.tokens_per_sample * c.samples_per_micro_batch / c.context_parallel * m.hidden *
+                               m.activation_bytes / c.tensor_parallel;
+        for (int d = 0; d < c.pipeline_parallel; ++d)
+            out.pp_send_seconds.push_back(pricer.seconds(
+                CollectiveOp::Broadcast, out.pp_message_bytes,
+                {rank_of(c, 0, 0, d, 0), rank_of(c, 0, 0, (d + 1) % c.pipeline_parallel, 0)}));
     }
     out.simulations = pricer.simulations() - simulations_before;
     return out;

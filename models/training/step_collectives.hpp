@@ -47,6 +47,11 @@ struct StepCollectives {
     // computed apart).
     double tp_cp_seconds_per_micro_step = 0;
     int optimizer_shards = 1;
+    // Pipeline parallelism: one micro batch's activations (or their gradients, the same size) sent by each rank of
+    // pipeline device d to its rank on device (d+1) mod PP (the next stage; the last to the first carries the
+    // interleaved schedule's chunk boundary), seconds, one per device; empty without PP.
+    std::vector<double> pp_send_seconds;
+    double pp_message_bytes = 0;          // per rank
     std::string topology;                 // name of the topology simulated
     std::uint64_t simulations = 0;        // flow simulations run (cache misses)
 };

@@ -35,7 +35,11 @@ struct EvalSchedule {
 struct ParallelismConfig {
     int tensor_parallel = 1;
     int context_parallel = 1;
-    int pipeline_parallel = 1;
+    int pipeline_parallel = 1;              // pipeline stages (devices), each a contiguous range of blocks
+    // Model chunks per pipeline stage (Megatron-LM's virtual pipeline, interleaved 1F1B); 1: plain 1F1B.
+    int virtual_pipeline = 1;
+    // Activation recomputation where the layout sets it ("none", "full"); empty: the workload description's own.
+    std::string recompute;
     int data_parallel = 1;                  // gpus / (TP * CP * PP)
     int samples_per_micro_batch = 1;        // per data-parallel rank per micro step (after unpacking)
     int gradient_accumulation = 1;          // micro steps per optimizer step
@@ -205,6 +209,8 @@ struct Workload {
     std::optional<double> samples_to_train;
     bool tensor_parallel_modelled() const { return model_parallel.has_value(); }
     bool context_parallel_modelled() const { return model_parallel && model_parallel->context_kv_width > 0; }
+    // Pipeline stages split the layer graph's repeated blocks; p2p messages are the blocks' activations.
+    bool pipeline_parallel_modelled() const { return model_parallel.has_value() && layer_model.has_value(); }
 };
 
 // All workloads in the order of models/data/workload_catalog.yaml: bert, llama2_70b_lora, retinanet,

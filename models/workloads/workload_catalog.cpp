@@ -113,7 +113,7 @@ EvalPasses read_evaluation(const ConfigNode& entry) {
 }  // namespace
 
 PublishedParallelism read_published_layout(const ConfigNode& entry) {
-    entry.check_keys({"system", "gpus", "tp", "cp", "pp", "dp", "micro", "accumulation", "packing",
+    entry.check_keys({"system", "gpus", "tp", "cp", "pp", "vp", "dp", "micro", "accumulation", "packing",
                       "distributed_optimizer", "sharp", "sequence_parallel", "fp8", "cuda_graphs", "eval_batch",
                       "eval_packing", "eval_cuda_graphs", "precision", "head_tokens", "gradient_reduction",
                       "gradient_buckets", "attention_precision", "source"});
@@ -133,6 +133,7 @@ PublishedParallelism read_published_layout(const ConfigNode& entry) {
     c.tensor_parallel = count("tp");
     c.context_parallel = count("cp");
     c.pipeline_parallel = count("pp");
+    c.virtual_pipeline = count("vp");
     c.data_parallel = static_cast<int>(entry.required("dp").as_int(1, kMaxGpus));
     c.samples_per_micro_batch = count("micro");
     c.gradient_accumulation = count("accumulation");

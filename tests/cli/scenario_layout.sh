@@ -58,7 +58,7 @@ check "plan --model lumped --layout fastest: exit 2 naming --layout" '[[ $rc -eq
 # A user model: a count where nothing fits is a row with the reason (and the PP hint), the others are predicted.
 "$ttsim" run "$dir/user-model-partial.yaml" >"$tmp/um.txt"; rc=$?
 check "user model, one count too small: exit 0" '[[ $rc -eq 0 ]]'
-check "its 8-GPU row says why, with the PP hint" 'grep -q "^  8 GPUs: no layout of decoder-32b on 8 x H100-SXM .* fits in memory.*pipeline parallelism" "$tmp/um.txt"'
+check "its 8-GPU row says why, with the PP hint" 'grep -q "^  8 GPUs: no layout of decoder-64b on 8 x H100-SXM .* fits in memory.*more pipeline stages" "$tmp/um.txt"'
 check "its 64-GPU row has a layout" 'grep -qE "^ +64  TP [0-9]+ CP" "$tmp/um.txt"'
 "$ttsim" run "$dir/user-model-partial.yaml" --format csv >"$tmp/um.csv"
 check "csv: the 8-GPU row's error column, the 64-GPU row's empty" '[[ $(awk -F, "NR == 2 { print \$1 }" "$tmp/um.csv") == 8 ]] && awk -F, "NR == 2" "$tmp/um.csv" | grep -q "fits in memory" && [[ -z $(awk -F, "NR == 3 { print \$(NF - 7) }" "$tmp/um.csv") ]]'

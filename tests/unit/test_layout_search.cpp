@@ -85,7 +85,9 @@ void check_refused(const PredictionRequest& request, const ProfileSet& profiles,
 bool same_layout(const ParallelismConfig& a, const ParallelismConfig& b) {
     return a.tensor_parallel == b.tensor_parallel && a.context_parallel == b.context_parallel &&
            a.data_parallel == b.data_parallel && a.samples_per_micro_batch == b.samples_per_micro_batch &&
-           a.gradient_accumulation == b.gradient_accumulation && a.distributed_optimizer == b.distributed_optimizer;
+           a.gradient_accumulation == b.gradient_accumulation && a.distributed_optimizer == b.distributed_optimizer &&
+           a.pipeline_parallel == b.pipeline_parallel && a.virtual_pipeline == b.virtual_pipeline &&
+           a.recompute == b.recompute;
 }
 
 }  // namespace
@@ -189,7 +191,7 @@ TEST_CASE("layout search: pins restrict the search, and a pinned layout over HBM
     // 13.5 GB weights + 13.5 GB gradients + 81 GB optimizer state alone exceed an H100's 80 GB.
     const UserModel model = decoder_7b();
     PredictionRequest u = user_request(model, 64);
-    u.layout = parse_layout_request("tp=1,cp=1,micro=16,distributed_optimizer=off");
+    u.layout = parse_layout_request("tp=1,cp=1,pp=1,micro=16,distributed_optimizer=off");
     check_refused(u, profiles, Field::layout, {"fits in memory", "GB"});   // an unsharded 7B layout in 80 GB
 }
 
@@ -296,7 +298,7 @@ TEST_CASE("layout search: --layout published and a lumped profile reproduce toda
 }
 
 TEST_CASE("layout search: bad --layout strings are refused naming the layout", "[layout_search]") {
-    for (const char* bad : {"", "quickest", "tp=", "tp=0", "tp=2,tp=2", "tp=4,pp=2", "tp=1.5", "cp=-1",
+    for (const char* bad : {"", "quickest", "tp=", "tp=0", "tp=2,tp=2", "tp=4,pp=0", "tp=4,ep=2", "recompute=some", "tp=1.5", "cp=-1",
                             "distributed_optimizer=1", "tp=4,", "reduction=yes", "reduction="}) {
         INFO(bad);
         try {
@@ -454,7 +456,8 @@ TEST_CASE("layout search: a larger memory reserve leaves fewer layouts that fit,
           "[layout_search][memory]") {
     const ProfileSet profiles = operator_set();
     PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
-    r.layout = parse_layout_request("fastest");
+    // Without pipeline stages and recomputation, which the search adds only where nothing fits without them.
+    r.layout = parse_layout_request("pp=1,recompute=none");
     const Prediction base = predict(r, profiles);
     r.memory_reserve_bytes = 40e9;
     const Prediction tight = predict(r, profiles);

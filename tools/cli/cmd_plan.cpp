@@ -52,7 +52,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "SHARP in-network reduction of the gradients: on (for candidates spanning NVLink domains; those "
                 "within one run without) or off",
                 "on for NVIDIA candidates spanning NVLink domains, as v4.1")
-        .option("deadline", "TIME", "time-to-train limit with unit, e.g. 1min, 90s, 2h")
+        .option("deadline", "TIME", "time-to-train limit with unit, e.g. 1min, 90s, 2h, 14d")
         .option("budget-gpu-hours", "H", "GPU-hours limit")
         .option("budget", "AMOUNT", "money limit, e.g. 5000USD (currency must match --currency)")
         .option("confidence", "p50|p90",

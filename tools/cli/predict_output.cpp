@@ -72,10 +72,19 @@ std::string format_prediction_table(const PredictionReport& report) {
                         ? fmt::format("the RCP mean x {:.3f}, how much later the calibration's results converged",
                                       p.convergence_lag)
                         : ""});
-    rows.push_back({"step",
-                    fmt::format("{:.3f} ms = compute {:.3f} + exposed comm {:.3f} + fixed {:.3f} (gradient comm total {:.3f})",
-                                p.step_ms, p.compute_ms, p.exposed_comm_ms, p.fixed_ms, p.comm_total_ms),
-                    ""});
+    if (p.layout.pipeline_parallel > 1)
+        rows.push_back({"step",
+                        fmt::format("{:.3f} ms = compute {:.3f} + pipeline bubble {:.3f} ({:.1f} % of the busiest "
+                                    "stage's compute) + exposed comm {:.3f} + fixed {:.3f} (gradient comm total {:.3f})",
+                                    p.step_ms, p.compute_ms, p.bubble_ms, 100 * p.bubble_fraction, p.exposed_comm_ms,
+                                    p.fixed_ms, p.comm_total_ms),
+                        ""});
+    else
+        rows.push_back({"step",
+                        fmt::format("{:.3f} ms = compute {:.3f} + exposed comm {:.3f} + fixed {:.3f} (gradient comm "
+                                    "total {:.3f})",
+                                    p.step_ms, p.compute_ms, p.exposed_comm_ms, p.fixed_ms, p.comm_total_ms),
+                        ""});
     if (p.compute_model == "operator")
         rows.push_back({"compute model",
                         std::string("operator") + (p.launch_bound ? "; launch-bound: the host's kernel launches, not the "
@@ -213,7 +222,7 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["fabric"] = p.fabric;
     j["comm_topology"] = p.comm_topology;
     j["layout"] = {{"tp", p.layout.tensor_parallel}, {"cp", p.layout.context_parallel},
-                   {"pp", p.layout.pipeline_parallel}, {"dp", p.layout.data_parallel},
+                   {"pp", p.layout.pipeline_parallel}, {"vp", p.layout.virtual_pipeline}, {"dp", p.layout.data_parallel},
                    {"micro_batch", p.layout.samples_per_micro_batch},
                    {"gradient_accumulation", p.layout.gradient_accumulation},
                    {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp},
@@ -228,6 +237,8 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["steps"] = p.steps;
     j["step_ms"] = p.step_ms;
     j["compute_ms"] = p.compute_ms;
+    j["bubble_ms"] = p.bubble_ms;
+    j["bubble_fraction"] = p.bubble_fraction;
     j["exposed_comm_ms"] = p.exposed_comm_ms;
     j["comm_total_ms"] = p.comm_total_ms;
     j["tp_cp_comm_ms"] = p.tp_cp_comm_ms;

@@ -21,8 +21,9 @@ namespace {
 // Enough shards for any job array; far more would leave most shards without a point.
 constexpr int kMaxShards = 100000;
 // What a shard file says it is (a CBOR file of another program, or of another shard layout, is refused).
-// 2: layouts carry their submissions' facts (optimizer, gradient reduction); 3: rows carry MFU.
-constexpr const char* kShardFormat = "ttsim shard 3";
+// 2: layouts carry their submissions' facts (optimizer, gradient reduction); 3: rows carry MFU; 4: rows carry the
+// pipeline (virtual stages, recomputation, bubble) and the run's failures and checkpoints.
+constexpr const char* kShardFormat = "ttsim shard 4";
 
 // A shard holds its scenario's text and one encoded row per point (about 1.8 KB each): 2 GiB is about a million
 // rows, what a sweep's memory guard lets one run keep (4 GiB at 4 KB a point, sim/resource_guard.hpp).

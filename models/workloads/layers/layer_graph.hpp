@@ -95,6 +95,17 @@ struct LayerRange {
     static LayerRange all(const LayerGraph& g) { return {0, g.layers.size()}; }
 };
 
+// The `stages` contiguous ranges a pipeline splits the graph into (virtual stage order: with PP devices and VP
+// chunks, stage s = chunk x PP + device): the blocks evenly, the layers before the first block (embedding) with
+// the first stage and those after the last (head, loss) with the last, as Megatron-LM assigns them by default.
+// Empty where the blocks do not divide evenly (pipeline_stage_problem says why).
+std::vector<LayerRange> pipeline_stages(const LayerGraph& graph, int stages);
+std::string pipeline_stage_problem(const LayerGraph& graph, int stages);
+std::size_t block_count(const LayerGraph& graph);
+// The same over the layers' roles given as "is a block" flags (an operator table's layers).
+std::vector<LayerRange> pipeline_stages(const std::vector<bool>& is_block, int stages);
+std::string pipeline_stage_problem(const std::vector<bool>& is_block, int stages);
+
 // Sums over a range of layers, for this GPU and one micro batch.
 struct GraphTotals {
     std::int64_t params = 0, trainable_params = 0, local_params = 0, local_trainable = 0;

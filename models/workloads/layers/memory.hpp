@@ -20,6 +20,10 @@ namespace ttsim::layers {
 
 struct MemoryLayout {
     int tensor_parallel = 1, context_parallel = 1, pipeline_parallel = 1, data_parallel = 1;
+    int virtual_pipeline = 1;              // model chunks per pipeline stage (interleaved 1F1B)
+    // Micro batches per pipeline per optimizer step (gradient accumulation): a stage holds no more of them in
+    // flight than there are; 0: as many as the schedule would hold.
+    int micro_batches = 0;
     int micro_batch = 1;                   // graph rows per micro step (what the graph is built for)
     // The workload's samples in those rows, where rows pack several (BERT: 2 sequences a row); 0: one a row. Only
     // the summary shows it, so a layout's "micro batch 4" does not read as 2 there.
@@ -49,7 +53,12 @@ struct MemoryEstimate {
 };
 
 // `graph` must have been built with build_options(layout) (checked: InputError otherwise). `range`: the
-// pipeline stage this GPU holds (default: the whole graph, PP = 1).
+// pipeline stage this GPU holds, with PP micro batches of its activations in flight. Without a range and with
+// PP > 1: the fullest pipeline device (pipeline_stages() of PP x VP; InputError where they do not divide the
+// blocks), its chunks' weights, gradients and optimizer shards, and the activations the 1F1B schedule keeps in
+// flight on it: device d holds min(PP - d, micro batches) micro batches of its stage, interleaved min((PP-d-1) x 2 +
+// (VP-1) x PP + 1, VP x micro batches) chunk-micro-batches (Megatron-LM's warm-up; on the first device
+// PP x (VP+1) - 1 = L (1 + (PP-1)/(PP VP)) layers' worth, theoretical_memory_usage.py's interleaving penalty).
 MemoryEstimate memory_per_gpu(const LayerGraph& graph, const MemoryLayout& layout, const GpuSpec& gpu,
                               const MemoryAssumptions& assumptions = {});
 MemoryEstimate memory_per_gpu(const LayerGraph& graph, LayerRange range, const MemoryLayout& layout,
