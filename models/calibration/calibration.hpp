@@ -85,13 +85,13 @@ struct LossTerms {
 // --cross-validate --shared LIST`; see cross_validate below): a term joins only if it lowers that MAPE by at least
 // 0.1 points (a judgement call, set before the greedy search; the unpaired standard error of a 43-result MAPE is
 // several tenths of a point, so smaller gains are not evidence); a term stays only if removing it raises that MAPE
-// by at least 0.1 points. Since session 19 the hold-out's veto is written down (README): a proposal whose hold-out
+// by at least 0.1 points. The hold-out has a veto (README, select_by_rule below): a proposal whose hold-out
 // MAPE is worse than the shipped model's is not shipped, so the hold-out is a validation set, not a blind test.
-// Selection record (forward / leave-one-count-out MAPE, %): session 3 shipped multi-node,jitter-cv,run-logs
-// (5.69 / 4.78); session 4 drew the noise per node (+jitter-nodes: 5.57 / 5.54), then added the per-workload run
-// overhead (5.33 / 5.71), then dropped multi-node (5.30 / 5.18; keeping it lowered nothing), then fitted with the
-// robust loss (5.04 / 4.78). No other one-term addition or removal from there lowered it by 0.1 points (README
-// lists them).
+// The members' defaults are the lumped model's fit (workload-run-overhead, jitter-cv, run-logs, jitter-nodes and
+// robust, as SharedFit::parse names them); SharedFit::operator_defaults() (shared_fit.cpp) gives the operator
+// model's. The README lists the candidate terms and the figures the rule judged them by.
+// A term that no fit result can identify (a cost the data cannot see) is not searched: several options below
+// hold such a dimension at its floor or at what the logs measure instead.
 struct SharedFit {
     bool multi_node = false;
     bool run_overhead = false;
@@ -165,8 +165,8 @@ struct SharedFit {
     bool eval_host_ops = false;
     // With operator and workload-run-overhead: a workload's per-run overhead is not searched but measured, the median
     // over its fit results of the logged first-segment excess (CalibrationPoint::measured_excess_seconds, clamped to
-    // the fit's 0.01-300 s), where its results have one; the others keep theirs fitted. Session 11's check that
-    // the per-run cost be what the logs show, held exactly instead of by warmup-logs' loss term.
+    // the fit's 0.01-300 s), where its results have one; the others keep theirs fitted. The per-run cost is then
+    // what the logs show, held exactly instead of by warmup-logs' loss term.
     bool logged_overhead = false;
     // stream-memory (operator): the memory efficiency held within what STREAM measures of the vendor bandwidth
     // (0.79-0.93 on A100 and H200, models/data/hardware/params.md §1: at least 0.75), not the fit's 0.30 floor, so a
@@ -205,31 +205,31 @@ struct SharedFit {
     // each workload's measured lag (ComputeProfile::convergence_factor): the geometric mean, over that workload's fit
     // results with a published convergence, of published samples / RCP samples at their batch. Measured, not
     // searched, and the fit itself is unchanged (it uses the published convergence). pooled-convergence-lag: one
-    // factor over every fit result. Session 23's candidates (README).
+    // factor over every fit result (README).
     bool convergence_lag = false;
     bool pooled_convergence_lag = false;
     // staged-logged-evals (with eval-stage): the first stage prices each fit result's evaluations at its logged
     // seconds per evaluation (CalibrationPoint::measured_eval_seconds) where it has them, and leaves out eval-logs'
     // comparison, so that evaluations priced as training forwards (cheaper than the eager passes logged) do not
-    // slow the kernels every step shares. The second stage and predictions are unchanged. Session 23's (L).
+    // slow the kernels every step shares. The second stage and predictions are unchanged.
     bool staged_logged_evals = false;
     // identified-host-cost (operator): a workload's fixed per-step cost is searched only where its fit results run
     // at two or more per-GPU batches; elsewhere it is held at its floor (10 us). With one per-GPU batch, a step is
     // explained as well by its kernels as by a fixed cost that makes it host-bound (or adds to it), and the fit may
-    // take either: a host-bound step then stays as long at half the per-GPU batch (session 23's (L): RetinaNet's
-    // 4 -> 8 GPU fold +87-92 %). As the step-jitter dimensions, a cost the data cannot see is not searched.
-    // Session 24's (M), shipped in session 25 (README: the rule after a veto).
+    // take either: a host-bound step then stays as long at half the per-GPU batch (with staged-logged-evals and
+    // without this option, RetinaNet's 4 -> 8 GPU fold is +87-92 % off). As the step-jitter dimensions, a cost
+    // the data cannot see is not searched. In the operator defaults (shared_fit.cpp).
     bool identified_host_cost = false;
     // gpu-efficiencies (operator): each GPU family besides the reference has its own four kernel-class efficiencies
     // (GEMM, convolution, attention, memory), within the reference's bounds, in place of one speed that divides
-    // every roof alike (issue 12 item 6: efficiency per kernel class per GPU). A family without fit results gets
-    // no profile of its own; ProfileSet::find transfers the nearest calibrated GPU's. Session 26's (Z).
+    // every roof alike (efficiency per kernel class per GPU). A family without fit results gets no profile of its
+    // own; ProfileSet::find transfers the nearest calibrated GPU's.
     bool gpu_efficiencies = false;
     // staged-refit (with eval-stage): after the two stages, the first stage's dimensions are searched again with
     // every evaluation priced as the second stage fitted it (the first stage prices them as training forwards,
     // cheaper than the eager passes the logs show, so it slows the kernels every step shares to match the run
-    // minutes: the shipped fit's in-sample errors are +3 % on average), then the second stage again. Session 26's
-    // (AC).
+    // minutes: the shipped fit's in-sample errors are +3 % on average), then the second stage again, each locally
+    // from where the stages left off.
     bool staged_refit = false;
     // Set by without_evaluation_terms() for staged-logged-evals' first stage; not an option of its own.
     bool logged_eval_price = false;
@@ -361,7 +361,7 @@ struct HoldoutReport {
 HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, int fit_max_gpus = 64,
                                  int predict_min_gpus = 128, const SharedFit& shared = {});
 
-// The selection rule between two models (README; since session 19): forward-chaining CV on <= 64 GPUs proposes the
+// The selection rule between two models (README): forward-chaining CV on <= 64 GPUs proposes the
 // lower MAPE (a tie proposes the second); the hold-out vetoes a proposal whose time-to-train MAPE is worse than the
 // other's. Figures in percent.
 struct RuleFigures {

@@ -1,4 +1,4 @@
-// `--like SUBMITTER/SYSTEM` (issue 12 item 6): a prediction for a named system uses that software stack's speed
+// `--like SUBMITTER/SYSTEM`: a prediction for a named system uses that software stack's speed
 // offset from the profile set (ProfileSet::stack_speeds, fitted by the operator calibration's system-speed option
 // on the v4.1 results or on a user-runs file's labels); an unnamed system uses the pooled value, 1.
 //

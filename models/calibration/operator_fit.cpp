@@ -203,8 +203,8 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
     Layout L;
     // Efficiencies: a GEMM reaches 20-100 % of the dense peak, convolutions and attention 5-100 %, a streaming
     // kernel 30-100 % of HBM bandwidth; a launch costs 2-100 us of host time. (A floor of 0.75, below STREAM's
-    // 0.79-0.93 of the vendor bandwidth, hardware/params.md §1, was tried in session 9 with eval-passes: forward
-    // CV 9.32 % against 6.51 % for eval-passes alone.)
+    // 0.79-0.93 of the vendor bandwidth, hardware/params.md §1, is the stream-memory option: with eval-passes it
+    // measured forward CV 9.32 % against 6.51 % for eval-passes alone, so it is not the default.)
     L.gemm = L.add({"gemm efficiency", 0.2, 1.0, 0.8});
     L.conv = L.add({"conv efficiency", 0.05, 1.0, 0.65});
     L.attention = L.add({"attention efficiency", 0.05, 1.0, 0.6});
@@ -299,8 +299,8 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, const Sh
                 L.workload_eval_fixed[w] = L.add({w + " eval fixed seconds", 1e-3, 60.0, 0.05});
             }
     // Per workload with evaluations on the clock: 0.1 ms-3 s per step of its evaluation loop (EvalPasses::step).
-    // (Session 10 also tried it only where the loop steps by global batches, NeMo's validation_step: forward CV
-    // 7.60 %, LOCO 5.46 %, against 6.74 / 5.94 % for every workload; neither beats the defaults' 5.91 / 5.22 %.)
+    // (Searched only where the loop steps by global batches, NeMo's validation_step, it measured forward CV 7.60 %,
+    // LOCO 5.46 %, against 6.74 / 5.94 % for every workload and 5.91 / 5.22 % without the term: neither helps.)
     if (shared.eval_step_cost)
         for (const std::string& w : workloads)
             if (find_workload(w).eval_on_the_clock) L.eval_step[w] = L.add({w + " eval step seconds", 1e-4, 3.0, 0.01});
@@ -377,9 +377,10 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     };
     // graph-host-overlap: a workload's fixed host cost hidden behind every step it was fitted on leaves the loss
     // flat, so the search may leave it anywhere below those steps, and a step the fit never saw (more GPUs, a
-    // faster part: a shorter graphed step) would pay an arbitrary cost (session 22: RetinaNet's 4 -> 8 GPU fold
-    // +88 %, its 2,528-GPU hold-out point +67 %). Take the smallest value with the same loss: the floor where the
-    // loss does not move, else the edge of the flat range by bisection in log space. Every fitted loss is unchanged.
+    // faster part: a shorter graphed step) would pay an arbitrary cost (without the lowering below: RetinaNet's
+    // 4 -> 8 GPU fold +88 %, its 2,528-GPU hold-out point +67 %). Take the smallest value with the same loss: the
+    // floor where the loss does not move, else the edge of the flat range by bisection in log space. Every fitted
+    // loss is unchanged.
     auto lower_hidden_host_costs = [](const Problem& problem, std::vector<double>& x) {
         if (!problem.shared.graph_host_overlap || !problem.free_dims.empty()) return;
         const double loss = problem(x);

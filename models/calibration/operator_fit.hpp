@@ -1,4 +1,4 @@
-// Calibration of the operator-level model (issue 12 item 6) on the same MLPerf v4.1 results, loss and options as
+// Calibration of the operator-level model on the same MLPerf v4.1 results, loss and options as
 // the lumped fit (calibration.hpp), selected by SharedFit::operator_model.
 //
 // Parameters, all searched on their logarithms within physical bounds by one NLopt BOBYQA run:

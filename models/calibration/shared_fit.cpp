@@ -146,15 +146,15 @@ SharedFit SharedFit::without_evaluation_terms() const {
 SharedFit SharedFit::operator_defaults() {
     SharedFit f;
     f.operator_model = f.kernel_overhead = f.tp_exposed = f.step_logs = f.eval_logs = true;
-    // Session 22's pick by forward CV (README, "How it models a training run"): the evaluation priced as the
+    // Picked by forward CV (README, "How it models a training run"): the evaluation priced as the
     // framework's own passes with their host work, fitted in a second stage; RetinaNet's final scoring from its
     // logs; the fixed host cost beside a whole-iteration CUDA graph.
     f.eval_stage = f.eval_passes = f.eval_host_ops = f.eval_launch = f.logged_scoring = f.graph_host_overlap = true;
-    // Session 23's pick by forward CV: predictions train each workload's measured lag behind the RCP mean.
+    // Picked by forward CV: predictions train each workload's measured lag behind the RCP mean.
     f.convergence_lag = true;
-    // Session 24's pick by forward CV: a fixed step cost is searched only where the fit results can identify it.
+    // Picked by forward CV: a fixed step cost is searched only where the fit results can identify it.
     f.identified_host_cost = true;
-    // Session 25's pick by forward CV: each workload's per-run overhead from its fit results' logs (the median
+    // Picked by forward CV: each workload's per-run overhead from its fit results' logs (the median
     // first-segment excess), and a speed per software stack (submitter and GPU family) pooled towards 1.
     f.logged_overhead = f.system_speed = true;
     return f;

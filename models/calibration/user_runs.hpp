@@ -1,4 +1,4 @@
-// A planner's own measured runs as calibration data (issue 12 item 6): `ttsim calibrate --data FILE` with a CSV
+// A planner's own measured runs as calibration data: `ttsim calibrate --data FILE` with a CSV
 // in the user-runs format (docs/user-runs.md; example examples/my-runs-bert-h100.csv) instead of the MLPerf v4.1
 // results format. Each row is one measured run or step-time point on a ttsim system preset:
 //

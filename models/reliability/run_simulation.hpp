@@ -34,9 +34,11 @@ struct RunModel {
 };
 
 struct RunDistribution {
-    // The mean: exact where the model has a closed form (no limit on spares: expected_wall_seconds), else the
-    // Monte Carlo's. A rare failure (a short job) would otherwise make the sample mean noise: one failed trial in
-    // a thousand adds a restart's quarter hour / 1000 to a one-minute job.
+    // The mean: the closed form (Daly's per-segment form, expected_wall_seconds) for the time the job works or
+    // restarts, plus the waits for a host: none with no limit on spares, one repair per host-out failure with no
+    // spares, the Monte Carlo's mean wait only with a limited pool. A rare failure (a short job) would otherwise
+    // make the sample mean noise: one failed trial in a thousand adds a restart's quarter hour / 1000 to a
+    // one-minute job.
     double mean_wall_seconds = 0;
     double monte_carlo_mean_wall_seconds = 0;
     double p10_wall_seconds = 0, p50_wall_seconds = 0, p90_wall_seconds = 0;   // the Monte Carlo's

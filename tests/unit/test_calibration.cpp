@@ -28,7 +28,7 @@ TEST_CASE("calibration uses each distinct H100/H200/B200 result once", "[calibra
 
 // Regression guards at today's figures (`build/ttsim validate`), each with a stated margin; tighten them as the
 // model improves. In-sample with the shipped full-data profiles (models/profiles/profiles.yaml): 3.35 % on
-// 2026-12-01; guard 3.5 % (the issue-12 target, 0.15 points of margin).
+// 2026-12-01; guard 3.5 % (the target, 0.15 points of margin).
 TEST_CASE("in-sample: MAPE over all H100/H200/B200 results stays at or below 3.5%", "[calibration]") {
     const ProfileSet profiles = ProfileSet::load_dir(ProfileSet::default_dir());
     std::vector<PointError> errors;
@@ -60,7 +60,7 @@ TEST_CASE("in-sample: no more (workload, GPU, count) groups than today miss 5% o
 }
 
 // Hold-out. Calibration on <= 64 GPUs happens inside this test (fresh, in memory); the >= 128-GPU results are
-// never passed to the fit. The target is 10 % (issue 12); today's figure is 20.27 % (`build/ttsim validate`,
+// never passed to the fit. The target is 10 %; today's figure is 20.27 % (`build/ttsim validate`,
 // section (b)). Guard: 20.5 % (0.23 points of margin for the optimiser's last digits across platforms).
 TEST_CASE("hold-out: fit on <= 64 GPUs predicts >= 128 GPUs no worse than today (20.5% MAPE)", "[calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128);
