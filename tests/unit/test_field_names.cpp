@@ -65,9 +65,10 @@ TEST_CASE("a library error from predict() reaches the user as the flag that set 
     // Not divisible by the data-parallel size 64 of the published layout: predict() throws Field::global_batch.
     CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "1000", "--model", "lumped"})),
                Catch::StartsWith("'--global-batch': global batch 1000 is not divisible"));
-    // The operator model searches TP 1..8 (DP 64..8): 100 is divisible by none of them, and the batch is named.
+    // A batch whose convergence is unknown (far below the smallest RCP batch) is refused before any layout is
+    // searched, and the batch is named.
     CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "100", "--model", "operator"})),
-               Catch::StartsWith("'--global-batch': no valid layout for bert on 64 x H100-SXM at global batch 100"));
+               Catch::StartsWith("'--global-batch': global batch 100 is far below the smallest bert RCP batch"));
     // A batch per data-parallel rank: its own flag, for its own errors and for the convergence of the global batch
     // it makes (Field::batch_per_rank), on the published layout (lumped) and in the search (operator).
     CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--global-batch", "3072", "--batch-per-rank", "48"})),
@@ -75,7 +76,9 @@ TEST_CASE("a library error from predict() reaches the user as the flag that set 
     CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--batch-per-rank", "0"})), Catch::StartsWith("'--batch-per-rank'"));
     for (const char* model : {"lumped", "operator"}) {
         INFO(model);
-        CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--batch-per-rank", "8192", "--model", model})),
+        // 65,536 a rank is a global batch of at least 65,536 at any data-parallel size, over twice bert's largest
+        // RCP batch (16,384) at every layout (8,192 a rank fits at PP 8, DP 4: a global batch of 32,768).
+        CHECK_THAT(error_line(with(bert, {"--gpus", "64", "--batch-per-rank", "65536", "--model", model})),
                    Catch::StartsWith("'--batch-per-rank': "));
     }
     // Wider than the 8-GPU NVLink domain: Field::tensor_parallel.
