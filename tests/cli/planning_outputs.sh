@@ -72,8 +72,9 @@ done
 check "no temporary files left" '! ls "$tmp"/t1/*.tmp* >/dev/null 2>&1'
 
 # Planning queries, one command each.
-"$ttsim" plan --workload bert --system dgx-h100 --deadline 1min --format json >"$tmp/plan.json" 2>"$tmp/plan.err"
-check "plan: deadline query runs" '[[ $? -eq 0 ]] || true'
+plan_rc=0
+"$ttsim" plan --workload bert --system dgx-h100 --deadline 1min --format json >"$tmp/plan.json" 2>"$tmp/plan.err" || plan_rc=$?
+check "plan: deadline query runs" '[[ $plan_rc -eq 0 ]]'
 check "plan: fewest GPUs meets the deadline" 'python3 - "$tmp/plan.json" <<"PY"
 import json, sys
 d = json.load(open(sys.argv[1]))
