@@ -12,6 +12,7 @@
 namespace ttsim::planning {
 
 void add_published_counts(PlanQuery& query, const std::string& workload) {
+    if (query.custom_workload) return;   // a user model has no published results
     const Workload& w = find_workload(workload);
     for (const std::string& label : query.systems) {
         const std::string family = resolve_system(base_system_of(label, query.variants)).catalog_gpu->name;
@@ -48,7 +49,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
     return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
             memory_reserve = query.memory_reserve_bytes, reliability = query.reliability,
             topology_file = query.topology_file, batch = query.batch, allocation = query.allocation, layout = query.layout,
-            variants = std::move(variants)](const PlanCandidate& candidate) {
+            custom_workload = query.custom_workload, variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
         point.system = candidate.system;
@@ -67,6 +68,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         point.batch = batch;
         point.allocation = allocation;
         point.layout = layout;
+        point.custom_workload = custom_workload;
         const PointOutcome outcome = predict_point(point, profiles);
         PlanEvaluation e;
         e.ok = outcome.ok;

@@ -48,7 +48,8 @@ std::string three_significant(double value) {
 std::string format_duration(double minutes) {
     if (minutes < 1.0) return three_significant(minutes * 60.0) + " s";
     if (minutes < 120.0) return three_significant(minutes) + " min";
-    return three_significant(minutes / 60.0) + " h";
+    if (minutes < 2 * 24 * 60.0) return three_significant(minutes / 60.0) + " h";
+    return three_significant(minutes / (24 * 60.0)) + " d";   // a pre-training run: weeks read as days
 }
 
 namespace {
@@ -67,11 +68,12 @@ std::string describe(const EvaluatedCandidate& c, const CostParameters& cost, Co
     return rented_text(c) + ": " + at_percentile(at_confidence(c.evaluation, confidence), cost) + " at " +
            to_string(confidence);
 }
-// The answer: what to rent, then one line per percentile, the judged one first; energy with p50, the only
+// The answer: what to rent and its layout, then one line per percentile, the judged one first; energy with p50, the only
 // percentile it is computed at.
 std::string answer_lines(const EvaluatedCandidate& c, const CostParameters& cost, Confidence confidence) {
     const PlanEvaluation& e = c.evaluation;
     std::string out = wrap_text("  answer: ", 4, rented_text(c));
+    if (!e.layout.empty()) out += wrap_text("    layout: ", 6, e.layout);   // how to run it: the layout priced
     const PercentileValues p50{e.ttt_minutes, e.gpu_hours, e.cost};
     if (confidence != Confidence::p50)
         out += wrap_text("    ", 6, "at " + std::string(to_string(confidence)) + " (judged): " +

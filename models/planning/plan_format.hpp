@@ -31,7 +31,7 @@ std::string objective_text(Objective objective);
 // 0.105 (4 digits only from 1000 up: 1234).
 std::string three_significant(double value);
 // A duration for people and tables, one rule everywhere: seconds under a minute ("6.12 s"), minutes under two
-// hours ("12.3 min", "105 min"), else hours ("3.50 h"); three significant figures.
+// hours ("12.3 min", "105 min"), hours under two days ("3.50 h"), else days ("58.5 d"); three significant figures.
 std::string format_duration(double minutes);
 // "time-to-train <= 5.00 s at p90 and cost <= 5000 USD at p90", with the margin's effective limits when set.
 std::string describe_constraints(const PlanConstraints& constraints, const CostParameters& cost);

@@ -113,6 +113,9 @@ struct PlanQuery {
     std::optional<AllocationUnit> allocation;
     // The layout of every candidate (`layout:` in a plan scenario; SweepSpec::layout).
     LayoutRequest layout;
+    // A user model (custom_workload.hpp: `--workload FILE`, a plan scenario's `model:`) planned in place of a
+    // catalog workload; every candidate searches its fastest layout at the model's global batch (`batch`).
+    std::shared_ptr<const Workload> custom_workload;
     // A system's allocation unit under `allocation` (a variant label: its base system's), set by the readers.
     std::function<PlanUnit(const std::string&)> unit_of = [](const std::string&) { return PlanUnit{}; };
     PlanConstraints constraints;

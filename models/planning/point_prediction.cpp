@@ -74,6 +74,7 @@ PredictionRequest point_request(const SweepPoint& point, std::optional<int> glob
     }
     request.compute_efficiency_vs_8gpu = false;   // the sweep computes its own reference
     request.layout = point.layout;
+    request.custom_workload = point.custom_workload;
     return request;
 }
 

@@ -11,6 +11,7 @@
 
 #include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
+#include "models/workloads/custom_workload.hpp"
 #include "models/workloads/workload.hpp"
 #include "sim/input_errors.hpp"
 #include "sim/resource_guard.hpp"
@@ -456,8 +457,21 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
         s.name = root.optional("name") ? root.required("name").as_string() : "plan";
         if (auto d = root.optional("description")) (void)d->as_string();
     });
-    const bool workload_ok = !(unknown_keys && !root.has("workload")) &&
-                             errors.attempt([&] { s.workload = canonical_workload(root.required("workload")); });
+    // `model:` as a mapping is a user model (custom_workload.hpp) planned in place of `workload:`, priced by the
+    // operator model at its own global batch; as a scalar it names the compute model (read_compute_model).
+    const bool user_model = root.has("model") && root.required("model").is_map();
+    const bool workload_ok =
+        !(unknown_keys && !root.has("workload") && !user_model) && errors.attempt([&] {
+            if (!user_model) {
+                s.workload = canonical_workload(root.required("workload"));
+                return;
+            }
+            if (root.has("workload")) root.required("workload").fail("give workload or a user model's model:, not both");
+            const UserModel model = load_user_model(root.required("model"));
+            s.workload = model.workload->name;
+            s.query.custom_workload = model.workload;
+            s.query.batch = {BatchRule::fixed_global, model.global_batch};
+        });
     errors.attempt([&] { if (auto energy = root.optional("energy")) read_energy_section(*energy, s.energy); });
     // Hypothetical GPUs, searched where `systems` names them (as in a sweep).
     const bool systems_ok = errors.attempt([&] {
@@ -501,6 +515,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     errors.attempt([&] {
         if (auto batch = root.optional("batch")) {
             if (batch->is_sequence()) batch->fail("a plan uses one batch rule; compare several with a sweep");
+            if (user_model) batch->fail("a user model trains at its model.global_batch");
             s.query.batch = read_batch(*batch);
         }
     });
@@ -585,17 +600,20 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
     });
     errors.attempt([&] { s.format = read_format(root); });
-    errors.attempt([&] { s.model = read_compute_model(root); });
+    errors.attempt([&] { s.model = user_model ? ComputeModel::operator_level : read_compute_model(root); });
     errors.attempt([&] {
     if (auto layout = root.optional("layout")) {
         s.query.layout = read_layout(*layout, s.model);
+        if (user_model && s.query.layout.mode == LayoutMode::published)
+            layout->fail("a user model has no published layout; use fastest or pins (tp: 8, pp: 4, ...)");
         // A pin no system searched can take at any count is bad input at the key, as `ttsim plan --layout` says
         // (a topology file sets its own NVLink domains: its points are left to the search).
         if (workload_ok && systems_ok && s.query.layout.mode == LayoutMode::pinned && !s.query.topology_file) {
             std::vector<System> searched;
             for (const std::string& base : bases) searched.push_back(resolve_system(base));
             layout->feeding([&] {
-                check_pins_apply_somewhere(find_workload(s.workload), searched, s.query.layout.pins);
+                check_pins_apply_somewhere(s.query.custom_workload ? *s.query.custom_workload : find_workload(s.workload),
+                                           searched, s.query.layout.pins);
                 return 0;
             });
         }

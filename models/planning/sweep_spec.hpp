@@ -107,6 +107,7 @@ struct SweepPoint {
     // What the point rents (a plan's `allocation`); nullopt: the system's own unit (system.hpp).
     std::optional<AllocationUnit> allocation;
     LayoutRequest layout;                   // SweepSpec::layout (a plan's `layout`)
+    std::shared_ptr<const Workload> custom_workload;   // PlanQuery::custom_workload; null: the catalog's `workload`
 
     // Points of one series differ only in GPU count (speedup, efficiency and break-even are per series).
     std::string series_key() const;

@@ -155,4 +155,18 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
     return p;   // transferred_from kept where the GPU had no profiles of its own: the prediction warns of it
 }
 
+bool names_model_file(const std::string& workload) {
+    const auto ends_with = [&](const std::string& suffix) {
+        return workload.size() > suffix.size() && workload.compare(workload.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return ends_with(".yaml") || ends_with(".yml");
+}
+
+UserModel load_user_model_file(const std::string& path) {
+    const ConfigNode root = ConfigNode::load_file(path);
+    if (!root.is_map()) root.fail("expected a user model: a mapping with graph, train and global_batch, or a scenario with model:");
+    if (root.has("model") && root.required("model").is_map()) return load_user_model(root.required("model"));
+    return load_user_model(root);
+}
+
 }  // namespace ttsim

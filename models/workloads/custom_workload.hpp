@@ -44,6 +44,14 @@ struct UserModel {
 // Reads and checks `model:` (above); the layer graph is built once here so its errors point into the file.
 UserModel load_user_model(const ConfigNode& model);
 
+// A user model named by file where a workload name goes (`predict --workload my-70b.yaml`, a plan's
+// `workload: my-70b.yaml`): a name ending in .yaml or .yml is a file, never a catalog workload.
+bool names_model_file(const std::string& workload);
+// The model of such a file: a user-model scenario's `model:` mapping (so a shipped scenario such as
+// scenarios/llama3.1-70b.yaml can be planned as it is), or, without one, the file's top level as the mapping
+// above. Errors point into the file; a missing file is an InputError naming it.
+UserModel load_user_model_file(const std::string& path);
+
 // The profile a user model is priced with on `gpu`: the GPU's operator efficiencies and launch costs (one set
 // per GPU, shared by all its workloads in an operator profile set) and its shared per-step terms (multi-node
 // cost, stragglers, run overhead), with the median per-step fixed cost of the GPU's calibrated workloads (a

@@ -217,7 +217,7 @@ TEST_CASE("plan: fewest GPUs within a deadline bisects to whole nodes", "[planni
 }
 
 TEST_CASE("plan report: durations, budgets with their currency", "[planning]") {
-    // Three significant figures, zeros kept; s under a minute, min under two hours, else h.
+    // Three significant figures, zeros kept; s under a minute, min under two hours, h under two days, else d.
     REQUIRE(format_duration(5.0 / 60.0) == "5.00 s");    // not "0.0833333 min"
     REQUIRE(format_duration(0.102) == "6.12 s");
     REQUIRE(format_duration(1.5) == "1.50 min");
@@ -225,6 +225,8 @@ TEST_CASE("plan report: durations, budgets with their currency", "[planning]") {
     REQUIRE(format_duration(12.34) == "12.3 min");
     REQUIRE(format_duration(105) == "105 min");
     REQUIRE(format_duration(180) == "3.00 h");
+    REQUIRE(format_duration(47.9 * 60) == "47.9 h");
+    REQUIRE(format_duration(14 * 24 * 60.0) == "14.0 d");   // a pre-training run reads in days
     REQUIRE(format_duration(9.996) == "10.0 min");        // rounding into the next decade keeps 3 figures
     REQUIRE(format_duration(0.1) != format_duration(0.11));   // BERT-scale times stay apart (6.00 s, 6.60 s)
     REQUIRE(three_significant(1234.4) == "1234");

@@ -24,6 +24,7 @@
 #include "tools/cli/reliability_flags.hpp"
 #include "tools/cli/scenario_compute.hpp"
 #include "tools/cli/scenario_sweep.hpp"
+#include "tools/cli/workload_flag.hpp"
 #include "topologies/yaml_topology.hpp"
 
 namespace ttsim::cli {
@@ -46,7 +47,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                    "Searches systems and GPU counts (each at its fastest layout, or --layout, and batches) for the best configuration\n"
                    "that meets a deadline and/or budget. Objective defaults: with a deadline, fewest GPUs; with only\n"
                    "a budget, shortest time-to-train.");
-    args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
+    args.option("workload", "W", workload_flag_help())
         .option("system", "S[,S...]", "systems to search", "dgx-h100,dgx-h200,dgx-b200")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients: on (for candidates spanning NVLink domains; those "
@@ -100,8 +101,17 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     planning::PlanQuery query;
     planning::CostParameters cost;
     planning::EnergyParameters energy;
-    const std::string workload =
-        args.get_parsed("workload", [](const std::string& s) { return find_workload(s).name; });
+    const std::optional<UserModel> user_model = user_model_flag(args);
+    const std::string workload = user_model ? user_model->workload->name
+                                            : args.get_parsed("workload", [](const std::string& s) { return find_workload(s).name; });
+    if (user_model) {
+        if (model_flag(args) != ComputeModel::operator_level)
+            args.fail("model", "a user model is priced by the operator model (its layer graph); the lumped model is a "
+                               "curve fitted per catalog workload");
+        // Every candidate trains the model's tokens at its global batch, at the fastest layout that fits.
+        query.custom_workload = user_model->workload;
+        query.batch = {planning::BatchRule::fixed_global, user_model->global_batch};
+    }
     for (const std::string& system : split(args.get("system"), ',')) {
         query.systems.push_back(args.get_parsed("system", [&](const std::string&) { return resolve_system(system).name; }));
         if (std::count(query.systems.begin(), query.systems.end(), query.systems.back()) > 1)
@@ -193,6 +203,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
 
     if (args.has("layout")) {
         query.layout = args.naming_flags([&] { return parse_layout_request(args.get("layout")); });
+        if (user_model && query.layout.mode == LayoutMode::published)
+            args.fail("layout", "a user model has no published layout; use fastest or pins (tp=..,pp=..)");
         if (query.layout.searches() && model_flag(args) != ComputeModel::operator_level)
             args.fail("layout", "a searched layout (fastest or pins) is priced by the operator model: add --model "
                                 "operator, or use --layout published");
@@ -203,7 +215,10 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
             std::vector<System> searched;
             for (const std::string& system : query.systems)
                 searched.push_back(fabric.topology_file ? with_fabric(resolve_system(system), fabric) : resolve_system(system));
-            args.naming_flags([&] { check_pins_apply_somewhere(find_workload(workload), searched, query.layout.pins); });
+            args.naming_flags([&] {
+                check_pins_apply_somewhere(user_model ? *user_model->workload : find_workload(workload), searched,
+                                           query.layout.pins);
+            });
         }
     }
     std::vector<std::string> round_notes;

@@ -22,6 +22,7 @@
 #include "tools/cli/price_flags.hpp"
 #include "tools/cli/reliability_flags.hpp"
 #include "tools/cli/scenario_sweep.hpp"
+#include "tools/cli/workload_flag.hpp"
 
 namespace ttsim::cli {
 
@@ -72,7 +73,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                      "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
-    parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
+    parser.option("workload", "W", workload_flag_help())
         .option("system", "S",
                 "a preset system: " + join(preset_names()) + "; or a GPU name: " + join(gpu_names()) +
                     " (a preset's GPU selects the preset; any other GPU gets generic 8-GPU nodes of its own NVLink and "
@@ -120,6 +121,17 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (!parser.parse(args, out)) return 0;
     PredictionRequest request;
     request.workload = parser.get("workload");
+    if (const std::optional<UserModel> model = user_model_flag(parser)) {
+        // A user model trains its own tokens at its own global batch (--global-batch may change the batch) and
+        // has no published layout: the operator model searches the fastest that fits (or the pins).
+        request.custom_workload = model->workload;
+        request.workload = model->workload->name;
+        request.global_batch = model->global_batch;
+        request.compute_efficiency_vs_8gpu = false;
+        if (model_flag(parser) != ComputeModel::operator_level)
+            parser.fail("model", "a user model is priced by the operator model (its layer graph); the lumped model is a "
+                                 "curve fitted per catalog workload");
+    }
     request.system = parser.get("system");
     request.fabric = fabric_flags(parser);
     if (parser.has("gpus") || !request.fabric.topology_file)

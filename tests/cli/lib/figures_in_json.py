@@ -1,6 +1,6 @@
 """Every figure a text answer states is in its JSON: each number of the text (a token of digits, not part of a name
 such as p90, H100 or v4.1) must equal a JSON number rounded to the text's decimals, at one of the unit scales the
-tables use (1; x100 for percentages; x60 for minutes shown in seconds, /60 for hours; 1e-9 for bytes in GB; 1e-12
+tables use (1; x100 for percentages; x60 for minutes shown in seconds, /60 for hours, /1440 for days; 1e-9 for bytes in GB; 1e-12
 for FLOP/s in TFLOP/s), or appear as a figure inside a JSON string (notes, layouts, allocation units).
 Usage: figures_in_json.py TEXT_FILE JSON_FILE [REGEX_TO_IGNORE ...]; exit 1 listing the figures not found."""
 import json
@@ -8,7 +8,7 @@ import re
 import sys
 
 NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:\.\d+)?(?![A-Za-z_\d])")
-SCALES = (1.0, 100.0, 60.0, 1 / 60.0, 1e-9, 1e-12)
+SCALES = (1.0, 100.0, 60.0, 1 / 60.0, 1 / 1440.0, 1e-9, 1e-12)
 
 
 def walk(value, numbers, strings):

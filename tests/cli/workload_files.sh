@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A user model's YAML file where a workload name goes: `predict --workload FILE` and `plan --workload FILE` (a
+# user-model scenario's model:, or the model mapping itself), and a plan scenario's `model:` mapping. Each answers
+# with a layout, GPUs and cost; mistakes are refused with exit 2 naming the flag, or the file, line and key.
+source "$(dirname "$0")/lib/eval_checks.bash"
+has() { grep -qF -- "$2" "$1"; }
+bad=tests/cli/workload_files
+
+# predict: a shipped user-model scenario's model, at its fastest layout.
+"$ttsim" predict --workload scenarios/llama3.1-70b.yaml --system dgx-h100 --gpus 1024 --format json >"$tmp/p.json"; rc=$?
+check "predict --workload FILE exits 0" '[[ $rc -eq 0 ]]'
+check "predict --workload FILE: the model's name, a searched layout, a finite time" \
+  'python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j[\"workload\"] == \"llama3.1-70b\" and j[\"layout_choice\"] and 0 < j[\"ttt_minutes\"] < 1e7 and j[\"global_batch\"] == 512" "$tmp/p.json"'
+"$ttsim" predict --workload scenarios/llama3.1-70b.yaml --system dgx-h100 --gpus 1024 >"$tmp/p.txt"
+check "predict --workload FILE: the comparison is the Megatron layout, not a published one" \
+  'has "$tmp/p.txt" "Megatron layout" && ! has "$tmp/p.txt" "published layout"'
+
+# The model mapping itself (no scenario around it) is taken as well: the 7B scenario's model, written out alone.
+python3 - "$tmp/model.yaml" <<'PY'
+import sys
+lines = open("scenarios/custom-decoder-7b.yaml").read().splitlines()
+start = next(i for i, l in enumerate(lines) if l.startswith("model:"))
+body = []
+for l in lines[start + 1:]:
+    if l and not l.startswith(" "):
+        break
+    body.append(l[2:])
+open(sys.argv[1], "w").write("\n".join(body) + "\n")
+PY
+"$ttsim" predict --workload "$tmp/model.yaml" --system dgx-h100 --gpus 64 >"$tmp/m.txt"; rc=$?
+check "predict --workload on a bare model mapping exits 0" '[[ $rc -eq 0 ]] && has "$tmp/m.txt" "time to train"'
+
+# plan --workload FILE --deadline 14d: the fewest GPUs, with the layout and the cost.
+"$ttsim" plan --workload scenarios/plan-deadline-70b.yaml --system dgx-h100 --deadline 14d --min-gpus 512 \
+  --max-gpus 4096 >"$tmp/plan.txt"; rc=$?
+check "plan --workload FILE --deadline 14d exits 0" '[[ $rc -eq 0 ]]'
+check "plan --workload FILE: answers with GPUs, a layout and a cost" \
+  'grep -q "answer: .*GPUs" "$tmp/plan.txt" && grep -q "^    layout: TP " "$tmp/plan.txt" && grep -q "(judged): .* d, .* USD" "$tmp/plan.txt"'
+# The CLI and the plan scenario's model: give the same answer.
+"$ttsim" run scenarios/plan-deadline-70b.yaml >"$tmp/scenario.txt"
+check "plan scenario model: and plan --workload FILE agree" \
+  'diff <(grep -A3 "answer:" "$tmp/plan.txt") <(grep -A3 "answer:" "$tmp/scenario.txt") >/dev/null'
+
+# Refusals: exit 2, the flag or the file:line:key named.
+refused() {   # NAME EXPECTED_TEXT COMMAND...
+  local name=$1 text=$2; shift 2
+  "$@" >"$tmp/out.txt" 2>"$tmp/err.txt"; local rc=$?
+  check "$name: exit 2" "[[ $rc -eq 2 ]]"
+  check "$name: says '$text'" "has \"$tmp/err.txt\" \"$text\""
+}
+refused "a missing model file" "'--workload': no-such-model.yaml: cannot open file: no such file" \
+  "$ttsim" predict --workload no-such-model.yaml --system dgx-h100 --gpus 64
+refused "a mistake inside the model file" "$bad/bad-model.yaml:7" \
+  "$ttsim" predict --workload "$bad/bad-model.yaml" --system dgx-h100 --gpus 64
+refused "a user model with the lumped model" "'--model': a user model is priced by the operator model" \
+  "$ttsim" plan --workload scenarios/plan-deadline-70b.yaml --model lumped --deadline 14d
+refused "a user model with the published layout" "'--layout': a user model has no published layout" \
+  "$ttsim" plan --workload scenarios/plan-deadline-70b.yaml --layout published --deadline 14d
+refused "a plan scenario with workload and model:" "give workload or a user model's model:, not both" \
+  "$ttsim" run "$bad/plan-both.yaml"
+refused "a plan scenario's batch beside a user model" "$bad/plan-batch.yaml:9" \
+  "$ttsim" run "$bad/plan-batch.yaml"
+refused "an unknown workload" "or a user model's YAML file" "$ttsim" predict --workload gpt4 --system dgx-h100 --gpus 8
+exit $((fail > 0))
