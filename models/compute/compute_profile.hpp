@@ -109,6 +109,12 @@ struct ComputeProfile {
     // eval-passes). YAML: `operator: {..., eval_passes: true}`.
     bool operator_eval_passes = false;
 
+    // Relative standard deviation of this profile's predicted step time from the uncertainty of the fitted
+    // parameters (a fraction: 0.03 = 3 %), propagated from the fit's covariance (Laplace approximation at the
+    // posterior mode). One of the independent log-space terms of a prediction's p10/p90 band. 0 = unknown (the
+    // band then carries no parameter term). YAML: `parameter_sd: 0.03` (optional, >= 0).
+    double parameter_sd = 0.0;
+
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
     // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred
     // profile keeps its source's. Unset: no range warnings.
