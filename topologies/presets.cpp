@@ -69,11 +69,29 @@ const std::vector<NodeType>& node_types() {
     // DGX H100/H200/B200: 8 GPUs, one NVSwitch domain per node, 8 compute NICs (one per GPU; the 2 storage
     // NICs are not modelled) (MLP41/MLP50 systems). GB200: 4 GPUs and 4 CX-7 NICs per compute tray
     // (MLP50 tyche systems), 72 GPUs per NVLink domain.
+    //
+    // Two fabrics beyond the DGX SuperPOD of 64-port NDR switches:
+    // - gb200-nvl72-xdr: GB200 NVL72 racks with one ConnectX-8 800G (XDR) NIC per GPU on Quantum-X800 Q3400
+    //   switches, 144 x 800G ports (NVIDIA Quantum-X800 announcement, GTC, 18 March 2024; the GB300 NVL72 DGX
+    //   SuperPOD is built so): two tiers hold 10,368 GPUs, three ~746k.
+    // - h100-100k: a 100k-class H100 cluster as xAI's Colossus (100,000 H100 on Spectrum-X Ethernet, one 400G
+    //   BlueField-3 SuperNIC per GPU: NVIDIA press release, 28 October 2024), Spectrum-4 SN5600 switches as
+    //   128 x 400GbE (SN5600 datasheet: 64 x 800GbE, each splittable in two). Three tiers hold 524,288 GPUs.
+    FabricOptions xdr144;
+    xdr144.nic = NicSpeed::Xdr800;
+    xdr144.switch_ports = 144;
+    FabricOptions ethernet128;
+    ethernet128.switch_ports = 128;
+    ethernet128.infiniband = false;
     static const std::vector<NodeType> types = {
         {{"dgx-h100", 8, 8, kNvLink4}},
         {{"dgx-h200", 8, 8, kNvLink4}},
         {{"dgx-b200", 8, 8, kNvLink5}},
         {{"gb200-nvl72", 4, 4 * kTraysPerNvl72Rack, kNvLink5}},
+        {{"gb200-nvl72-xdr", 4, 4 * kTraysPerNvl72Rack, kNvLink5, xdr144,
+          "ConnectX-8 XDR 800G per GPU, Quantum-X800 Q3400 144 x 800G switches (NVIDIA, GTC 2024)"}},
+        {{"h100-100k", 8, 8, kNvLink4, ethernet128,
+          "xAI Colossus class: 400G per GPU on Spectrum-X Ethernet, SN5600 as 128 x 400GbE (NVIDIA, Oct 2024)"}},
     };
     return types;
 }
@@ -84,15 +102,17 @@ std::string known_systems() {
     return fmt::format("{}", fmt::join(names, ", "));
 }
 
-void check_gpu_count(const PresetInfo& info, int gpus) {
+void check_gpu_count(const PresetInfo& info, int gpus, const FabricOptions& options) {
     const int per_node = info.gpus_per_node;
+    const int most = max_cluster_gpus(info, options);
     const bool one_partial_node = gpus >= 1 && gpus <= per_node;
-    const bool whole_nodes = gpus > 0 && gpus % per_node == 0 && gpus <= kMaxPresetGpus;
+    const bool whole_nodes = gpus > 0 && gpus % per_node == 0 && gpus <= most;
     if (one_partial_node || whole_nodes) return;
     throw InputError(info.name + " takes 1 to " + std::to_string(per_node) + " GPUs (one " +
                      (info.gpus_per_node == info.gpus_per_nvlink_domain ? "node" : "compute tray") +
-                     ") or a multiple of " + std::to_string(per_node) + " up to " +
-                     std::to_string(kMaxPresetGpus) + " GPUs; got " + std::to_string(gpus),
+                     ") or a multiple of " + std::to_string(per_node) + " up to " + std::to_string(most) +
+                     " GPUs (three tiers of " + std::to_string(options.switch_ports) + "-port switches); got " +
+                     std::to_string(gpus),
                      Field::gpus);
 }
 
@@ -160,7 +180,24 @@ const PresetInfo& find_node_type(std::string_view system) {
 
 // Checks every argument of build_cluster; InputError names what is wrong.
 void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& options) {
-    check_gpu_count(node, gpus);
+    // A radix splits half down, half up at a leaf, into whole cables per trunk: even, 8 (the smallest useful
+    // leaf) to 512 (a chassis switch's order).
+    if (options.switch_ports < 8 || options.switch_ports > 512 || options.switch_ports % 2 != 0)
+        throw InputError("switch radix must be an even number of ports from 8 to 512; got " +
+                             std::to_string(options.switch_ports),
+                         Field::switch_ports);
+    if (options.planes < 1 || options.planes > 8)
+        throw InputError("planes per NIC must be 1 to 8; got " + std::to_string(options.planes), Field::planes);
+    if (options.nic.bytes_per_second / options.planes < NicSpeed::kMinBytesPerSecond)
+        throw InputError("a plane of " + options.nic.label() + " over " + std::to_string(options.planes) +
+                             " planes is below " + kNicBandwidthRange.text,
+                         Field::planes);
+    if (!std::isfinite(options.spine_oversubscription) || options.spine_oversubscription < 1.0 ||
+        options.spine_oversubscription > 64.0)
+        throw InputError("spine oversubscription must be between 1 (non-blocking) and 64; got " +
+                             std::to_string(options.spine_oversubscription),
+                         Field::spine_oversubscription);
+    check_gpu_count(node, gpus, options);
     check_nic_range(options.nic, options.nic.label());
     if (!std::isfinite(options.oversubscription) || options.oversubscription < 1.0 ||
         options.oversubscription > 64.0)
@@ -183,10 +220,16 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
 int checked_gpu_request(std::int64_t gpus, Field field) {
     check_resources({.gpus = gpus}, field);
     if (gpus > kMaxPresetGpus)
-        throw InputError("no system holds more than " + std::to_string(kMaxPresetGpus) +
-                             " GPUs (a three-tier fat tree of 64-port switches); got " + std::to_string(gpus),
+        throw InputError("no system holds more than " + std::to_string(kMaxPresetGpus) + " GPUs; got " +
+                             std::to_string(gpus),
                          field);
     return static_cast<int>(gpus);
+}
+
+int max_cluster_gpus(const PresetInfo& node, const FabricOptions& options) {
+    const int rails = node.gpus_per_node;   // one NIC per GPU
+    const long long nodes = superpod_max_nodes(rails, options.switch_ports / 2, options.switch_ports);
+    return static_cast<int>(std::min<long long>(nodes * node.gpus_per_node, kMaxPresetGpus));
 }
 
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
@@ -208,11 +251,39 @@ void check_fabric_applies(std::string_view name, int gpus_per_domain, int gpus, 
     const std::string within = within_one_domain(name, gpus_per_domain, gpus);
     if (asked.oversubscription != 1.0)
         throw InputError(within + ", which uses no network switch: oversubscription cannot apply", Field::oversubscription);
+    if (asked.spine_oversubscription != runs_with.spine_oversubscription)
+        throw InputError(within + ", which uses no network switch: spine oversubscription cannot apply",
+                         Field::spine_oversubscription);
+    if (asked.planes != runs_with.planes)
+        throw InputError(within + ", which uses no NIC: planes cannot apply", Field::planes);
+    if (asked.switch_ports != runs_with.switch_ports)
+        throw InputError(within + ", which uses no network switch: another radix cannot apply", Field::switch_ports);
     if (asked.nic.bytes_per_second != runs_with.nic.bytes_per_second)
         throw InputError(within + ", which uses no NIC: another NIC speed cannot apply", Field::nic);
     if (asked.routing != runs_with.routing)
         throw InputError(within + ", which uses no network switch: another routing cannot apply", Field::routing);
 }
+
+std::string fabric_shape_note(const FabricOptions& options) {
+    std::string text;
+    if (!options.infiniband) text += ", Ethernet";
+    if (options.switch_ports != FabricOptions{}.switch_ports) text += ", " + std::to_string(options.switch_ports) + "-port switches";
+    if (options.planes > 1) text += ", " + std::to_string(options.planes) + " planes";
+    if (options.spine_oversubscription != 1.0)
+        text += ", spines " + units::format_number(options.spine_oversubscription) + ":1 oversubscribed";
+    return text;
+}
+
+double fabric_switch_equivalents(int gpus, int gpus_per_node, const FabricOptions& options) {
+    return options.planes *
+           superpod_switch_equivalents(gpus, gpus_per_node, options.switch_ports / 2, options.switch_ports);
+}
+
+std::string nic_description(const FabricOptions& options) {
+    return options.infiniband ? options.nic.description() : units::format_number(options.nic.gigabits_per_second()) + "GbE";
+}
+
+FabricOptions preset_fabric(std::string_view system) { return find_node_type(system).fabric; }
 
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
     return build_cluster(find_node_type(system), gpus, options);
@@ -231,15 +302,15 @@ Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& op
     Topology topology(node.name + " x" + std::to_string(gpus));
     const int per_node = node.gpus_per_node;
     const int per_domain = node.gpus_per_nvlink_domain;
-    const SuperPodFabricSpec fabric_defaults;
+    const int half = options.switch_ports / 2;
     {
         // Every GPU brings a NIC and two duplex links (NVLink, PCIe); each NVLink domain a switch vertex.
         std::size_t vertices = 2 * static_cast<std::size_t>(gpus) + static_cast<std::size_t>((gpus + per_domain - 1) / per_domain);
         std::size_t links = 4 * static_cast<std::size_t>(gpus);
         if (gpus > per_domain) {
             const SuperPodSize fabric =
-                superpod_size(superpod_shape((gpus + per_node - 1) / per_node, std::min(gpus, per_node),
-                                             fabric_defaults.nodes_per_unit, fabric_defaults.switch_ports),
+                superpod_size(superpod_shape((gpus + per_node - 1) / per_node, std::min(gpus, per_node), half,
+                                             options.switch_ports),
                               gpus);
             vertices += fabric.switches;
             links += fabric.directed_links;
@@ -258,10 +329,15 @@ Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& op
     // One NVLink domain needs no scale-out fabric; its NICs stay unconnected, as on a lone DGX.
     if (gpus > per_domain) {
         SuperPodFabricSpec spec;
-        // Every port at the NIC's rate (host-to-leaf and the trunks alike, as a fabric of that generation);
-        // the radix stays 64 whatever the rate (NicSpeed, presets.hpp).
+        // Every port at the NIC's rate (host-to-leaf and the trunks alike, as a fabric of that generation), the
+        // planes together: P identical trees, each at 1/P of it, with every connection striped evenly over them,
+        // are one equivalence class (FabricOptions::planes). The radix is the option's, whatever the rate.
         spec.port_bandwidth_bytes_per_s = options.nic.bytes_per_second;
+        spec.switch_ports = options.switch_ports;
+        spec.nodes_per_unit = half;
         spec.oversubscription = options.oversubscription;
+        spec.spine_oversubscription = options.spine_oversubscription;
+        spec.link_kind = options.infiniband ? LinkKind::InfiniBand : LinkKind::Ethernet;
         spec.switch_latency = kIbSwitchLatency;
         spec.cable_latency = kCableLatency;
         spec.routing = options.routing;

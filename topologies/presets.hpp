@@ -53,6 +53,25 @@ struct FabricOptions {
     // NVLink line rate per GPU per direction (bytes/s) in place of the node type's: a what-if GPU's scale-up
     // link (models/hardware/system.hpp passes its GPU's figure). nullopt: the node type's own rate.
     std::optional<double> nvlink_bandwidth = std::nullopt;
+    // Switch radix: ports per switch, each at the line rate of one plane (below). 64: Quantum-2 QM9700, 64 x NDR
+    // 400G (SPOD_H100); 144: Quantum-X800 Q3400, 144 x XDR 800G (NVIDIA Quantum-X800 announcement, GTC 2024:
+    // "144 ports of 800Gb/s"); 128: Spectrum-4 SN5600, 64 x 800GbE split as 128 x 400GbE (SN5600 datasheet). Two
+    // tiers of radix k hold k^2/2 NICs, three tiers k^3/4 (superpod_fabric.cpp); leaves put k/2 ports down.
+    int switch_ports = 64;
+    // Planes per NIC: the NIC's line rate split over this many parallel, identical fat trees, one port per plane
+    // (a ConnectX-8 800G as 2 x 400G on two planes). Every connection is striped evenly over the planes (NCCL
+    // spreads its channels over a NIC's ports), so the planes are one equivalence class: simulated as one tree
+    // whose links carry the planes together (the NIC's rate), its shape that of one plane at the radix above.
+    // Planes multiply the switches (energy, switch failures), not the tiers; per-plane traffic is 1/planes.
+    int planes = 1;
+    // Spine (second-tier) downlink : uplink of a three-tier fabric, as `oversubscription` is the leaves': fewer
+    // spine-core cables (Llama 3's 24k-GPU clusters: full bisection inside a 3,072-GPU pod, 1:7 between pods,
+    // arXiv 2407.21783 section 3.3.1). Two-tier fabrics have no core: it changes nothing there.
+    double spine_oversubscription = 1.0;
+    // The switches are InfiniBand (SHARP can reduce in them); false for an Ethernet fabric (Spectrum-X), where
+    // SHARP is refused. Ethernet is otherwise priced as a lossless fat tree with adaptive routing: its own
+    // congestion control and switch latency are not modelled.
+    bool infiniband = true;
 };
 
 // A generation, "hdr" / "hdr200" / "ndr" / "ndr400" / "xdr" / "xdr800", or a bandwidth parsed by
@@ -65,16 +84,35 @@ struct PresetInfo {
     int gpus_per_node;        // per DGX, or per GB200 compute tray
     int gpus_per_nvlink_domain;
     double nvlink_bandwidth;  // per GPU per direction, bytes/s (the node's NVLink generation)
+    FabricOptions fabric = {};   // the scale-out fabric the system is built with (NIC, radix, planes, ...)
+    std::string fabric_source = "";   // where that fabric's figures come from ("" for the DGX SuperPOD default)
 };
 const std::vector<PresetInfo>& preset_systems();
 
-// Largest GPU count any preset accepts: a three-tier fat tree of 64-port switches has 65,536 ports.
-inline constexpr int kMaxPresetGpus = 65'536;
+// Largest GPU count any preset accepts: 262,144 (a quarter of a three-tier fat tree of 128-port switches); each
+// system's own limit is its fabric's (max_cluster_gpus): 65,536 for three tiers of 64-port switches.
+inline constexpr int kMaxPresetGpus = 262'144;
 
 // A GPU count as a user asked for it (any whole number up to kMaxRequestableGpus, sim/resource_guard.hpp):
 // refused by the resource guard, with its estimate, when it is absurd (10^8 GPUs), then when it is above
 // kMaxPresetGpus. InputError naming `field` (the GPU count, or a bound of a range of them).
 int checked_gpu_request(std::int64_t gpus, Field field = Field::gpus);
+
+// What a fabric has beyond the DGX SuperPOD of 64-port InfiniBand switches, for headers: ", Ethernet, 128-port
+// switches, 2 planes, spines 7:1 oversubscribed"; "" for that fabric (NIC, leaf oversubscription and routing are
+// described by their callers, as before).
+std::string fabric_shape_note(const FabricOptions& options);
+// The NIC as headers name it: the InfiniBand generation ("NDR 400G", NicSpeed::description), or on Ethernet the
+// rate ("400GbE").
+std::string nic_description(const FabricOptions& options);
+
+// Switch equivalents a job of `gpus` GPUs occupies on this fabric (superpod_switch_equivalents at its radix),
+// times its planes: each plane is a fat tree of its own switches. What energy and switch failures scale with.
+double fabric_switch_equivalents(int gpus, int gpus_per_node, const FabricOptions& options);
+
+// The fabric a preset is built with (PresetInfo::fabric); InputError for an unknown system. What a command's
+// fabric options start from.
+FabricOptions preset_fabric(std::string_view system);
 
 // Builds and finalizes a preset. InputError for an unknown system, a GPU count that does not fit (not
 // positive, not a whole number of nodes unless it is one partial node, above the cap), or bad options.
@@ -99,5 +137,9 @@ void check_fabric_applies(std::string_view name, int gpus_per_domain, int gpus, 
 // no preset (a generic node of the GPU's own figures). `node.name` names the topology.
 Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& options = {});
 void validate_cluster(const PresetInfo& node, int gpus, const FabricOptions& options = {});
+
+// The most GPUs a cluster of this node shape holds on a fabric of `options`' radix: three tiers of it (capped at
+// kMaxPresetGpus).
+int max_cluster_gpus(const PresetInfo& node, const FabricOptions& options);
 
 }  // namespace ttsim

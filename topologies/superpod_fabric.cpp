@@ -121,7 +121,7 @@ int superpod_max_nodes(int rails, int nodes_per_unit, int switch_ports) {
 }
 
 SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec& spec) {
-    TTSIM_ASSERT(spec.oversubscription >= 1.0, "oversubscription below 1");
+    TTSIM_ASSERT(spec.oversubscription >= 1.0 && spec.spine_oversubscription >= 1.0, "oversubscription below 1");
     int rails = 0;
     for (const GpuInfo& g : topology.gpus()) rails = std::max(rails, g.local_index + 1);
     const SuperPodShape shape =
@@ -137,7 +137,14 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     const int cables = std::max(1, static_cast<int>(std::floor(exact_cables + 1e-9)));
     const int reached = std::min(cables, shape.spines_per_group);
     const double leaf_spine_bw = (exact_cables < 1 ? exact_cables : static_cast<double>(cables)) * port / reached;
-    const double spine_core_bw = shape.cables_spine_to_core * port;
+    // Spine uplinks, likewise: of a spine's half-radix up-ports, 1 / R_spine are cabled, spread over the cores of
+    // its plane; with fewer cables than cores, it reaches as many cores as it has cables (the first ones of the
+    // plane, for every spine, so every two spines still meet), and the cores no spine reaches are not built.
+    const double exact_core_cables = (spec.switch_ports / 2) / spec.spine_oversubscription;
+    const int core_cables = std::max(1, static_cast<int>(std::floor(exact_core_cables + 1e-9)));
+    const int cores_reached = std::min(core_cables, std::max(shape.cores_per_plane, 1));
+    const double spine_core_bw =
+        (exact_core_cables < 1 ? exact_core_cables : static_cast<double>(core_cables)) * port / cores_reached;
 
     // Leaves, indexed [unit * rails + rail].
     std::vector<Vertex> leaves;
@@ -149,7 +156,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     for (const GpuInfo& g : topology.gpus()) {
         const int unit = g.node / spec.nodes_per_unit;
         topology.add_duplex_link(g.nic, leaves[static_cast<std::size_t>(unit * rails + g.local_index)],
-                                 LinkKind::InfiniBand, port, into_switch, into_nic);
+                                 spec.link_kind, port, into_switch, into_nic);
     }
 
     topology.set_routing(spec.routing);
@@ -169,7 +176,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
             spines.push_back(topology.add_vertex(VertexKind::SpineSwitch, "spine" + std::to_string(s)));
         for (std::size_t l = 0; l < leaves.size(); ++l)
             for (Vertex spine : spines) {
-                const LinkId up = topology.add_duplex_link(leaves[l], spine, LinkKind::InfiniBand, leaf_spine_bw,
+                const LinkId up = topology.add_duplex_link(leaves[l], spine, spec.link_kind, leaf_spine_bw,
                                                            into_switch, into_switch);
                 leaf_up[l].push_back(up);
                 leaf_down[l].push_back(up + 1);
@@ -191,7 +198,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     std::vector<Vertex> cores;
     cores.reserve(static_cast<std::size_t>(shape.cores));
     for (int g = 0; g < per_group; ++g)
-        for (int k = 0; k < shape.cores_per_plane; ++k)
+        for (int k = 0; k < cores_reached; ++k)
             cores.push_back(topology.add_vertex(VertexKind::CoreSwitch,
                                                 "plane" + std::to_string(g) + ".core" + std::to_string(k)));
     const int units_per_pod = shape.pods == 1 ? shape.units : spec.switch_ports / 2;
@@ -202,7 +209,7 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
                 const auto l = static_cast<std::size_t>(u * rails + r);
                 const LinkId up = topology.add_duplex_link(
                     leaves[l], spines[static_cast<std::size_t>((pod * rails + r) * per_group + g)],
-                    LinkKind::InfiniBand, leaf_spine_bw, into_switch, into_switch);
+                    spec.link_kind, leaf_spine_bw, into_switch, into_switch);
                 leaf_up[l].push_back(up);
                 leaf_down[l].push_back(up + 1);
             }
@@ -211,10 +218,10 @@ SuperPodShape build_superpod_fabric(Topology& topology, const SuperPodFabricSpec
     for (int group = 0; group < shape.pods * rails; ++group) {
         std::vector<LinkId> to_cores, from_cores;
         for (int g = 0; g < per_group; ++g)
-            for (int k = 0; k < shape.cores_per_plane; ++k) {
+            for (int k = 0; k < cores_reached; ++k) {
                 const LinkId up = topology.add_duplex_link(
                     spines[static_cast<std::size_t>(group * per_group + g)],
-                    cores[static_cast<std::size_t>(g * shape.cores_per_plane + k)], LinkKind::InfiniBand,
+                    cores[static_cast<std::size_t>(g * cores_reached + k)], spec.link_kind,
                     spine_core_bw, into_switch, into_switch);
                 to_cores.push_back(up);
                 from_cores.push_back(up + 1);

@@ -11,6 +11,8 @@ namespace ttsim {
 struct SuperPodFabricSpec {
     double port_bandwidth_bytes_per_s = 50e9;  // one IB port, per direction (NDR 400 Gb/s = 50 GB/s)
     double oversubscription = 1.0;             // leaf downlink : uplink capacity; 1 = non-blocking
+    double spine_oversubscription = 1.0;       // spine downlink : uplink (three tiers; fewer spine-core cables)
+    LinkKind link_kind = LinkKind::InfiniBand; // Ethernet: no SHARP in its switches
     SimTime switch_latency;                    // forwarding latency of one switch traversal
     SimTime cable_latency;                     // propagation over one cable
     int nodes_per_unit = 32;                   // scalable unit (SU) = leaf downlinks per rail

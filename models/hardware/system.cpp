@@ -21,10 +21,14 @@ struct PresetSystem {
 };
 // DGX H100/H200/B200 (MLP41 systems) and GB200 NVL72 (SPOD_GB200: 18 compute trays of 4 GPUs, one NVLink domain,
 // sold and deployed as a rack).
+// gb200-nvl72-xdr and h100-100k: the same GPUs on larger fabrics (topologies/presets.cpp says whose). A GPU
+// name resolves to the first preset of its GPU.
 constexpr PresetSystem kPresetSystems[] = {{"dgx-h100", "H100-SXM", false},
                                            {"dgx-h200", "H200-SXM", false},
                                            {"dgx-b200", "B200", false},
-                                           {"gb200-nvl72", "GB200", true}};
+                                           {"gb200-nvl72", "GB200", true},
+                                           {"gb200-nvl72-xdr", "GB200", true},
+                                           {"h100-100k", "H100-SXM", false}};
 
 const PresetInfo& preset_shape(std::string_view name) {
     for (const PresetInfo& p : preset_systems())
@@ -45,7 +49,9 @@ System preset_system(const PresetSystem& entry) {
     s.rack_scale = entry.rack_unit;
     s.allocation = entry.rack_unit ? AllocationUnit::rack : AllocationUnit::node;
     s.allocation_unit_gpus = entry.rack_unit ? shape.gpus_per_nvlink_domain : shape.gpus_per_node;
-    s.fabric.nic = NicSpeed{gpu.nic_bandwidth_per_direction};
+    s.fabric = shape.fabric;
+    // The DGX SuperPOD presets take the GPU's own NIC (its catalog figure); a preset of its own fabric, its NIC.
+    if (shape.fabric_source.empty()) s.fabric.nic = NicSpeed{gpu.nic_bandwidth_per_direction};
     return s;
 }
 
@@ -180,11 +186,11 @@ PresetInfo System::node_shape() const {
 
 std::string System::fabric_description() const {
     if (topology_file) return "topology " + *topology_file;
-    std::string text = fabric.nic.description() + " NICs";
+    std::string text = nic_description(fabric) + " NICs";
     if (fabric.oversubscription != 1.0)
         text += ", " + units::format_number(fabric.oversubscription) + ":1 oversubscribed";
     if (fabric.routing != FabricOptions{}.routing) text += ", " + routing_note(fabric.routing);
-    return text;
+    return text + fabric_shape_note(fabric);
 }
 
 std::vector<std::string> system_names() {
@@ -220,6 +226,10 @@ System with_fabric(System system, const FabricChoice& choice) {
         if (choice.routing)
             throw InputError("a topology file routes by its own rules (static ECMP); drop one of the two",
                              Field::routing);
+        if (choice.planes || choice.switch_ports || choice.spine_oversubscription)
+            throw InputError("a topology file describes its own switches; drop one of the two",
+                             choice.planes ? Field::planes : choice.switch_ports ? Field::switch_ports
+                                                                                 : Field::spine_oversubscription);
         system.topology_file = choice.topology_file;
         const FileShape shape = file_shape(*choice.topology_file);
         system.topology_file_gpus = shape.gpus;
@@ -236,6 +246,9 @@ System with_fabric(System system, const FabricChoice& choice) {
     if (choice.nic) system.fabric.nic = *choice.nic;
     if (choice.oversubscription) system.fabric.oversubscription = *choice.oversubscription;
     if (choice.routing) system.fabric.routing = *choice.routing;
+    if (choice.planes) system.fabric.planes = *choice.planes;
+    if (choice.switch_ports) system.fabric.switch_ports = *choice.switch_ports;
+    if (choice.spine_oversubscription) system.fabric.spine_oversubscription = *choice.spine_oversubscription;
     return system;
 }
 
@@ -256,8 +269,9 @@ void check_job_size(const System& system, int gpus) {
                              Field::gpus);
         return;
     }
-    if (gpus > kMaxPresetGpus)
-        throw InputError(system.name + " holds at most " + std::to_string(kMaxPresetGpus) + " GPUs (got " +
+    if (const int most = max_cluster_gpus(system.node_shape(), system.fabric); gpus > most)
+        throw InputError(system.name + " holds at most " + std::to_string(most) + " GPUs (three tiers of " +
+                             std::to_string(system.fabric.switch_ports) + "-port switches; got " +
                              std::to_string(gpus) + ")",
                          Field::gpus);
     if (gpus > system.gpus_per_node && gpus % system.gpus_per_node != 0)
@@ -286,6 +300,8 @@ std::string sharp_unavailable_reason(const System& system, int gpus) {
     if (system.topology_file && system.spans_domains(gpus) && !system.topology_file_infiniband)
         return "the network of " + *system.topology_file + " does not attach every GPU to InfiniBand switches: SHARP "
                "reduces in InfiniBand switches, so it would change nothing";
+    if (system.spans_domains(gpus) && !system.topology_file && !system.fabric.infiniband)
+        return system.name + "'s fabric is Ethernet: SHARP reduces in InfiniBand switches, so it would change nothing";
     if (system.spans_domains(gpus)) return {};
     const int domain = system.gpus_per_nvlink_domain;
     return within_one_domain(system.name, domain, gpus) + ": SHARP reduces between NVLink domains in the InfiniBand switches, and one domain has no switch "
@@ -293,7 +309,8 @@ std::string sharp_unavailable_reason(const System& system, int gpus) {
 }
 
 bool sharp_by_default(const System& system, int gpus) {
-    return !system.topology_file && system.gpu->vendor == "NVIDIA" && system.spans_domains(gpus);
+    return !system.topology_file && system.fabric.infiniband && system.gpu->vendor == "NVIDIA" &&
+           system.spans_domains(gpus);
 }
 
 }  // namespace ttsim

@@ -106,6 +106,8 @@ struct FabricChoice {
     std::optional<double> oversubscription = std::nullopt;
     std::optional<FabricRouting> routing = std::nullopt;
     std::optional<std::string> topology_file = std::nullopt;
+    std::optional<int> planes = std::nullopt, switch_ports = std::nullopt;   // FabricOptions' (topologies/presets.hpp)
+    std::optional<double> spine_oversubscription = std::nullopt;
 };
 // `system` with the choice applied. InputError keyed by the choice's field ("nic", "oversubscription",
 // "routing", "topology") where it cannot apply: fabric options together with a topology file, which describes

@@ -11,9 +11,6 @@ namespace ttsim::planning {
 
 namespace {
 constexpr double kJoulesPerKwh = 3.6e6;
-// DGX SuperPOD: 32 nodes per scalable unit, 64-port Quantum-2 switches (superpod_fabric.hpp).
-constexpr int kNodesPerUnit = 32;
-constexpr int kSwitchPorts = 64;
 }
 
 double CostParameters::price_for(const std::string& system) const {
@@ -88,8 +85,8 @@ double rented_gpu_hours(const System& system, int gpus, double ttt_minutes) {
     return static_cast<double>(system.allocation_units(gpus)) * system.allocation_unit_gpus * ttt_minutes / 60.0;
 }
 
-double network_switches_for(int gpus, int gpus_per_node) {
-    return superpod_switch_equivalents(gpus, gpus_per_node, kNodesPerUnit, kSwitchPorts);
+double network_switches_for(int gpus, int gpus_per_node, const FabricOptions& fabric) {
+    return fabric_switch_equivalents(gpus, gpus_per_node, fabric);
 }
 
 std::string describe_energy_model(const EnergyParameters& p) {
@@ -100,7 +97,8 @@ std::string describe_energy_model(const EnergyParameters& p) {
         "energy = PUE {:.2f} x (GPUs x (compute time x TDP + other time x idle power) + rented GPUs unused x idle "
         "power x TTT + rented units x non-GPU power x TTT (node {:.0f} W{}) + switch equivalents x {:.0f} W x TTT); "
         "compute = forward/backward/optimizer/evaluation at TDP, exposed communication and host overhead at idle "
-        "power (a lower bound); switch equivalents = GPUs x (2 tiers - 1) / 64 ports of the SuperPOD fat tree",
+        "power (a lower bound); switch equivalents = planes x GPUs x (2 tiers - 1) / switch ports of the fat tree (64 "
+        "on a DGX SuperPOD)",
         p.pue, p.node_watts, racks, p.switch_watts);
 }
 

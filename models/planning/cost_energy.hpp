@@ -27,6 +27,7 @@
 
 #include "models/hardware/system.hpp"
 #include "models/planning/reference_prices.hpp"
+#include "topologies/presets.hpp"
 
 namespace ttsim::planning {
 
@@ -98,9 +99,9 @@ inline constexpr const char* kBillingRule =
     "GPU-hours are billed in whole allocation units (a DGX node, a GB200 NVL72 rack or tray): a unit rented is paid "
     "whole even where the job uses part of it";
 
-// Switch equivalents attributed to a job of `gpus` GPUs (0 inside one node): gpus x (2 tiers - 1) / 64, tiers of
-// the DGX SuperPOD fat tree superpod_shape() builds for its nodes (one rail per GPU of a node).
-double network_switches_for(int gpus, int gpus_per_node);
+// Switch equivalents attributed to a job of `gpus` GPUs (0 inside one node): planes x gpus x (2 tiers - 1) / radix,
+// tiers of the fat tree superpod_shape() builds for its nodes at the fabric's radix (one rail per GPU of a node).
+double network_switches_for(int gpus, int gpus_per_node, const FabricOptions& fabric);
 
 // A one-paragraph statement of the model and the parameter values in use, for reports.
 std::string describe_energy_model(const EnergyParameters& parameters);

@@ -35,7 +35,7 @@ RunProfile run_profile_of(const SweepPoint& point, const PointOutcome& outcome, 
     run.busy_seconds = std::min(run.ttt_seconds, p.steps * p.compute_ms / 1e3 + p.eval_minutes * 60.0);
     run.gpu_tdp_watts = outcome.gpu_tdp_watts;
     run.gpu_idle_watts = outcome.gpu_idle_watts;
-    run.network_switches = network_switches_for(point.gpus, outcome.gpus_per_node);
+    run.network_switches = network_switches_for(point.gpus, outcome.gpus_per_node, system.fabric);
     return run;
 }
 

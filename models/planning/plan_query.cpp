@@ -8,6 +8,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include "models/planning/variant_config.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -131,6 +132,23 @@ std::vector<int> plan_counts_for(const PlanQuery& query, const std::string& syst
 }
 
 void check_plan_range(const PlanQuery& query) {
+    // The largest count searched must fit some system's fabric: three tiers of its radix (presets.hpp).
+    if (!query.topology_file && !query.gpu_counts.empty()) {
+        int largest = 0, reached = 0;   // the most GPUs a system holds; the largest count any system searches
+        std::string holder;
+        for (const std::string& label : query.systems) {
+            if (const std::vector<int> counts = plan_counts_for(query, label); !counts.empty())
+                reached = std::max(reached, counts.back());
+            const System system = resolve_system(base_system_of(label, query.variants));
+            if (const int most = max_cluster_gpus(system.node_shape(), system.fabric); most > largest) {
+                largest = most;
+                holder = system.name + ": three tiers of " + std::to_string(system.fabric.switch_ports) + "-port switches";
+            }
+        }
+        if (reached > largest)
+            throw InputError("no system searched holds more than " + std::to_string(largest) + " GPUs (" + holder + ")",
+                             Field::max_gpus);
+    }
     for (const std::string& system : query.systems)
         if (plan_counts_for(query, system).empty())
             throw InputError("is below one allocation unit of " + system + " (" +

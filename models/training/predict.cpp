@@ -13,6 +13,7 @@
 #include "models/training/layout_search.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
+#include "topologies/presets.hpp"
 #include "topologies/superpod_fabric.hpp"
 
 namespace ttsim {
@@ -258,7 +259,7 @@ reliability::RunReliability assess_run_reliability(const reliability::Reliabilit
     job.gpus = s.gpus;
     job.gpus_per_host = s.system.gpus_per_node;
     job.nics_per_gpu = 1;   // every system here has one scale-out NIC per GPU (hardware/params.md "Scale-out NICs")
-    job.switches = superpod_switch_equivalents(s.gpus, s.system.gpus_per_node);
+    job.switches = fabric_switch_equivalents(s.gpus, s.system.gpus_per_node, s.system.fabric);
     job.total_parameters = static_cast<double>(s.workload->total_params);
     job.trainable_parameters = static_cast<double>(s.workload->trainable_params);
     job.work_seconds = p.ttt_minutes * 60.0;

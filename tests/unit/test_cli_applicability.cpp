@@ -173,7 +173,10 @@ TEST_CASE("preset cluster problems name the system or the GPU count", "[cli]") {
     CHECK(field_of("gb200-nvl72", 6) == "gpus");
     CHECK(field_of("dgx-a100", 8) == "system");
     CHECK(field_of("dgx-h100", 65'544) == "gpus");
-    CHECK_THAT(message, Catch::Contains("no system holds more than 65536 GPUs"));
+    CHECK_THAT(message, Catch::Contains("up to 65536 GPUs (three tiers of 64-port switches)"));
+    // Beyond the largest preset (262,144 GPUs) the resource guard refuses first, at the same count.
+    CHECK(field_of("h100-100k", 262'152) == "gpus");
+    CHECK_THAT(message, Catch::Contains("262152 GPUs exceed the simulation limit of 262144 GPUs"));
     // An absurd count is refused by the resource guard, with its estimate, before any preset rule.
     CHECK(field_of("dgx-a100", 100'000'000) == "gpus");
     CHECK_THAT(message, Catch::Contains("100000000 GPUs exceed the simulation limit") &&

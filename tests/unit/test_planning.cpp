@@ -177,8 +177,10 @@ TEST_CASE("energy of a run: GPU busy at TDP, the rest at idle, nodes, network, P
 }
 
 TEST_CASE("network switch attribution and prices", "[planning]") {
-    REQUIRE(network_switches_for(8, 8) == 0.0);          // one node: no scale-out fabric
-    REQUIRE(network_switches_for(16, 8) == Approx(16.0 * 3 / 64));   // two tiers: 3 switch ports per NIC
+    REQUIRE(network_switches_for(8, 8, FabricOptions{}) == 0.0);          // one node: no scale-out fabric
+    REQUIRE(network_switches_for(16, 8, FabricOptions{}) == Approx(16.0 * 3 / 64));   // two tiers: 3 switch ports per NIC
+    // 144-port switches, 2 planes: each plane's 3 ports per NIC, of 144 a switch, twice.
+    REQUIRE(network_switches_for(16, 8, FabricOptions{.switch_ports = 144, .planes = 2}) == Approx(2 * 16.0 * 3 / 144));
     CostParameters cost;
     REQUIRE(cost.price_for("dgx-h100") == 2.5);
     REQUIRE(cost.price_for("unknown-system") == cost.default_price);

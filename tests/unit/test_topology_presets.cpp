@@ -62,8 +62,10 @@ TEST_CASE("DGX H100 SuperPOD switch counts match SPOD_H100 Table 4 and SPOD_B200
             CHECK(shape.cores == row[3]);
             CHECK(shape.tiers == (row[3] > 0 ? 3 : 2));
         }
-        CHECK(superpod_max_nodes(8) * 8 == kMaxPresetGpus);
-        CHECK(superpod_max_nodes(4) * 4 == kMaxPresetGpus);
+        // Three tiers of 64-port switches: 65,536 NICs, what a DGX SuperPOD preset holds (8 or 4 rails alike).
+        CHECK(superpod_max_nodes(8) * 8 == 65'536);
+        CHECK(superpod_max_nodes(4) * 4 == 65'536);
+        CHECK(max_cluster_gpus(preset_systems().front(), FabricOptions{}) == 65'536);
     }
 }
 

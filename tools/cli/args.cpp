@@ -40,6 +40,9 @@ std::string_view flag_name(Field field) {
         case Field::checkpoint_interval: return "checkpoint-interval";
         case Field::storage_bandwidth: return "storage-bandwidth";
         case Field::hot_spares: return "hot-spares";
+        case Field::spine_oversubscription: return "spine-oversubscription";
+        case Field::planes: return "planes";
+        case Field::switch_ports: return "switch-ports";
     }
     throw InternalError("flag_name: a Field without a flag");
 }

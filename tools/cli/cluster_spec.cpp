@@ -36,10 +36,10 @@ std::string ClusterSpec::describe(bool sharp_switches) const {
     if (topology_file) {
         out << "topology " << *topology_file;
     } else {
-        out << system << ", " << gpus << " GPUs, " << fabric.nic.description()
-            << " NICs";
+        out << system << ", " << gpus << " GPUs, " << nic_description(fabric) << " NICs";
         if (fabric.oversubscription != 1.0) out << ", " << fabric.oversubscription << ":1 oversubscribed";
         if (fabric.routing != FabricOptions{}.routing) out << ", " << routing_note(fabric.routing);
+        out << fabric_shape_note(fabric);
     }
     // "SHARP on" only where SHARP can run: an option without switches to run it would mislead.
     if (sharp_switches)
@@ -76,6 +76,37 @@ FabricChoice fabric_flags(const ArgParser& args) {
     return choice;
 }
 
+void declare_fabric_shape_flags(ArgParser& args) {
+    args.option("planes", "P",
+                "parallel fat trees per NIC, the NIC's rate split evenly over them (2: an 800G ConnectX-8 as 2 x 400G "
+                "ports on two planes); 1 to 8",
+                "the system's (1)")
+        .option("switch-ports", "K",
+                "switch radix, ports per switch at one plane's rate: 64 (Quantum-2), 128 (Spectrum-4 as 400GbE), 144 "
+                "(Quantum-X800); two tiers hold K^2/2 NICs per plane, three K^3/4",
+                "the system's (64)")
+        .option("spine-oversubscription", "R",
+                "spine downlink:uplink ratio of a three-tier fat tree (e.g. 7 for 1:7 between pods), 1 to 64; two "
+                "tiers have no core and are unchanged",
+                "1");
+}
+
+void fabric_shape_flags(const ArgParser& args, FabricChoice& choice) {
+    if (args.has("planes")) choice.planes = static_cast<int>(args.get_int("planes", 1, 8));
+    if (args.has("switch-ports")) choice.switch_ports = static_cast<int>(args.get_int("switch-ports", 8, 512));
+    if (args.has("spine-oversubscription"))
+        choice.spine_oversubscription = args.get_double("spine-oversubscription", 1.0, 64.0);
+}
+
+void apply_fabric_choice(const FabricChoice& choice, FabricOptions& options) {
+    if (choice.nic) options.nic = *choice.nic;
+    if (choice.oversubscription) options.oversubscription = *choice.oversubscription;
+    if (choice.routing) options.routing = *choice.routing;
+    if (choice.planes) options.planes = *choice.planes;
+    if (choice.switch_ports) options.switch_ports = *choice.switch_ports;
+    if (choice.spine_oversubscription) options.spine_oversubscription = *choice.spine_oversubscription;
+}
+
 bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }
 
 void declare_memory_reserve_flag(ArgParser& args) {
@@ -104,6 +135,7 @@ ClusterSpec read_cluster(const ConfigNode& node) {
         spec.topology_file = topology_file_path(*file);
     } else {
         spec.system = node.required("system").as_string();
+        spec.fabric = node.required("system").feeding([&] { return preset_fabric(spec.system); });
         const ConfigNode gpus = node.required("gpus");
         const std::int64_t requested = gpus.as_int(1, kMaxRequestableGpus);
         if (auto nic = node.optional("nic"))

@@ -33,6 +33,12 @@ double memory_reserve_flag(const ArgParser& args);
 // which names the same flag).
 void declare_fabric_flags(ArgParser& args);
 FabricChoice fabric_flags(const ArgParser& args);
+// The fabric's shape (predict, collective): --planes, --switch-ports, --spine-oversubscription, on top of the
+// system's (a preset's own radix and planes); each unset flag keeps it.
+void declare_fabric_shape_flags(ArgParser& args);
+void fabric_shape_flags(const ArgParser& args, FabricChoice& choice);
+// The same applied to a preset's options (the collective command builds its topology from them).
+void apply_fabric_choice(const FabricChoice& choice, FabricOptions& options);
 
 struct ClusterSpec {
     std::string system = "dgx-h100";    // preset name (topologies/presets.hpp)

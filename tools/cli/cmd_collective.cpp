@@ -81,7 +81,10 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
                    "\"# Avg bus bandwidth\" (mean busbw over the sizes, GB/s). The simulation has no buffers: the in-place\n"
                    "figures are the out-of-place ones, #wrong is N/A (nothing is verified) and the type (float)\n"
                    "only sets the count. A progress bar runs on stderr when it is a terminal.");
-    args.option("system", "S", "preset system: dgx-h100, dgx-h200, dgx-b200, gb200-nvl72", "dgx-h100")
+    args.option("system", "S",
+                "preset system: dgx-h100, dgx-h200, dgx-b200, gb200-nvl72 (DGX SuperPOD, 64-port NDR switches), "
+                "gb200-nvl72-xdr (XDR 800G, 144-port Quantum-X800), h100-100k (400G Ethernet, 128-port switches)",
+                "dgx-h100")
         .option("gpus", "N", "number of GPUs, at least 2 (whole nodes, or one partial node)", "8")
         .option("op", "OP", "allreduce, reducescatter, allgather, broadcast, alltoall", "allreduce")
         .option("algo", "A",
@@ -92,7 +95,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         .option("min-size", "SIZE", "smallest message, with unit (e.g. 1MiB)", "1MiB")
         .option("max-size", "SIZE", "largest message, with unit (e.g. 8GiB)", "8GiB")
         .option("nic", "SPEED", "scale-out NIC per GPU: hdr (200Gb/s), ndr (400Gb/s), xdr (800Gb/s) or a bandwidth, e.g. 100Gb/s or 25GB/s "
-                "(1Gb/s to 3.2Tb/s; the switches stay 64-port)", "ndr")
+                "(1Gb/s to 3.2Tb/s; the switches keep the system's radix)", "the system's (ndr)")
         .option("oversubscription", "R", "leaf downlink:uplink ratio of the fat tree (1 = non-blocking)", "1")
         .option("routing", "R", kRoutingFlagHelp, "adaptive")
         .option("sharp", "on|off",
@@ -105,11 +108,13 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         .option("out", "DIR",
                 "also write results.csv and results.json into folder DIR (created if missing; each file atomic; "
                 "nothing written when Ctrl-C stops the sweep, exit 130)");
+    declare_fabric_shape_flags(args);
     if (!args.parse(raw, out)) return 0;
 
     CollectiveSweepSpec spec;
     if (auto file = args.get_optional("topology")) {
-        for (const char* flag : {"system", "gpus", "nic", "oversubscription", "routing"})
+        for (const char* flag : {"system", "gpus", "nic", "oversubscription", "routing", "planes", "switch-ports",
+                                 "spine-oversubscription"})
             if (args.has(flag))
                 args.fail("topology", "cannot be combined with --" + std::string(flag) + " (the topology file sets it)");
         spec.cluster.topology_file = *file;
@@ -117,9 +122,14 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         spec.cluster.system = args.get("system");
         const long long gpus = args.get_int("gpus", 1, kMaxRequestableGpus);
         if (gpus < kMinCollectiveGpus) args.fail("gpus", one_gpu_message(static_cast<int>(gpus)));
-        spec.cluster.fabric.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
-        spec.cluster.fabric.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
-        spec.cluster.fabric.routing = routing_flag(args);
+        // The preset's own fabric (NIC, radix, planes), then what the flags change.
+        spec.cluster.fabric = args.get_parsed("system", [](const std::string& s) { return preset_fabric(s); });
+        FabricChoice choice;
+        if (args.has("nic")) choice.nic = args.get_parsed("nic", [](const std::string& s) { return parse_nic_speed(s); });
+        if (args.has("oversubscription")) choice.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
+        if (args.has("routing")) choice.routing = routing_flag(args);
+        fabric_shape_flags(args, choice);
+        apply_fabric_choice(choice, spec.cluster.fabric);
         spec.cluster.gpus =
             args.naming_flags([&] { return check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric); });
     }

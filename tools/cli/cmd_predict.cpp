@@ -115,6 +115,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     declare_memory_reserve_flag(parser);
     declare_price_flags(parser);
     declare_fabric_flags(parser);
+    declare_fabric_shape_flags(parser);
     declare_model_flag(parser);
     declare_reliability_flags(parser);
     declare_round_flag(parser);
@@ -134,6 +135,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     }
     request.system = parser.get("system");
     request.fabric = fabric_flags(parser);
+    fabric_shape_flags(parser, request.fabric);
     if (parser.has("gpus") || !request.fabric.topology_file)
         request.gpus = parser.naming_flags([&] { return checked_gpu_request(parser.get_int("gpus", 1, kMaxRequestableGpus)); });
     else
