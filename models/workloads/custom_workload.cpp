@@ -155,4 +155,13 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
     return p;   // transferred_from kept where the GPU had no profiles of its own: the prediction warns of it
 }
 
+ComputeProfile workload_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu) {
+    if (!workload.user_defined)
+        for (const auto& [key, profile] : profiles.all())
+            if (key.first == workload.name) return profiles.find(workload, gpu);
+    ComputeProfile p = user_model_profile(profiles, workload, gpu);
+    p.convergence_factor = 1.0;
+    return p;
+}
+
 }  // namespace ttsim

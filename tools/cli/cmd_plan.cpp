@@ -46,7 +46,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                    "Searches systems and GPU counts (each at its fastest layout, or --layout, and batches) for the best configuration\n"
                    "that meets a deadline and/or budget. Objective defaults: with a deadline, fewest GPUs; with only\n"
                    "a budget, shortest time-to-train.");
-    args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
+    args.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion, gpt3")
         .option("system", "S[,S...]", "systems to search", "dgx-h100,dgx-h200,dgx-b200")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients: on (for candidates spanning NVLink domains; those "

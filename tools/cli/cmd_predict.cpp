@@ -72,7 +72,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                      "Predict MLPerf-style time-to-train, its cost (rented GPU-hours x price per GPU-hour) and energy (the "
                      "model of a plan or sweep row). Unset options default to NVIDIA's v4.1 layout at the nearest "
                      "scale; the output says which defaults were used.");
-    parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion")
+    parser.option("workload", "W", "bert, llama2_70b_lora, retinanet, stable_diffusion, gpt3")
         .option("system", "S",
                 "a preset system: " + join(preset_names()) + "; or a GPU name: " + join(gpu_names()) +
                     " (a preset's GPU selects the preset; any other GPU gets generic 8-GPU nodes of its own NVLink and "
