@@ -339,11 +339,16 @@ CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, 
     return report;
 }
 
-CalibrationReport calibrate(const CalibrationOptions& options, std::vector<SkippedResult>* skipped) {
+CalibrationReport calibrate(const CalibrationOptions& options, std::vector<SkippedResult>* skipped,
+                            std::vector<CalibrationPoint>* held_out) {
     std::vector<CalibrationPoint> all = load_calibration_points(options, skipped);
     std::vector<CalibrationPoint> used;
-    for (auto& p : all)
-        if (!options.max_gpus || p.scenario.gpus <= *options.max_gpus) used.push_back(std::move(p));
+    for (auto& p : all) {
+        if (!options.max_gpus || p.scenario.gpus <= *options.max_gpus)
+            used.push_back(std::move(p));
+        else if (held_out)
+            held_out->push_back(std::move(p));
+    }
     const std::string families = options.families.empty() ? std::string("every GPU in the catalog")
                                                           : fmt::format("{}", fmt::join(options.families, ", "));
     // Nothing to fit is the data's or the filter's doing (a header-only CSV reached the operator fit's assert).

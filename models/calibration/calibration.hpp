@@ -298,8 +298,10 @@ struct CalibrationReport {
 std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& options,
                                                       std::vector<SkippedResult>* skipped = nullptr);
 
-// Fits the results of options.rounds (or options.results_csv); `skipped`, where given, receives the results not used.
-CalibrationReport calibrate(const CalibrationOptions& options, std::vector<SkippedResult>* skipped = nullptr);
+// Fits the results of options.rounds (or options.results_csv); `skipped`, where given, receives the results not used;
+// `held_out`, where given, the results above options.max_gpus (loaded, not fitted: to predict with the fit).
+CalibrationReport calibrate(const CalibrationOptions& options, std::vector<SkippedResult>* skipped = nullptr,
+                            std::vector<CalibrationPoint>* held_out = nullptr);
 
 // convergence-lag's factors (SharedFit::convergence_lag, pooled_convergence_lag): per workload, or one under "" when
 // pooled. Measured from the fit results before the fit, which never sees them; each fitter sets them on its

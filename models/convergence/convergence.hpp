@@ -97,7 +97,7 @@ private:
     double to_samples(double value_in_rcp_unit) const;
 
     std::string workload_name_;
-    std::optional<std::uint64_t> samples_per_epoch_;
+    double samples_per_rcp_unit_ = 1.0;   // 1 (samples), the training set (epochs), 1 / tokens per sample (tokens)
     RcpTable table_;
     std::vector<RcpRecord> kept_;
     ConvergenceOptions options_;

@@ -8,6 +8,7 @@
 #include "models/convergence/convergence.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/training/operator_step.hpp"
+#include "models/workloads/custom_workload.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -100,7 +101,7 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
         return prepared;
     }
     prepared.scenario = prepare_as_answer(request);
-    prepared.profile = profiles.find(*prepared.scenario.workload, *prepared.scenario.system.catalog_gpu);
+    prepared.profile = workload_profile(profiles, *prepared.scenario.workload, *prepared.scenario.system.catalog_gpu);
     return prepared;
 }
 

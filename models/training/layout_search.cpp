@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "models/training/pipeline_schedule.hpp"
+#include "models/training/step_bounds.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 
@@ -138,6 +139,9 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         std::shared_ptr<const OperatorTable> table;
         std::shared_ptr<const EvalTable> eval_table;
         std::optional<double> ttt_bound;   // minutes; null: none (prices it)
+        // Whether ttt_bound is ttt_lower_bound_minutes (the pipeline simulated) or only the cheaper
+        // ttt_unsimulated_lower_bound_minutes below it (step_bounds.hpp), to tighten before pricing.
+        bool exact_bound = true;
     };
     std::vector<Unpriced> unpriced;
     std::optional<StepCollectiveSession> own_session;
@@ -321,8 +325,11 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     }
                     PrepareReuse reuse{.collectives = &session, .operator_table = table,
                                        .eval_table = eval_table_of(layout, *table), .without_collectives = true};
-                    const std::optional<double> bound = ttt_lower_bound_minutes(prepare_layout(layout, reuse), profile);
-                    unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound});
+                    // A pipeline's bound without simulating it first: the simulation runs only for the layouts
+                    // whose cheaper bound can still beat the fastest (below).
+                    const std::optional<double> bound = ttt_unsimulated_lower_bound_minutes(prepare_layout(layout, reuse), profile);
+                    unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound,
+                                        layout.pipeline_parallel == 1});
                 }
                 }
             }
@@ -340,12 +347,23 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     std::stable_sort(unpriced.begin(), unpriced.end(), [](const Unpriced& a, const Unpriced& b) {
         return a.ttt_bound.value_or(0.0) < b.ttt_bound.value_or(0.0);
     });
+    // A pipelined layout's first bound is the cheaper one (step_bounds.hpp, no simulation): where that cannot
+    // beat the fastest the layout is out without simulating its pipeline; else its pipeline is simulated without
+    // collectives for the exact bound, and that decides as for the others. Both are lower bounds, so the winner is
+    // the one the exact bounds alone would give.
     std::vector<LayoutCandidate> bounded;
     for (Unpriced& u : unpriced) {
         LayoutCandidate& candidate = u.candidate;
         const ParallelismConfig& c = candidate.layout;
-        if (result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) &&
-            !(job.always_price && job.always_price(c))) {
+        const bool always = job.always_price && job.always_price(c);
+        auto bounded_out = [&] { return result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) && !always; };
+        if (!bounded_out() && !u.exact_bound) {
+            PrepareReuse reuse{.collectives = &session, .operator_table = u.table, .eval_table = u.eval_table,
+                               .without_collectives = true};
+            u.ttt_bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
+            u.exact_bound = true;
+        }
+        if (bounded_out()) {
             candidate.ttt_lower_bound_minutes = *u.ttt_bound;
             bounded.push_back(std::move(candidate));
             continue;
@@ -366,6 +384,9 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         }
     }
     std::sort(result.fitting.begin(), result.fitting.end(), faster);
+    std::stable_sort(bounded.begin(), bounded.end(), [](const LayoutCandidate& a, const LayoutCandidate& b) {
+        return a.ttt_lower_bound_minutes < b.ttt_lower_bound_minutes;
+    });
     for (LayoutCandidate& b : bounded) result.fitting.push_back(std::move(b));   // in ascending order of bound
     std::sort(result.too_big.begin(), result.too_big.end(),
               [](const LayoutCandidate& a, const LayoutCandidate& b) { return a.memory.total < b.memory.total; });

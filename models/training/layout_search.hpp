@@ -8,14 +8,17 @@
 // parallelism; CP likewise only where it models context parallelism; DP = GPUs / (TP x CP) divides the global
 // batch; micro batch x accumulation = the rank's share; the distributed optimizer only matters with more than one weight replica (DP x CP > 1)
 // (off only, else); the layer graph builds for the split (heads, KV heads, FFN and sequence divide evenly:
-// the family's own checks). Pipeline parallelism stays at 1 (not modelled yet).
+// the family's own checks). Pipeline stages (PP, VP) and full recomputation where nothing fits without them
+// (docs/pipeline.md).
 //
 // Speed: one collective simulator serves the whole search (StepCollectiveSession), so the data-parallel
 // collectives are simulated once per (TP, CP, distributed optimizer) and the TP/CP collectives once per micro
 // batch; each layout builds its own layer graph (the memory check needs it). Branch and bound: the layouts are
 // priced in ascending order of their time to train with every collective taking no time (a lower bound,
 // ttt_lower_bound_minutes), and one whose bound is above the fastest priced so far is not priced: the same
-// winner, without simulating collectives at 16,384 ranks for layouts that cannot win.
+// winner, without simulating collectives at 16,384 ranks for layouts that cannot win. A pipelined layout is ordered
+// and first bounded by a bound that needs no simulation (step_bounds.hpp); its pipeline is simulated for the
+// exact bound only where that cheaper one could still win.
 #pragma once
 
 #include <functional>

@@ -6,13 +6,23 @@
 
 #include "models/training/iteration.hpp"
 #include "models/training/pipeline_schedule.hpp"
+#include "models/training/step_bounds.hpp"
 #include "models/workloads/layers/layer_graph.hpp"
 #include "sim/errors.hpp"
 
 namespace ttsim {
 
-IterationResult simulate_pipelined_iteration(const IterationPlan& plan) {
-    const int p = plan.pipeline_parallel, v = plan.virtual_pipeline, stages = p * v;
+namespace {
+
+// Each virtual stage's forward and backward seconds of one micro batch (StageDurations, no p2p or reductions yet)
+// and the gradient bytes it holds, in virtual stage order (chunk c of device d is stage c x PP + d).
+struct StageWork {
+    StageDurations d;
+    std::vector<double> gradients;
+};
+
+StageWork stage_work(const IterationPlan& plan) {
+    const int stages = plan.pipeline_parallel * plan.virtual_pipeline;
     const std::size_t n = plan.layers.size();
     TTSIM_ASSERT(n > 0 && plan.layer_is_block.size() == n && plan.layer_gradient_bytes.size() == n,
                  "a pipelined step needs its layers, their roles and their gradients");
@@ -23,8 +33,9 @@ IterationResult simulate_pipelined_iteration(const IterationPlan& plan) {
 
     // Each layer's forward and backward seconds, from its shares of the passes (iteration.hpp IterationLayer: the
     // backward ends are cumulative in backward order, last layer first).
-    StageDurations d;
-    std::vector<double> stage_gradients;
+    StageWork work;
+    StageDurations& d = work.d;
+    std::vector<double>& stage_gradients = work.gradients;
     for (const layers::LayerRange& r : ranges) {
         double f = 0, b = 0, g = 0;
         for (std::size_t i = r.first; i < r.last; ++i) {
@@ -36,6 +47,38 @@ IterationResult simulate_pipelined_iteration(const IterationPlan& plan) {
         d.backward.push_back(b);
         stage_gradients.push_back(g);
     }
+    return work;
+}
+
+}  // namespace
+
+double pipeline_makespan_lower_bound(const IterationPlan& plan) {
+    const int p = plan.pipeline_parallel, v = plan.virtual_pipeline;
+    const StageWork work = stage_work(plan);
+    const double m = plan.micro_steps;
+    // Device d is busy m x (its chunks' F + B); its first task, micro batch 0's forward through its first chunk
+    // (virtual stage d), waits for that micro batch's forwards through virtual stages 0..d-1 on the devices before
+    // it. Under 1F1B its last task is the last micro batch's backward through its stage, after which stages
+    // d-1..0 still run theirs. p2p counts as free.
+    double bound = 0, prefix_forward = 0, suffix_backward = 0;
+    for (int dev = 0; dev < p; ++dev) {
+        double busy = 0;
+        for (int c = 0; c < v; ++c) {
+            const auto s = static_cast<std::size_t>(c * p + dev);
+            busy += m * (work.d.forward[s] + work.d.backward[s]);
+        }
+        bound = std::max(bound, prefix_forward + busy + (v == 1 ? suffix_backward : 0.0));
+        prefix_forward += work.d.forward[static_cast<std::size_t>(dev)];
+        suffix_backward += work.d.backward[static_cast<std::size_t>(dev)];
+    }
+    return bound;
+}
+
+IterationResult simulate_pipelined_iteration(const IterationPlan& plan) {
+    const int p = plan.pipeline_parallel, v = plan.virtual_pipeline, stages = p * v;
+    StageWork work = stage_work(plan);
+    StageDurations& d = work.d;
+    const std::vector<double>& stage_gradients = work.gradients;
     for (int s = 0; s + 1 < stages; ++s)
         d.p2p.push_back(plan.pp_send_seconds.empty() ? 0.0 : plan.pp_send_seconds[static_cast<std::size_t>(s % p)]);
     // The reductions: bucket_comm_seconds reduce an average device's gradients (1/PP of them); each stage takes its

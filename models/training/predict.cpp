@@ -11,6 +11,8 @@
 
 #include "models/training/layer_plan.hpp"
 #include "models/training/layout_search.hpp"
+#include "models/training/step_bounds.hpp"
+#include "models/workloads/custom_workload.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
 #include "topologies/presets.hpp"
@@ -84,6 +86,14 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
                                                            s.tp_cp_comm_seconds_per_micro_step,
                                                            s.operator_table->graph_micro_batch, profile.operator_stack_speed,
                                                            profile.eval_host_kernels_per_sample);
+        }
+        // The tables price every layer of the rank's TP/CP shard; a pipelined evaluation runs forward-only through
+        // the stages, each device its 1/p of the layers for all m micro batches plus the p - 1 micro batches of
+        // fill: (m + p - 1) / (m p) of the unsplit time (Megatron's forward-only schedule).
+        if (w.eval_on_the_clock && c.pipeline_parallel > 1) {
+            const double p = c.pipeline_parallel;
+            const double m = std::max(1.0, std::ceil(s.eval_samples_per_rank / std::max(1, c.samples_per_micro_batch)));
+            t.eval_forward_seconds *= (m + p - 1.0) / (m * p);
         }
         t.launch_bound = step.launch_bound;
         return t;
@@ -170,6 +180,22 @@ std::optional<double> ttt_lower_bound_minutes(const PreparedScenario& s, const C
     if (!profile.operator_efficiency || !s.operator_table) return std::nullopt;
     if (!(profile.tp_comm_exposed_fraction >= 0) || !(profile.eval_forward_factor >= 0)) return std::nullopt;
     return run_clock(s, profile).seconds(trained_samples(s, profile, s.samples_mean)) / 60.0;
+}
+
+std::optional<double> ttt_unsimulated_lower_bound_minutes(const PreparedScenario& s, const ComputeProfile& profile) {
+    if (s.layout.pipeline_parallel == 1) return ttt_lower_bound_minutes(s, profile);
+    TTSIM_ASSERT(s.bucket_comm_seconds.empty() && s.layer_collectives.empty() && s.tp_cp_comm_seconds_per_micro_step == 0 &&
+                     s.param_all_gather_seconds == 0,
+                 "a lower bound's scenario has collectives");
+    if (!profile.operator_efficiency || !s.operator_table) return std::nullopt;
+    if (!(profile.tp_comm_exposed_fraction >= 0) || !(profile.eval_forward_factor >= 0)) return std::nullopt;
+    const IterationPlan plan = make_iteration_plan(s, profile);
+    // simulate_pipelined_iteration: step = max(makespan + optimizer share + exposed comm, host work beside the
+    // graph) + fixed; each term here is at most its counterpart.
+    const double step = std::max(pipeline_makespan_lower_bound(plan) + plan.optimizer_seconds / plan.pipeline_parallel,
+                                 plan.overlapped_host_seconds) +
+                        plan.fixed_step_seconds;
+    return clock_of(s, profile, step, plan.eval_seconds).seconds(trained_samples(s, profile, s.samples_mean)) / 60.0;
 }
 
 Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
@@ -276,7 +302,7 @@ ExplainedPrediction predict_explained(const PredictionRequest& request, const Pr
         out = predict_searched_explained(request, profiles);
     } else {
         PreparedScenario scenario = prepare_as_answer(request);
-        ComputeProfile profile = profiles.find(*scenario.workload, *scenario.system.catalog_gpu);
+        ComputeProfile profile = workload_profile(profiles, *scenario.workload, *scenario.system.catalog_gpu);
         Prediction p = evaluate(scenario, profile);
         if (request.compute_efficiency_vs_8gpu) p.efficiency_vs_8gpu = throughput_vs_8gpu(request, profile, p);
         out = {std::move(p), std::move(scenario), std::move(profile)};
@@ -289,7 +315,13 @@ Prediction predict(const PredictionRequest& request, const ProfileSet& profiles)
     return predict_explained(request, profiles).prediction;
 }
 
-double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p) {
+std::optional<double> throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile,
+                                         const Prediction& p) {
+    // A model whose published layouts all split it over more than 8 GPUs (GPT-3: TP 4 x PP 8) has no 8-GPU run.
+    const Workload& workload = find_workload(request.workload);
+    if (std::none_of(workload.published_parallelism.begin(), workload.published_parallelism.end(),
+                     [](const PublishedParallelism& l) { return l.config.model_split() <= 8; }))
+        return std::nullopt;
     PredictionRequest base;
     base.workload = request.workload;
     base.system = request.system;

@@ -304,7 +304,9 @@ struct ExplainedPrediction {
 ExplainedPrediction predict_explained(const PredictionRequest& request, const ProfileSet& profiles);
 
 // Prediction::efficiency_vs_8gpu: `p`'s per-GPU throughput over that of the published layout on 8 GPUs of the
-// request's system (GPU override included, fabric not), priced with `profile`.
-double throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile, const Prediction& p);
+// request's system (GPU override included, fabric not), priced with `profile`; none for a model no published
+// layout runs on 8 GPUs.
+std::optional<double> throughput_vs_8gpu(const PredictionRequest& request, const ComputeProfile& profile,
+                                         const Prediction& p);
 
 }  // namespace ttsim

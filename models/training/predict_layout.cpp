@@ -120,7 +120,7 @@ bool uses_layout_search(const PredictionRequest& request, const ProfileSet& prof
     const Workload& workload = find_workload(request.workload);
     const System system = resolve_system(request.system);
     if (!workload.layer_model || !system.gpu->sms) return false;
-    return profiles.find(workload, *system.catalog_gpu).operator_efficiency.has_value();
+    return workload_profile(profiles, workload, *system.catalog_gpu).operator_efficiency.has_value();
 }
 
 Prediction predict_searched(const PredictionRequest& request, const ProfileSet& profiles) {
@@ -140,7 +140,7 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
         throw InputError(workload.name + " on " + system.gpu->name +
                              " has no layer graph to search layouts with; use --layout published",
                          Field::layout);
-    const ComputeProfile profile = owned ? user_model_profile(profiles, workload, gpu) : profiles.find(workload, gpu);
+    const ComputeProfile profile = workload_profile(profiles, workload, gpu);
     if (!profile.operator_efficiency)
         throw InputError("the layout search prices layouts with the operator model, and the " + workload.name + " profile for " +
                              gpu.name + " is a lumped one; use --layout published, --tp/--cp instead of --layout pins (priced as given, no search), or an operator profile set",

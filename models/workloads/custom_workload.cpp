@@ -169,4 +169,13 @@ UserModel load_user_model_file(const std::string& path) {
     return load_user_model(root);
 }
 
+ComputeProfile workload_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu) {
+    if (!workload.user_defined)
+        for (const auto& [key, profile] : profiles.all())
+            if (key.first == workload.name) return profiles.find(workload, gpu);
+    ComputeProfile p = user_model_profile(profiles, workload, gpu);
+    p.convergence_factor = 1.0;
+    return p;
+}
+
 }  // namespace ttsim

@@ -62,4 +62,10 @@ UserModel load_user_model_file(const std::string& path);
 // user model has no lumped curve to fall back on.
 ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu);
 
+// The profile any workload is priced with on `gpu`: a catalog workload's own (ProfileSet::find, transferred to a
+// GPU without one), else, for a user model or a catalog workload the set has no fit of (GPT-3 in a profile set
+// fitted to the other workloads), the GPU's shared physics (user_model_profile) with no convergence lag (nothing
+// measured its convergence against the RCPs).
+ComputeProfile workload_profile(const ProfileSet& profiles, const Workload& workload, const GpuSpec& gpu);
+
 }  // namespace ttsim

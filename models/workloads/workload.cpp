@@ -21,7 +21,14 @@ std::uint64_t checked_global_batch(std::int64_t global_batch) {
 
 }  // namespace
 
-const char* to_string(ConvergenceUnit unit) { return unit == ConvergenceUnit::samples ? "samples" : "epochs"; }
+const char* to_string(ConvergenceUnit unit) {
+    switch (unit) {
+        case ConvergenceUnit::samples: return "samples";
+        case ConvergenceUnit::epochs: return "epochs";
+        case ConvergenceUnit::tokens: return "tokens";
+    }
+    return "samples";
+}
 
 std::uint64_t bert_eval_interval_samples(std::int64_t global_batch) {
     return eval_schedule(find_workload("bert"), global_batch).interval_samples;
@@ -40,7 +47,10 @@ EvalSchedule eval_schedule(const Workload& workload, std::int64_t global_batch) 
     EvalSchedule s;
     s.on_the_clock = workload.eval_on_the_clock;
     switch (rule.interval) {
-        case EvalRule::Interval::fixed: s.interval_samples = static_cast<std::uint64_t>(rule.samples); break;
+        case EvalRule::Interval::fixed:
+            s.interval_samples = static_cast<std::uint64_t>(rule.samples);
+            if (rule.whole_steps) s.interval_samples = (s.interval_samples + gbs - 1) / gbs * gbs;
+            break;
         case EvalRule::Interval::epoch:
             TTSIM_ASSERT(workload.train_samples.has_value(), workload.name + " evaluates per epoch but has no dataset size");
             s.interval_samples = *workload.train_samples;

@@ -20,8 +20,9 @@
 
 namespace ttsim {
 
-// What the RCP tables and the MLPerf logs count convergence in.
-enum class ConvergenceUnit { samples, epochs };
+// What the RCP tables count convergence in: samples, epochs of the training set, or tokens (GPT-3's RCPs; the
+// results and run logs count sequences of the workload's tokens_per_sample).
+enum class ConvergenceUnit { samples, epochs, tokens };
 
 // When evaluations happen, in training samples consumed (see eval_schedule()).
 struct EvalSchedule {
@@ -166,6 +167,9 @@ struct EvalRule {
     double scale = 1, per_batch = 0, base = 0, round_to = 1;
     // The first evaluation comes after (skipped + 1) intervals, skipped = FLOOR(skip_per_batch x GBS + skip_base).
     double skip_per_batch = 0, skip_base = 0;
+    // `fixed` only: the interval rounded up to whole steps, CEIL(samples / GBS) x GBS (GPT-3 evaluates every
+    // CEIL(24,576 / GBS) steps).
+    bool whole_steps = false;
 };
 
 struct Workload {

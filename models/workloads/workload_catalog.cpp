@@ -42,9 +42,11 @@ EvalRule read_eval_rule(const ConfigNode& entry) {
         return rule;
     }
     if (interval == "fixed") {
-        const ConfigNode t = sourced_table(entry, "eval_rule", {"interval", "samples", "skip_per_batch", "skip_base"});
+        const ConfigNode t =
+            sourced_table(entry, "eval_rule", {"interval", "samples", "skip_per_batch", "skip_base", "whole_steps"});
         rule.interval = EvalRule::Interval::fixed;
         rule.samples = number(t, "samples", 1);
+        rule.whole_steps = t.required("whole_steps").as_bool();
         rule.skip_per_batch = number(t, "skip_per_batch", 0);
         rule.skip_base = number(t, "skip_base", 0);
         return rule;
@@ -202,9 +204,11 @@ Workload read_workload(const ConfigNode& entry) {
     if (!(train_samples.is_scalar() && train_samples.as_string() == "none"))
         w.train_samples = static_cast<std::uint64_t>(train_samples.as_int(1, kMaxCount));
     w.eval_samples = sourced_count(entry, "eval_samples", 1);
-    w.convergence_unit = sourced(entry, "convergence_unit").as_choice({"samples", "epochs"}) == "samples"
-                             ? ConvergenceUnit::samples
-                             : ConvergenceUnit::epochs;
+    const ConfigNode unit = sourced(entry, "convergence_unit");
+    const std::string unit_name = unit.as_choice({"samples", "epochs", "tokens"});
+    w.convergence_unit = unit_name == "samples" ? ConvergenceUnit::samples
+                         : unit_name == "epochs" ? ConvergenceUnit::epochs
+                                                 : ConvergenceUnit::tokens;
     w.runs_per_result = static_cast<int>(sourced(entry, "runs_per_result").as_int(1, 1000));
     w.quality_target = sourced(entry, "quality_target").as_string();
     w.eval_on_the_clock = sourced(entry, "eval_on_the_clock").as_bool();
@@ -212,6 +216,9 @@ Workload read_workload(const ConfigNode& entry) {
     if (w.eval_rule.interval == EvalRule::Interval::epoch && !w.train_samples)
         train_samples.fail("a workload that evaluates every epoch needs its dataset size");
     w.model_parallel = read_model_parallel(entry);
+    // Tokens convert to samples at the model's tokens per sample.
+    if (w.convergence_unit == ConvergenceUnit::tokens && !w.model_parallel)
+        unit.fail("a workload that converges in tokens needs model_parallel's tokens_per_sample");
     if (const auto layer_model = entry.optional("layer_model")) {
         layer_model->check_keys({"file", "samples_per_graph_sample", "source"});
         LayerModelRef ref;
@@ -289,7 +296,7 @@ const Workload& find_workload(std::string_view name) {
     std::string valid;
     for (const std::string& n : workload_names()) valid += (valid.empty() ? "" : ", ") + n;
     throw InputError("unknown workload '" + std::string(name) + "'; valid workloads: " + valid +
-                     " (aliases: ssd = retinanet, sd = stable_diffusion, lora = llama2_70b_lora)",
+                     " (aliases: ssd = retinanet, sd = stable_diffusion, lora = llama2_70b_lora, gpt3_175b = gpt3)",
                      Field::workload);
 }
 

@@ -46,6 +46,9 @@ TEST_CASE("RCP tables reproduce the summary's olympic means, stdevs and pruning"
     const auto summary = load_summary();
     int compared = 0;
     for (const Workload& w : workload_catalog()) {
+        // The summary is the four v4.1 benchmarks' (rcps_summary_4.1.csv); GPT-3's RCPs are checked against its
+        // results' rcp_mean in test_gpt3.cpp.
+        if (w.convergence_unit == ConvergenceUnit::tokens) continue;
         const RcpTable table = load_rcp_table(w);
         for (const RcpRecord& r : table.records) {
             INFO(w.name << " batch " << r.global_batch);
@@ -65,8 +68,9 @@ TEST_CASE("RCP tables reproduce the summary's olympic means, stdevs and pruning"
 TEST_CASE("at a kept RCP batch the model returns the table value exactly", "[convergence]") {
     for (const Workload& w : workload_catalog()) {
         const ConvergenceModel model = ConvergenceModel::for_workload(w);
-        const double samples_per_unit =
-            w.convergence_unit == ConvergenceUnit::epochs ? static_cast<double>(*w.train_samples) : 1.0;
+        const double samples_per_unit = w.convergence_unit == ConvergenceUnit::epochs   ? static_cast<double>(*w.train_samples)
+                                        : w.convergence_unit == ConvergenceUnit::tokens ? 1.0 / w.model_parallel->tokens_per_sample
+                                                                                        : 1.0;
         for (const RcpRecord& r : model.table().kept()) {
             INFO(w.name << " batch " << r.global_batch);
             const ConvergenceEstimate e = model.samples_to_converge(r.global_batch);

@@ -252,7 +252,12 @@ TEST_CASE("shipped hold-out errors agree with what ttsim validate computes", "[p
     for (const std::string& workload : workload_names()) {
         INFO(workload);
         REQUIRE(shipped.find(workload));
-        CHECK(shipped.find(workload)->results > 0);   // every v4.1 workload has held-out results today
+        // Every workload of the shipped v4.1 round has held-out results today; GPT-3's results are not in the
+        // shipped rounds (models/data/mlperf/gpt3/), so it has none and plans say it is not measured.
+        if (workload == "gpt3")
+            CHECK(shipped.find(workload)->results == 0);
+        else
+            CHECK(shipped.find(workload)->results > 0);
     }
     // A malformed file names file:line and the key.
     const std::filesystem::path bad = std::filesystem::temp_directory_path() / "ttsim-holdout-bad.yaml";

@@ -58,7 +58,7 @@ std::string calibrate_user_file(const ArgParser& parser, const CalibrationOption
 
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("calibrate",
-                     "[--rounds LIST | --data FILE [--runs FILE]] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
+                     "[--rounds LIST | --data FILE [--runs FILE] [--timing FILE]] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
                      "Fit the compute profiles (per workload and GPU) to MLPerf Training results with NLopt (the "
                      "default round's, or every round in --rounds together), print predicted vs published for every "
                      "result used and every published result not used with why, and write DIR/profiles.yaml (--model operator: "
@@ -70,6 +70,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                   "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
+        .option("timing", "FILE",
+                "log timings CSV (v4.1_timing.csv columns: logged step and evaluation times), matched like --runs",
+                "shipped models/data/mlperf/v4.1_timing.csv")
         .option("rounds", "LIST",
                 "MLPerf rounds to fit together, comma-separated from models/data/mlperf/rounds.yaml (4.0, 4.1, 5.0)",
                 "the default round, " + mlperf_rounds().default_round)
@@ -90,10 +93,14 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
         parser.fail("rounds", "reads the shipped rounds; --data names a results file of its own");
     options.rounds = rounds_flag(parser, false);
     if (parser.has("data")) options.results_csv = parser.get("data");
-    for (const char* flag : {"data", "runs"})
+    for (const char* flag : {"data", "runs", "timing"})
         if (parser.has(flag) && !regular_file_exists(parser.get(flag)))
             parser.fail(flag, "cannot open " + parser.get(flag));
     if (parser.has("runs")) options.runs_csv = parser.get("runs");
+    if (parser.has("timing")) options.timing_csv = parser.get("timing");
+    for (const char* flag : {"runs", "timing"})
+        if (parser.has(flag) && !parser.has("data"))
+            parser.fail(flag, "goes with --data (the shipped rounds name their own run logs and timings)");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     options.shared = fit_for_model(parser, options.shared);
     const std::filesystem::path file_name =
@@ -112,17 +119,28 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                                        " would replace: write it to another folder and pass that to --profiles");
 
     const bool user_runs = parser.has("data") && is_user_runs_csv(parser.get("data"));
-    if (user_runs && parser.has("runs"))
-        parser.fail("runs", "applies to the MLPerf v4.1 results format; a user-runs file (--data) has no run logs");
+    for (const char* flag : {"runs", "timing"})
+        if (user_runs && parser.has(flag))
+            parser.fail(flag, "applies to the MLPerf v4.1 results format; a user-runs file (--data) has no run logs");
     CalibrationReport report;
     std::string table;
     if (user_runs) {
         table = calibrate_user_file(parser, options, report);
     } else {
         std::vector<SkippedResult> skipped;
-        report = parser.naming_flags([&] { return calibrate(options, &skipped); });
-        table = format_point_table(report.fitted) + "published results not used (" + std::to_string(skipped.size()) +
-                "):\n" + format_skipped_table(skipped);
+        std::vector<CalibrationPoint> held_out;
+        report = parser.naming_flags([&] { return calibrate(options, &skipped, &held_out); });
+        table = format_point_table(report.fitted);
+        if (!held_out.empty()) {
+            std::vector<PointError> errors;
+            for (const CalibrationPoint& p : held_out) errors.push_back(evaluate_point(p, report.profiles));
+            table += fmt::format("held out (more than {} GPUs; not fitted), predicted with the fitted profiles:\n",
+                                 *options.max_gpus) +
+                     format_point_table(errors) +
+                     fmt::format("held-out MAPE {:.2f}% over {} results\n", mean_absolute_percentage_error(errors),
+                                 errors.size());
+        }
+        table += "published results not used (" + std::to_string(skipped.size()) + "):\n" + format_skipped_table(skipped);
     }
     const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     char date[32];
