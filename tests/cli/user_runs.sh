@@ -36,10 +36,9 @@ done
 check "operator: held-out step time within 23%" 'abs_below "$(held_out_error "$tmp/operator.txt" 1)" 23'
 check "lumped: held-out step time within 20%" 'abs_below "$(held_out_error "$tmp/lumped.txt" 1)" 20'
 
-# An operator-only term needs no 'operator' in --shared under the default model (every such term alike; --model
-# lumped refuses them: tests/cli/malformed/commands.txt).
-"$ttsim" calibrate --data "$example" --shared jitter-cv,identified-host-cost --out "$tmp/listed" >"$tmp/listed.txt" 2>&1; rc=$?
-check "--shared jitter-cv,identified-host-cost fits under the default (operator) model" '[[ $rc -eq 0 && -s "$tmp/listed/operator_profiles.yaml" ]]'
+# The fit switches apply to either model (the model is --model's).
+"$ttsim" calibrate --data "$example" --shared robust,step-logs --out "$tmp/listed" >"$tmp/listed.txt" 2>&1; rc=$?
+check "--shared robust,step-logs fits under the default (operator) model" '[[ $rc -eq 0 && -s "$tmp/listed/operator_profiles.yaml" ]]'
 
 # The format is told apart by the header; --runs belongs to the v4.1 format.
 "$ttsim" calibrate --data "$example" --runs models/data/mlperf/v4.1_runs.csv --out "$tmp/x" >/dev/null 2>"$tmp/err"; rc=$?
@@ -107,17 +106,17 @@ bert,dgx-h100,8,768,,,,,,98ms,mylab"
 bad "too few fields" "2:" "fields, the header has" "$header
 bert,dgx-h100,8,768"
 
-# --like: the shipped profiles carry offsets (system-speed, forward CV's pick): a named stack
-# answers; a profile set fitted without system-speed has none and says how to get them.
+# --like: the shipped profiles carry offsets (one per software stack the fit saw): a named stack answers; a profile
+# set without them (here the shipped one with its stacks cut off) says how to get them.
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --like NVIDIA/eos_n8_ngc23.04_pytorch >"$tmp/like_shipped.txt" 2>&1; rc=$?
 check "--like on the shipped profiles: answers and notes the offset" '[[ $rc -eq 0 ]] && has "$tmp/like_shipped.txt" "speed offset"'
-"$ttsim" calibrate --data "$example" --max-gpus 64 --model operator --shared jitter-cv,jitter-nodes,robust,operator,kernel-overhead,tp-exposed --out "$tmp/nostacks" >/dev/null 2>&1
+mkdir -p "$tmp/nostacks" && sed '/^stacks:/,$d' models/profiles/operator_profiles.yaml >"$tmp/nostacks/operator_profiles.yaml"
 "$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/nostacks" --like NVIDIA/eos_n8_ngc23.04_pytorch >/dev/null 2>"$tmp/err"; rc=$?
 check "--like on profiles without offsets: exit 2" '[[ $rc -eq 2 ]]'
-check "--like on profiles without offsets: says why and how" 'has "$tmp/err" "'"'"'--like'"'"'" && has "$tmp/err" "no per-system speed offsets" && has "$tmp/err" "system-speed"'
+check "--like on profiles without offsets: says why and how" 'has "$tmp/err" "'"'"'--like'"'"'" && has "$tmp/err" "no per-system speed offsets" && has "$tmp/err" "ttsim calibrate --model operator"'
 # Offsets fitted from the example's labels: a named stack moves the prediction, an unknown name lists the valid ones.
-"$ttsim" calibrate --data "$example" --max-gpus 64 --model operator --shared jitter-cv,jitter-nodes,robust,operator,kernel-overhead,tp-exposed,system-speed --out "$tmp/stacks" >/dev/null 2>&1
-check "system-speed fit writes stacks" 'grep -q "^stacks:" "$tmp/stacks/operator_profiles.yaml"'
+"$ttsim" calibrate --data "$example" --max-gpus 64 --model operator --out "$tmp/stacks" >/dev/null 2>&1
+check "the operator fit writes stacks" 'grep -q "^stacks:" "$tmp/stacks/operator_profiles.yaml"'
 ttt() { "$ttsim" predict --workload bert --system dgx-h100 --gpus 512 --model operator --profiles "$tmp/stacks" --format json "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["ttt_minutes"])'; }
 pooled=$(ttt); nvidia=$(ttt --like NVIDIA/eos_n8_ngc23.04_pytorch); lambda=$(ttt --like Lambda/lambda_1cc_n8_H100-SXM-80GB_ngc24.04_nemo)
 stack=$(ttt --like NVIDIA/H100-SXM)
