@@ -77,6 +77,25 @@ TEST_CASE("operator model: hold-out MAPE stays at or below 7.4%", "[operator][ca
     std::ostringstream text;
     text << shipped.rdbuf();
     CHECK(text.str() == planning::format_holdout_yaml(planning::holdout_errors(report, 64, 128)));
+    // The fit on the four workloads' <= 64-GPU results never makes 64 GPUs less than 3x as fast as 8 at a fixed
+    // per-GPU batch (throughput: 8 x step at 8 GPUs / step at 64; each workload's smallest published 8-GPU H100
+    // per-GPU batch, its published layout). A fit pulled by an outlier could leave a workload with no speedup at all.
+    for (const char* workload : {"bert", "llama2_70b_lora", "retinanet", "stable_diffusion"}) {
+        int per_gpu = 0;
+        for (const CalibrationPoint& p : points())
+            if (p.scenario.workload->name == workload && p.scenario.gpu->name == "H100-SXM" && p.scenario.gpus == 8 &&
+                p.result.global_batch_size && (per_gpu == 0 || *p.result.global_batch_size / 8 < per_gpu))
+                per_gpu = *p.result.global_batch_size / 8;
+        REQUIRE(per_gpu > 0);
+        PredictionRequest eight = test::prediction_request(workload, "dgx-h100", 8), sixty_four = eight;
+        eight.global_batch = 8 * per_gpu;
+        sixty_four.gpus = 64;
+        sixty_four.global_batch = 64 * per_gpu;
+        const double speedup = 8 * predict(eight, report.fit.profiles).step_ms / predict(sixty_four, report.fit.profiles).step_ms;
+        INFO(workload << ": 8 -> 64 GPUs at " << per_gpu << " samples per GPU, " << speedup << "x");
+        CHECK(speedup >= 3.0);
+        CHECK(speedup <= 8.0 * 1.001);   // never above ideal
+    }
     // Every fitted efficiency is a fraction of its roof: nothing runs faster than its bandwidth or peak.
     for (const auto& [key, profile] : report.fit.profiles.all()) {
         REQUIRE(profile.operator_efficiency);
