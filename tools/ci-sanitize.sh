@@ -21,7 +21,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # forward-chaining guard (a refit per fold) and `ttsim validate`'s report. They take 1-3 minutes in Release and
 # over 22 minutes here (measured on 2bb2735: the hold-out guard alone ran 22 minutes and was still going), which
 # is most of this stage's budget; their code runs under the sanitizers in the small fits (the lumped hold-out,
-# forward chaining, user runs, logged-overhead), and stage 1 runs them. TTSIM_SANITIZE_EXCLUDE=REGEX leaves more
+# forward chaining, user runs, the operator model's small fits), and stage 1 runs them. TTSIM_SANITIZE_EXCLUDE=REGEX leaves more
 # tests out (for a local investigation only).
 full_refits='^(operator model: (hold-out|forward-chaining CV) MAPE stays at or below|cli\.validate_report$)'
 exclude=(-E "$full_refits${TTSIM_SANITIZE_EXCLUDE:+|$TTSIM_SANITIZE_EXCLUDE}")

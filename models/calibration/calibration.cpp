@@ -292,12 +292,12 @@ double mean_absolute_percentage_error(const std::vector<PointError>& errors) {
 
 namespace {
 // convergence-lag's factors (ConvergenceLags): the geometric mean of published / RCP samples over the results that
-// publish their convergence, per workload or pooled under "".
-ConvergenceLags convergence_lags(const std::vector<CalibrationPoint>& points, bool pooled) {
-    std::map<std::string, std::pair<double, int>> sums;   // per workload ("" pooled): sum of log ratios, count
+// publish their convergence, per workload.
+ConvergenceLags convergence_lags(const std::vector<CalibrationPoint>& points) {
+    std::map<std::string, std::pair<double, int>> sums;   // per workload: sum of log ratios, count
     for (const CalibrationPoint& p : points) {
         if (!p.published_convergence || !p.scenario.samples_from_rcps || !(p.scenario.samples_mean > 0)) continue;
-        auto& [sum, n] = sums[pooled ? "" : p.scenario.workload->name];
+        auto& [sum, n] = sums[p.scenario.workload->name];
         sum += std::log(p.fit_scenario.samples_mean / p.scenario.samples_mean);
         ++n;
     }
@@ -312,7 +312,6 @@ void apply_convergence_lags(ProfileSet& profiles, const ConvergenceLags& lags) {
     ProfileSet lagged = profiles;
     for (auto [key, profile] : profiles.all()) {
         auto found = lags.find(profile.workload);
-        if (found == lags.end()) found = lags.find("");
         if (found == lags.end()) continue;
         profile.convergence_factor = found->second;
         lagged.add(std::move(profile));
@@ -321,19 +320,14 @@ void apply_convergence_lags(ProfileSet& profiles, const ConvergenceLags& lags) {
 }
 
 CalibrationReport calibrate_points(const std::vector<CalibrationPoint>& points, const std::string& description,
-                                   const SharedFit& shared) {
-    const ConvergenceLags lags = shared.convergence_lag || shared.pooled_convergence_lag
-                                     ? convergence_lags(points, shared.pooled_convergence_lag)
-                                     : ConvergenceLags{};
-    // The lumped fit would fit without an operator-only term and say nothing: the front ends refuse that.
-    TTSIM_ASSERT(shared.operator_model || shared.operator_only_term().empty(),
-                 "lumped fit asked for the operator term " + shared.operator_only_term());
-    CalibrationReport report = shared.operator_model ? calibrate_operator_points(points, description, shared, lags)
+                                   const SharedFit& shared, const ProfileSet* held) {
+    const ConvergenceLags lags = shared.convergence_lag ? convergence_lags(points) : ConvergenceLags{};
+    CalibrationReport report = shared.operator_model ? calibrate_operator_points(points, description, shared, lags, held)
                                                      : calibrate_lumped_points(points, description, shared, lags);
     if (lags.empty()) return report;
     std::string described;
     for (const auto& [workload, lag] : lags)
-        described += (described.empty() ? "" : ", ") + (workload.empty() ? "every workload" : workload) + " " +
+        described += (described.empty() ? "" : ", ") + workload + " " +
                      units::format_number(lag, 4);
     report.data_description += "; convergence lag (published / RCP samples of the fit results): " + described;
     return report;
@@ -383,8 +377,7 @@ CalibrationReport calibrate(const CalibrationOptions& options, std::vector<Skipp
                                                  "run instead (target: each run's minutes in its round's runs CSV at its own "
                                                  "convergence point)")
                                    : std::string()) +
-                              "; shared parameters fitted jointly over all workloads and GPUs "
-                              "(every group refitted at each trial): " + options.shared.describe();
+                              "; fit switches: " + options.shared.describe();
     return calibrate_points(used, description, options.shared);
 }
 

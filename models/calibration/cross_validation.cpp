@@ -1,5 +1,5 @@
-// Model-selection evidence: forward-chaining and leave-one-count-out cross-validation on the small results, and
-// the hold-out (fit on <= N GPUs, predict the larger results).
+// Extrapolation diagnostics inside one round: forward-chaining and leave-one-count-out cross-validation on the small
+// results, and the hold-out (fit on <= N GPUs, predict the larger results).
 #include "models/calibration/calibration.hpp"
 
 #include <cmath>
@@ -94,15 +94,6 @@ HoldoutReport holdout_validation(const std::vector<CalibrationPoint>& points, in
     for (const CalibrationPoint* p : held_out) report.predicted.push_back(evaluate_point(*p, report.fit.profiles));
     report.mape_percent = mean_absolute_percentage_error(report.predicted);
     return report;
-}
-
-RuleDecision select_by_rule(const RuleFigures& first, const RuleFigures& second) {
-    RuleDecision d;
-    d.first_proposed = first.forward_cv < second.forward_cv;
-    const RuleFigures& proposed = d.first_proposed ? first : second;
-    const RuleFigures& other = d.first_proposed ? second : first;
-    d.vetoed = proposed.holdout > other.holdout;
-    return d;
 }
 
 }  // namespace ttsim

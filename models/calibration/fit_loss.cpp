@@ -13,12 +13,6 @@ namespace ttsim {
 
 // Squared log error of one result under a profile: its runs one by one (run-logs option, runs spanning several
 // convergence points), else its published score against the prediction at its published mean convergence.
-// Robust fits (SharedFit::robust) replace the square by soft-L1: quadratic below kRobustScale, linear above, so a
-// result that no shared term can explain (another software release, another cluster) pulls the shared parameters
-// with a bounded force. Scale 5 % of a log error: the spread of same-configuration results across submitters
-// (the in-sample per-group tolerance), fixed before the option was tried.
-constexpr double kRobustScale = 0.05;
-
 double log_error_loss(double log_error, bool robust) {
     if (!robust) return log_error * log_error;
     const double r = log_error / kRobustScale;
@@ -26,21 +20,14 @@ double log_error_loss(double log_error, bool robust) {
 }
 
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms) {
-    RunClock clock = run_clock(point.fit_scenario, profile);
-    if (terms.logged_eval_price && point.measured_eval_seconds && clock.eval_seconds > 0)
-        clock.eval_seconds = *point.measured_eval_seconds;
-    // Measured step and evaluation times and first-segment excess (the v4.1 logs, or a user's runs:
-    // user_runs.hpp), each one more log error on the same loss.
+    const RunClock clock = run_clock(point.fit_scenario, profile);
+    // Measured step and evaluation times (the rounds' logs, or a user's runs: user_runs.hpp), each one more log
+    // error on the same loss.
     double measured = 0;
     if (terms.step_logs && point.measured_step_seconds)
         measured += log_error_loss(std::log(clock.step_seconds / *point.measured_step_seconds), terms.robust);
     if (terms.eval_logs && point.measured_eval_seconds && clock.eval_seconds > 0)
         measured += log_error_loss(std::log(clock.eval_seconds / *point.measured_eval_seconds), terms.robust);
-    if (terms.warmup_logs && point.measured_excess_seconds) {
-        const double r = kExcessResolutionSeconds;
-        measured += log_error_loss(
-            std::log((clock.run_overhead_seconds + r) / (std::max(0.0, *point.measured_excess_seconds) + r)), terms.robust);
-    }
     if (point.published_minutes <= 0) return measured;   // only the step time was measured
     return measured + time_to_train_loss(point, clock, terms.run_logs, terms.robust);
 }

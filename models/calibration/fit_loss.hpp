@@ -10,26 +10,23 @@
 
 namespace ttsim {
 
+// Robust fits (SharedFit::robust) replace the square by soft-L1: quadratic below kRobustScale, linear above, so a
+// result that no parameter can explain (another software release, another cluster) pulls the shared parameters
+// with a bounded force. Scale 5 % of a log error: the spread of same-configuration results across submitters.
+// Priors are written in the same units: a parameter z prior sigmas from its centre costs what a log error of
+// z x kRobustScale does.
+inline constexpr double kRobustScale = 0.05;
+
 // Squared log error, or soft-L1 with scale kRobustScale when `robust`.
 double log_error_loss(double log_error, bool robust);
 
 // The loss of one result under `profile` (run logs: mean over its runs, each at its own convergence point), plus
-// with `step_logs` the log error of its measured step time, with `eval_logs` that of its seconds per evaluation
-// and with `warmup_logs` that of its per-run overhead against the logged first-segment excess (kExcessResolutionSeconds),
-// where it has them (the v4.1 logs, or a user's runs). A point with only a step time (published_minutes 0) has
+// with `step_logs` the log error of its measured step time and with `eval_logs` that of its seconds per evaluation,
+// where it has them (the rounds' logs, or a user's runs). A point with only a step time (published_minutes 0) has
 // only the measured terms.
 double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms);
 // The time-to-train part of point_loss, for a run clock already built.
 double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
-
-// The warmup-logs term compares (overhead + r) with (logged excess + r), r = 1 s, so the term is relative for excesses
-// of many seconds (LoRA ~9 s, RetinaNet 2-6 s at 8 GPUs) and near-absolute below a second. The excess is a
-// first segment (18 s for BERT at 8 GPUs, 500-700 s for LoRA and RetinaNet) less its steps at the median rate,
-// and the rate varies from segment to segment (half the p10-p90 of samples_per_second in v4.1_timing.csv: 0.2 %
-// for LoRA and RetinaNet, 1.3 % for BERT), which moves the long segments' excess by about a second. A negative
-// estimate (SD's short first block, models/data/README.md) reads as "about nothing" (clamped to 0), not as a
-// ratio to match.
-inline constexpr double kExcessResolutionSeconds = 1.0;
 
 // Minimises `objective` over `x` (updated in place) within [lower, upper] with NLopt's derivative-free BOBYQA
 // (Nelder-Mead for one variable, which BOBYQA cannot take), relative x tolerance 1e-6, absolute f tolerance 1e-12,

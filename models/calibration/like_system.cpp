@@ -20,10 +20,9 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
                          "model has none: use the operator model (the default) for --like");
     if (profiles.stack_speeds.empty())
         throw InputError(
-            "this profile set has no per-system speed offsets (it was fitted without the system-speed term, which "
-            "the shipped set and the operator model's default fit include); fit them with 'ttsim calibrate --model "
-            "operator --out DIR' (or --shared with system-speed in the list), on your own runs with a label column "
-            "(docs/user-runs.md), and predict with --profiles DIR --model operator");
+            "this profile set has no per-system speed offsets (the operator model's fit writes one per software stack "
+            "it saw, and the shipped set has them); fit them with 'ttsim calibrate --model operator --out DIR', on "
+            "your own runs with a label column (docs/user-runs.md), and predict with --profiles DIR --model operator");
     const std::size_t slash = like.find('/');
     if (slash == 0 || slash == std::string::npos || slash + 1 == like.size())
         throw InputError("expected SUBMITTER/SYSTEM, got '" + like + "'");
@@ -31,7 +30,7 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
     LikeChoice choice;
     // The v4.1 results name the systems whose families the stacks are keyed by.
     const std::vector<MlperfResult> results = load_mlperf_results();
-    // The keys a name stands for (software_stack.hpp): a key itself, a v4.1 result's stack and release, or a
+    // The keys a name stands for (software_stack.hpp): a key itself, a v4.1 result's stack, or a
     // user-runs label (its family is the GPU it ran on, so the prediction's).
     auto held = [&](const std::vector<std::string>& keys) {
         std::vector<std::string> out;
@@ -43,11 +42,11 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
     for (const auto& [stack, speed] : profiles.stack_speeds)
         if (!is_round_offset(stack)) names.insert(stack);
     for (const MlperfResult& r : results)
-        if (!held(speed_keys(r.submitter, r.system, r.accelerator_family)).empty()) names.insert(r.submitter + "/" + r.system);
+        if (!held(speed_keys(r.submitter, r.accelerator_family)).empty()) names.insert(r.submitter + "/" + r.system);
     std::vector<std::string> keys = is_round_offset(like) ? std::vector<std::string>{} : held({like});
     for (const MlperfResult& r : results)
         if (keys.empty() && r.submitter == submitter && r.system == system)
-            keys = held(speed_keys(r.submitter, r.system, r.accelerator_family));
+            keys = held(speed_keys(r.submitter, r.accelerator_family));
     // A user-runs label: the profile file keeps its stack (the submitter on the GPU family it ran on), not the label,
     // so any SYSTEM of a label's submitter names it. A stack the v4.1 results also have is named only as above
     // (its stack, or a v4.1 submitter/system): a misspelt v4.1 system must not pass as a label.

@@ -1,6 +1,6 @@
 // `--like SUBMITTER/SYSTEM`: a prediction for a named system uses that software stack's speed
-// offset from the profile set (ProfileSet::stack_speeds, fitted by the operator calibration's system-speed option
-// on the v4.1 results or on a user-runs file's labels); an unnamed system uses the pooled value, 1.
+// offset from the profile set (ProfileSet::stack_speeds, fitted by the operator calibration
+// on the rounds' results or on a user-runs file's labels); an unnamed system uses the pooled value, 1.
 //
 // A stack is a submitter on a GPU family ("NVIDIA/H100-SXM", software_stack.hpp), with its NGC release where a
 // set has release offsets: what a user

@@ -1,5 +1,6 @@
-// The lumped model's calibration: one curve per workload and GPU (FLOPs x (x + x_half) plus a fixed step cost),
-// per-group fits nested inside a fit of the shared parameters.
+// The lumped model's calibration: one curve per workload and GPU (FLOPs x (x + x_half) plus a fixed step cost) and a
+// per-run overhead per workload, fitted per group inside a fit of the one shared parameter, the relative step-time
+// noise per node (ComputeProfile::step_jitter_cv; stragglers wait for the slowest node's step).
 #include "models/calibration/lumped_fit.hpp"
 
 #include <cmath>
@@ -22,9 +23,12 @@ double sq(double v) { return v * v; }
 
 struct FitGroup {
     std::string workload, gpu;
-    LossTerms loss;                // fit options SharedFit::loss_terms()
+    LossTerms loss;                // SharedFit::loss_terms()
     std::vector<const CalibrationPoint*> points;
-    std::vector<double> weights;   // per point: 1, or 1 / results at the same GPU count (configuration weights)
+    // A time to train among the points: the per-run overhead is visible (a step time alone does not hold it).
+    bool run_overhead_visible() const {
+        return std::any_of(points.begin(), points.end(), [](const CalibrationPoint* p) { return p->published_minutes > 0; });
+    }
 };
 
 }  // namespace
@@ -59,22 +63,21 @@ struct Objective {
         ++*evaluations;
         const ComputeProfile p = profile_from(x);
         double sum = 0;
-        for (std::size_t i = 0; i < group->points.size(); ++i) {
-            const CalibrationPoint* point = group->points[i];
-            sum += group->weights[i] * point_loss(*point, p, group->loss);
-        }
+        for (const CalibrationPoint* point : group->points) sum += point_loss(*point, p, group->loss);
         return sum;
     }
 };
 
 
-// Which per-group parameters a fit frees: f_max always; x_half unless it comes from the shared half-saturation
-// work; the fixed step cost. `shape` false: f_max only (GPUs that take their shape from H100-SXM).
-std::vector<FreeParameter> free_parameters(bool shape, bool shared_half_work, bool run_overhead_per_workload) {
+// Which per-group parameters a fit frees: f_max always; with `shape`, the per-run overhead where the group's data
+// holds a time to train (10 ms..5 min per run: the rules exclude up to 30 min of initialisation before run_start, so
+// what remains on the clock is far smaller), x_half and the fixed step cost. `shape` false: f_max only (GPUs that
+// take their shape from the reference GPU's group of the same workload).
+std::vector<FreeParameter> free_parameters(bool shape, bool run_overhead_visible) {
     std::vector<FreeParameter> free{{&ComputeProfile::max_flops_fraction, kMinFraction, kMaxFraction}};
     if (!shape) return free;
-    if (run_overhead_per_workload) free.push_back({&ComputeProfile::run_overhead_seconds, 0.01, 300.0});
-    if (!shared_half_work) free.push_back({&ComputeProfile::half_saturation_samples, kMinHalf, kMaxHalf});
+    if (run_overhead_visible) free.push_back({&ComputeProfile::run_overhead_seconds, 0.01, 300.0});
+    free.push_back({&ComputeProfile::half_saturation_samples, kMinHalf, kMaxHalf});
     free.push_back({&ComputeProfile::fixed_step_seconds, kMinFixed, kMaxFixed});
     return free;
 }
@@ -108,23 +111,12 @@ namespace {
 
 // Values of the shared parameters at one trial of the outer fit.
 struct SharedValues {
-    double multi_node = 0, run_overhead = 0, step_jitter = 0;
     double jitter_cv = 0;   // 0 = ComputeProfile's default step_jitter_cv
-    bool run_overhead_per_workload = false;
-    double half_work = 0;   // FLOPs per GPU per micro step at half of f_max; 0 = x_half fitted per group
-    double eval_fixed = 0;  // seconds per evaluation besides its forward passes; 0 = ComputeProfile's default
-    bool jitter_per_node = false;   // ComputeProfile::step_jitter_per_node (not fitted: a model choice)
 };
 
 void apply_shared(ComputeProfile& p, const SharedValues& v) {
-    p.multi_node_step_seconds = v.multi_node;
-    p.step_jitter_seconds = v.step_jitter;
     if (v.jitter_cv > 0) p.step_jitter_cv = v.jitter_cv;
-    if (v.eval_fixed > 0) p.eval_fixed_seconds = v.eval_fixed;
-    p.step_jitter_per_node = v.jitter_per_node;
-    if (!v.run_overhead_per_workload) p.run_overhead_seconds = v.run_overhead;
-    if (v.half_work > 0)
-        p.half_saturation_samples = v.half_work / find_workload(p.workload).train_flops_per_sample;
+    p.step_jitter_per_node = true;
 }
 
 // Per-(workload, GPU) fits at given shared parameter values; returns the summed squared log error.
@@ -142,7 +134,7 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         start.half_saturation_samples = 1.0;
         start.fixed_step_seconds = 0.005;
         apply_shared(start, shared);
-        ComputeProfile fitted = fit_group(group, start, free_parameters(true, shared.half_work > 0, shared.run_overhead_per_workload), evaluations);
+        ComputeProfile fitted = fit_group(group, start, free_parameters(true, group.run_overhead_visible()), evaluations);
         h100[group.workload] = fitted;
         set.add(fitted);
     }
@@ -156,15 +148,12 @@ double fit_all_groups(const std::map<std::pair<std::string, std::string>, FitGro
         start.transferred_from.reset();
         apply_shared(start, shared);
         const bool shape = it == h100.end();
-        set.add(fit_group(group, start, free_parameters(shape, shared.half_work > 0, shared.run_overhead_per_workload), evaluations));
+        set.add(fit_group(group, start, free_parameters(shape, group.run_overhead_visible()), evaluations));
     }
     double sum = 0;
     for (const auto& [key, group] : groups) {
         const ComputeProfile p = set.find(find_workload(group.workload), find_gpu(group.gpu));
-        for (std::size_t i = 0; i < group.points.size(); ++i) {
-            const CalibrationPoint* point = group.points[i];
-            sum += group.weights[i] * point_loss(*point, p, group.loss);
-        }
+        for (const CalibrationPoint* point : group.points) sum += point_loss(*point, p, group.loss);
     }
     if (out) *out = std::move(set);
     return sum;
@@ -238,39 +227,22 @@ bool CalibrationPoint::runs_span_convergence() const {
 CalibrationReport calibrate_lumped_points(const std::vector<CalibrationPoint>& points, const std::string& description,
                                           const SharedFit& shared, const ConvergenceLags& convergence_lags) {
     std::map<std::pair<std::string, std::string>, FitGroup> groups;
-    bool any_multi_node = false;
+    bool any_straggler = false;
     for (const CalibrationPoint& p : points) {
         FitGroup& g = groups[{p.scenario.workload->name, p.scenario.gpu->name}];
         g.workload = p.scenario.workload->name;
         g.gpu = p.scenario.gpu->name;
         g.loss = shared.loss_terms();
         g.points.push_back(&p);
-        any_multi_node = any_multi_node || p.scenario.gpus > p.scenario.gpu->gpus_per_scaleup_domain;
-    }
-    for (auto& [key, g] : groups) {
-        std::map<int, int> per_count;
-        for (const CalibrationPoint* p : g.points) ++per_count[p->scenario.gpus];
-        for (const CalibrationPoint* p : g.points)
-            g.weights.push_back(shared.configuration_weights ? 1.0 / per_count[p->scenario.gpus] : 1.0);
+        any_straggler = any_straggler || p.scenario.node_straggler_sigmas > 0;
     }
     CalibrationReport report;
     report.data_description = description;
-    // Bounds: multi-node overhead 10 us..100 ms per step; run overhead 10 ms..5 min per run (the rules exclude up to
-    // 30 min of initialisation before run_start, so what remains on the clock is far smaller); step jitter
-    // 1 us..50 ms per step. Without multi-node results the multi-node overhead stays 0.
+    // Relative step-time noise per node: 0.01%..30%, searched only where some result spans several nodes (on
+    // single-node results there is no straggler to wait for, and the loss cannot see it).
     std::vector<SharedDimension> dims;
-    if (shared.multi_node && any_multi_node) dims.push_back({{&SharedValues::multi_node, 1e-5, 0.1}, 0.005});
-    if (shared.run_overhead) dims.push_back({{&SharedValues::run_overhead, 0.01, 300.0}, 5.0});
-    if (shared.step_jitter) dims.push_back({{&SharedValues::step_jitter, 1e-6, 0.05}, 1e-4});
-    // Relative per-GPU step-time noise: 0.01%..30%.
-    if (shared.jitter_cv) dims.push_back({{&SharedValues::jitter_cv, 1e-4, 0.3}, 0.01});
-    // Half-saturation work: 1 GFLOP..1 PFLOP per GPU per micro step.
-    if (shared.half_work) dims.push_back({{&SharedValues::half_work, 1e9, 1e15}, 5e12});
-    // Fixed cost per on-the-clock evaluation (mode switches, loader set-up, metric reduction): 1 ms..30 s.
-    if (shared.eval_fixed) dims.push_back({{&SharedValues::eval_fixed, 1e-3, 30.0}, 0.05});
-    SharedValues base;
-    base.run_overhead_per_workload = shared.workload_run_overhead;
-    base.jitter_per_node = shared.jitter_nodes;
+    if (any_straggler) dims.push_back({{&SharedValues::jitter_cv, 1e-4, 0.3}, 0.01});
+    const SharedValues base;
     const SharedValues values = fit_shared(groups, dims, base, &report.objective_evaluations);
     fit_all_groups(groups, values, &report.profiles, &report.objective_evaluations);
     apply_convergence_lags(report.profiles, convergence_lags);

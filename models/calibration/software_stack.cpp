@@ -1,18 +1,9 @@
 #include "models/calibration/software_stack.hpp"
 
-#include <regex>
-
 namespace ttsim {
 
 std::string software_stack(const std::string& submitter, const std::string& gpu_family) {
     return submitter + "/" + gpu_family;
-}
-
-std::string software_release(const std::string& system, const std::string& gpu_family) {
-    static const std::regex token("(^|_)ngc([0-9]{2}\\.[0-9]{2})(_|$)");
-    std::smatch match;
-    if (!std::regex_search(system, match, token)) return "";
-    return "ngc" + match[2].str() + "/" + gpu_family;
 }
 
 std::string round_offset_key(const std::string& round, const std::string& workload, const std::string& gpu_family) {
@@ -21,10 +12,8 @@ std::string round_offset_key(const std::string& round, const std::string& worklo
 
 bool is_round_offset(const std::string& key) { return key.rfind("round:", 0) == 0; }
 
-std::vector<std::string> speed_keys(const std::string& submitter, const std::string& system, const std::string& gpu_family) {
-    std::vector<std::string> keys{software_stack(submitter, gpu_family)};
-    if (std::string release = software_release(system, gpu_family); !release.empty()) keys.push_back(std::move(release));
-    return keys;
+std::vector<std::string> speed_keys(const std::string& submitter, const std::string& gpu_family) {
+    return {software_stack(submitter, gpu_family)};
 }
 
 double speed_of(const std::vector<std::string>& keys, const std::map<std::string, double>& stack_speeds) {

@@ -277,11 +277,14 @@ UserCalibration calibrate_user_runs(const std::vector<CalibrationPoint>& points,
     shared.step_logs = true;   // the measured step times are what a user's runs are for
     const bool any_time_to_train =
         std::any_of(points.begin(), points.end(), [](const CalibrationPoint& p) { return p.published_minutes > 0; });
-    if (any_time_to_train) return {calibrate_points(points, description, shared), {}};
-    // A step time holds neither the per-run cost nor the evaluations: leave them out of the fit.
-    shared.run_overhead = shared.workload_run_overhead = shared.eval_fixed = shared.eval_cost = shared.eval_step_cost =
-        shared.warmup_logs = false;
-    CalibrationReport report = calibrate_points(points, description, shared);
+    // The operator model's physics (kernel-class efficiencies, launch and per-kernel costs, GPU speeds) stay the
+    // fallback's: a few rows move their stack's offset and their workload's own terms, not what every prediction
+    // shares (calibrate_operator_points).
+    const ProfileSet* held = shared.operator_model ? &fallback : nullptr;
+    if (any_time_to_train) return {calibrate_points(points, description, shared, held), {}};
+    // A step time holds neither the per-run cost nor the evaluations: the fits do not search them (no result
+    // shows them), and they are taken from the shipped profiles below.
+    CalibrationReport report = calibrate_points(points, description, shared, held);
     ProfileSet fixed;
     fixed.stack_speeds = report.profiles.stack_speeds;
     std::string values;

@@ -32,7 +32,8 @@ bool is_user_runs_csv(const std::filesystem::path& file);
 // Every row of a user-runs file as a calibration point (file order). Unlabelled rows are stack "user".
 std::vector<CalibrationPoint> load_user_runs(const std::filesystem::path& file);
 
-// Fits the points with calibrate_points. Without a single time_to_train among them the per-run and
+// Fits the points with calibrate_points; the operator model holds `fallback`'s physics (calibrate_operator_points
+// `held`) and fits the workload and stack terms. Without a single time_to_train among them the per-run and
 // per-evaluation costs are not identifiable (a step time does not contain them): they are not fitted but
 // taken from `fallback` (the shipped profile set of the same model) for each (workload, GPU); `note` says so
 // (also appended to the report's data_description), empty otherwise.

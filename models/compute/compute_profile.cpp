@@ -17,8 +17,8 @@ namespace ttsim {
 // separate them from the fitted terms):
 //  - step_jitter_cv 1%: typical run-to-run per-step spread of a synchronous data-parallel step on a quiet DGX
 //    (clock/thermal variation, OS noise); it matters only through the expected maximum over many GPUs or nodes.
-//    The shipped calibration FITS it as a shared parameter (`--shared ... jitter-cv`, chosen by forward-chaining
-//    cross-validation), drawn per node (`jitter-nodes`), and finds ~7%: far above real host noise, so the fitted
+//    The shipped calibration FITS it as a shared parameter, drawn per node, and finds ~7%: far above real host
+//    noise, so the fitted
 //    value is best read as the size of every step cost that grows like the expected maximum of N normals
 //    (~sqrt(2 ln N), N = nodes), stragglers included, not as a measured noise level. 1% per GPU stays the default
 //    of a profile that does not set it.

@@ -75,11 +75,11 @@ struct ComputeProfile {
     double eval_forward_factor = 1.0;
     // Per iteration of the framework's evaluation loop (PreparedScenario::eval_steps): the loop's host work and
     // synchronisation besides the forward kernels (NeMo's validation_step over a global batch, BERT's sync per
-    // batch); fitted per workload (eval-step-cost), 0 where not fitted.
+    // batch); not fitted by the shipped calibration (0); a profile file may set it.
     double eval_step_seconds = 0.0;
-    // With eval-passes: eager host operations per evaluation sample beyond the catalog's count (the framework's
-    // Python per layer and per sample that the layer graph does not hold), fitted per workload (option
-    // eval-host-ops); inside the pass's max(GPU, host), so a GPU-bound pass does not pay it.
+    // With operator_eval_passes: eager host operations per evaluation sample beyond the catalog's count (the
+    // framework's Python per layer and per sample that the layer graph does not hold), fitted per workload by the
+    // operator calibration; inside the pass's max(GPU, host), so a GPU-bound pass does not pay it.
     double eval_host_kernels_per_sample = 0.0;
     double tp_comm_exposed_fraction = 0.3; // share of TP/CP collective time not hidden by TP comm overlap
 
@@ -90,23 +90,24 @@ struct ComputeProfile {
     // attention, memory, launch_seconds, graph_launch_seconds, speed}`.
     std::optional<layers::Efficiency> operator_efficiency;
     double operator_speed = 1.0;
-    // A software stack's offset on top (system-speed, release-speed: ProfileSet::stack_speeds, applied per result
+    // A software stack's offset on top (ProfileSet::stack_speeds, applied per result
     // or by `--like`, never stored in a profile): divides every kernel time, per-kernel overheads included, where
     // operator_speed (the GPU family's) divides only the roofs (operator_step.cpp pass_seconds).
     double operator_stack_speed = 1.0;
     // Operator model: the fixed per-step host cost (fixed_step_seconds) runs on the host while the GPU works
     // through what was already queued, so a pass takes max(GPU kernels, host launches + its share of the fixed
-    // cost) instead of adding it (calibration option host-overlap). YAML: `operator: {..., host_overlap: true}`.
+    // cost) instead of adding it (not fitted by the shipped calibration; a profile file may set it). YAML:
+    // `operator: {..., host_overlap: true}`.
     bool operator_host_overlap = false;
     // Operator model: the same, only for a step that replays one CUDA graph for the whole iteration (forward,
     // backward and optimizer captured, so nothing in it waits on the host): the host's per-step work (data
     // loader, loop, logging) runs while the graph replays and the step takes max(GPU step, that work).
     // Elsewhere the cost is added: an eager or segmented step synchronises with the host (loss-scale checks,
-    // the optimizer's host logic). Calibration option graph-host-overlap; YAML `operator: {..., graph_host_overlap: true}`.
+    // the optimizer's host logic). The operator calibration sets it; YAML `operator: {..., graph_host_overlap: true}`.
     bool operator_graph_host_overlap = false;
     // Operator model: an evaluation runs the framework's own passes (Workload::evaluation: its batch, rows and
-    // launch mode, operator_step.hpp EvalTable) instead of the training micro step's forward (calibration option
-    // eval-passes). YAML: `operator: {..., eval_passes: true}`.
+    // launch mode, operator_step.hpp EvalTable) instead of the training micro step's forward (the operator
+    // calibration sets it). YAML: `operator: {..., eval_passes: true}`.
     bool operator_eval_passes = false;
 
     // Relative standard deviation of this profile's predicted step time from the uncertainty of the fitted
@@ -157,7 +158,7 @@ public:
     const std::map<std::pair<std::string, std::string>, ComputeProfile>& all() const { return profiles_; }
 
     std::string header_comment;            // provenance (data, filter, date, residual), written into YAML
-    // Operator model with per-stack speeds (calibration option system-speed): "<submitter>/<GPU family>" ->
+    // Operator model with per-stack speeds (operator calibration): "<submitter>/<GPU family>" ->
     // factor on the GPU's operator_speed for results (and `--like` predictions) of that software stack.
     // YAML: `stacks: [{stack: NVIDIA/H100-SXM, speed: 1.03}, ...]`.
     std::map<std::string, double> stack_speeds;

@@ -19,8 +19,7 @@ enum class ComputeModel { lumped, operator_level };
 std::optional<ComputeModel> parse_compute_model(const std::string& text);
 const char* to_string(ComputeModel model);
 
-// The model shipped as the default: operator, the one the selection rule picks (forward-chaining CV proposes,
-// the hold-out vetoes a proposal that extrapolates worse; `ttsim validate --compare` prints both figures).
+// The model shipped as the default: operator (`ttsim validate --compare` prints both models' figures).
 inline constexpr ComputeModel kDefaultComputeModel = ComputeModel::operator_level;
 
 std::filesystem::path profile_file(const std::filesystem::path& dir, ComputeModel model);

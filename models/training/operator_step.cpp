@@ -125,7 +125,7 @@ double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double
 // latency, ramp-up, tail), the same on GPUs of one die (H100 and H200), while an offset fitted where the roofs
 // misjudge a family (H200's HBM at the fitted memory efficiency) would otherwise stretch it too, making H200
 // slower than H100 wherever the overheads dominate (small per-GPU batches).
-// A software stack's offset (`stack_speed`: system-speed, release-speed, --like) divides the whole, overheads
+// A software stack's offset (`stack_speed`: the fitted per-stack speed, --like) divides the whole, overheads
 // included: a slower cluster or software release (clocks under a power cap, older libraries) slows both.
 double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
                     double stack_speed) {

@@ -168,9 +168,9 @@ double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e
                              double training_rows, double stack_speed = 1.0,
                              double fitted_host_kernels_per_sample = 0.0);
 // (fitted_host_kernels_per_sample: the calibration's eager host operations per sample beyond the catalog's,
-// ComputeProfile::eval_host_kernels_per_sample, option eval-host-ops.)
+// ComputeProfile::eval_host_kernels_per_sample.)
 
-// The same priced as training micro steps' forward passes (the default; profiles without eval-passes):
+// The same priced as training micro steps' forward passes (the default; profiles without operator_eval_passes):
 // `samples_per_rank` at the table's micro batch, with the same share of the TP/CP collectives per pass.
 double operator_eval_seconds_at_training_batch(const OperatorTable& table, const OperatorStepTimes& step,
                                                double samples_per_rank, double exposed_fraction,

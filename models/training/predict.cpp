@@ -41,7 +41,7 @@ struct ComputeTerms {
     double eval_forward_seconds = 0;       // one evaluation's forward passes on one GPU
     bool launch_bound = false;
     // Where the profile's fixed per-step host cost goes: added to the step, inside the passes' host time
-    // (host-overlap), or on the host beside a whole-iteration graph's replay (graph-host-overlap).
+    // (operator_host_overlap), or on the host beside a whole-iteration graph's replay (operator_graph_host_overlap).
     enum class FixedStep { added, in_passes, beside_graph } fixed_step = FixedStep::added;
 };
 

@@ -143,8 +143,7 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
         throw InputError("the user model " + workload.name + " has no calibrated profile of its own and the profile set has "
                              "no operator-model profile for " + gpu.name +
                              " to price it with (the lumped model is refused for a user model: it is a curve fitted "
-                             "per workload); use an operator profile set, e.g. from `ttsim calibrate --shared "
-                             "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust,operator --out DIR`",
+                             "per workload); use an operator profile set, e.g. from `ttsim calibrate --model operator --out DIR`",
                          Field::profiles);
     ComputeProfile p = *chosen;
     p.workload = workload.name;

@@ -1,4 +1,4 @@
-// convergence-lag and pooled-convergence-lag (SharedFit, calibration.cpp): predictions take the RCP mean times how
+// convergence-lag (SharedFit, calibration.cpp): predictions take the RCP mean times how
 // much later the fit results converged than the RCPs; the fit itself, and any given convergence, are untouched.
 #include <catch2/catch.hpp>
 
@@ -18,12 +18,12 @@ namespace {
 // The H100 results of these workloads on at most 8 GPUs (lumped fits: milliseconds).
 std::vector<CalibrationPoint> h100_up_to_8(const std::set<std::string>& workloads) { return test::h100_points(workloads, 8); }
 
-// The geometric mean of published / RCP samples over these points (those of `workload`, or all for "").
+// The geometric mean of published / RCP samples over the points of `workload`.
 double expected_lag(const std::vector<CalibrationPoint>& chosen, const std::string& workload) {
     double sum = 0;
     int n = 0;
     for (const CalibrationPoint& p : chosen) {
-        if (!workload.empty() && p.scenario.workload->name != workload) continue;
+        if (p.scenario.workload->name != workload) continue;
         REQUIRE(p.published_convergence);
         sum += std::log(p.fit_scenario.samples_mean / p.scenario.samples_mean);
         ++n;
@@ -32,7 +32,7 @@ double expected_lag(const std::vector<CalibrationPoint>& chosen, const std::stri
     return std::exp(sum / n);
 }
 
-const std::string kLumped = "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust";
+const std::string kLumped = "run-logs,robust";
 
 }  // namespace
 
@@ -70,15 +70,6 @@ TEST_CASE("convergence-lag: each workload's predictions train its fit results' m
         CHECK_FALSE(p.fit_scenario.samples_from_rcps);
         CHECK(evaluate(p.fit_scenario, profile).samples_to_converge == p.fit_scenario.samples_mean);
     }
-}
-
-TEST_CASE("pooled-convergence-lag: one factor over every fit result", "[calibration][convergence]") {
-    const std::vector<CalibrationPoint> chosen = h100_up_to_8({"stable_diffusion", "bert"});
-    const CalibrationReport pooled = calibrate_points(chosen, "test", SharedFit::parse(kLumped + ",pooled-convergence-lag"));
-    const double lag = expected_lag(chosen, "");
-    for (const auto& [key, profile] : pooled.profiles.all()) CHECK(profile.convergence_factor == Approx(lag).epsilon(1e-12));
-    CHECK_THROWS_AS(SharedFit::parse(kLumped + ",convergence-lag,pooled-convergence-lag"), InputError);
-    CHECK(SharedFit::parse("operator,convergence-lag").describe() == "operator,convergence-lag");
 }
 
 TEST_CASE("a profile's convergence factor round-trips through YAML and is checked", "[calibration][convergence]") {

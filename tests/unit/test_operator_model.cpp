@@ -231,7 +231,7 @@ TEST_CASE("operator model: an evaluation runs the framework's evaluation passes,
     }
     // Stable Diffusion evaluates offline: no evaluation table.
     CHECK(!prepare(request("stable_diffusion", 8)).eval_table);
-    // A profile fitted with eval-passes prices the evaluation from the table; one without, as training forwards.
+    // A profile with operator_eval_passes prices the evaluation from the table; one without, as training forwards.
     const PreparedScenario s = prepare(request("bert", 8));
     ComputeProfile profile = operator_profiles().find(*s.workload, *s.gpu);
     profile.operator_eval_passes = true;
@@ -299,7 +299,7 @@ TEST_CASE("operator model: an eager evaluation pass is host-bound where its grap
     layers::Efficiency e = *operator_profiles().find(*s.workload, *s.gpu).operator_efficiency;
     e.launch_seconds = 1e-3;
     e.graph_launch_seconds = 1e-5;
-    e.eval_launch_seconds = 0;   // the training launch cost prices the loop (a fitted eval-launch is tried below)
+    e.eval_launch_seconds = 0;   // the training launch cost prices the loop (a fitted eval launch cost is tried below)
     EvalTable eager = *s.eval_table;
     EvalTable graphed = eager;
     graphed.cuda_graphs = layers::CudaGraphs::full_iteration;
@@ -312,8 +312,8 @@ TEST_CASE("operator model: an eager evaluation pass is host-bound where its grap
     EvalTable post = graphed;
     post.host_kernels_per_pass = 1000;
     CHECK(eval_pass_seconds(post, e) == Approx(1.0 + 1e-5));
-    // The fitted host operations (eval-host-ops) add to the catalog's, and an eval launch cost fitted apart
-    // (eval-launch) prices the eager loop's host work instead of the training launch.
+    // The fitted host operations add to the catalog's, and an eval launch cost fitted apart prices the eager
+    // loop's host work instead of the training launch.
     CHECK(eval_pass_seconds(post, e, 1.0, 1.0, 1.0, 500) == Approx(1.5 + 1e-5));
     layers::Efficiency eval_launch = e;
     eval_launch.eval_launch_seconds = 2e-3;
@@ -321,7 +321,7 @@ TEST_CASE("operator model: an eager evaluation pass is host-bound where its grap
     CHECK(eval_pass_seconds(eager, eval_launch) == Approx(kernels * 2e-3));
 }
 
-// Worked example (eval-host-ops): host operations per sample bind only where they outlast the pass's GPU work; a
+// Worked example (fitted eval host operations): host operations per sample bind only where they outlast the pass's GPU work; a
 // GPU-bound pass is unchanged by a few, a host-bound one grows with them.
 TEST_CASE("operator model: fitted eval host operations bind only past the pass's GPU time", "[operator]") {
     const PreparedScenario s = prepare(request("llama2_70b_lora", 64));
@@ -353,7 +353,7 @@ TEST_CASE("operator model: an H200 is never slower than an H100", "[operator][ph
         }
 }
 
-// graph-host-overlap (a fit option): a step replayed as one CUDA graph never waits on the host, so the
+// The fixed host cost beside a graph (ComputeProfile::operator_graph_host_overlap): a step replayed as one CUDA graph never waits on the host, so the
 // host's fixed per-step work runs beside it and costs only what the GPU's step does not cover; an eager step
 // synchronises with the host and pays all of it. Worked on BERT at 64 GPUs (eager on 8 nodes, catalog) and the
 // same step with its table switched to a whole-iteration graph.

@@ -1,4 +1,4 @@
-// Shared calibration parameters (models/calibration SharedFit) and the per-run / per-step terms they control
+// The fit switches (models/calibration SharedFit), the robust loss, and the per-run / per-step terms of a profile
 // (ComputeProfile::run_overhead_seconds, step_jitter_seconds).
 #include <catch2/catch.hpp>
 
@@ -17,41 +17,34 @@ using test::prediction_request;
 const ProfileSet& shipped() { return test::shipped_profile_set(); }
 }  // namespace
 
-TEST_CASE("shared-parameter lists parse strictly and round-trip", "[calibration]") {
-    // The shipped model (chosen by forward-chaining cross-validation, see calibration.hpp).
-    CHECK(SharedFit{}.describe() == "jitter-cv,workload-run-overhead,run-logs,jitter-nodes,robust");
-    CHECK(SharedFit::parse("multi-node").describe() == "multi-node");   // a list names all that is on
+TEST_CASE("fit switches parse strictly and round-trip", "[calibration]") {
+    // The lumped model's defaults and the operator model's (every switch on).
+    CHECK(SharedFit{}.describe() == "robust,run-logs");
+    CHECK(SharedFit::operator_defaults().describe() == "robust,run-logs,step-logs,eval-logs,convergence-lag");
+    CHECK(SharedFit::operator_defaults().operator_model);
+    CHECK(SharedFit::parse("step-logs").describe() == "step-logs");   // a list names all that is on
     CHECK(SharedFit::parse("none").describe() == "none");
-    CHECK_THROWS_WITH(SharedFit::parse("none,operator"), Catch::Contains("stands alone"));
-    CHECK_THROWS_WITH(SharedFit::parse("operator,none"), Catch::Contains("stands alone"));
-    const SharedFit all = SharedFit::parse(
-        "multi-node,step-jitter,half-work,workload-run-overhead,jitter-cv,config-weights,eval-fixed,run-logs");
-    CHECK(all.multi_node);
-    CHECK_FALSE(all.run_overhead);
-    CHECK_THROWS_AS(SharedFit::parse("run-overhead,workload-run-overhead"), InputError);
-    CHECK(SharedFit::parse("run-overhead").run_overhead);
-    CHECK(all.step_jitter);
-    CHECK(all.half_work);
-    CHECK(all.workload_run_overhead);
-    CHECK(all.jitter_cv);
-    CHECK(all.configuration_weights);
-    CHECK(all.eval_fixed);
+    CHECK_THROWS_WITH(SharedFit::parse("none,robust"), Catch::Contains("stands alone"));
+    CHECK_THROWS_WITH(SharedFit::parse("robust,none"), Catch::Contains("stands alone"));
+    const SharedFit all = SharedFit::parse("convergence-lag,eval-logs,step-logs,run-logs,robust");
+    CHECK(all.robust);
     CHECK(all.run_logs);
-    CHECK_FALSE(all.jitter_nodes);
-    CHECK(SharedFit::parse("jitter-cv,jitter-nodes").jitter_nodes);
-    CHECK_FALSE(all.robust);
-    CHECK(SharedFit::parse("robust").robust);
+    CHECK(all.step_logs);
+    CHECK(all.eval_logs);
+    CHECK(all.convergence_lag);
+    CHECK_FALSE(all.operator_model);   // --model's, not a switch
+    CHECK(all.describe() == SharedFit::operator_defaults().describe());
     CHECK(SharedFit::parse(all.describe()).describe() == all.describe());
-    CHECK_THROWS_AS(SharedFit::parse("multinode"), InputError);
-    CHECK_THROWS_AS(SharedFit::parse("multi-node,"), InputError);
+    const LossTerms terms = SharedFit::parse("robust,eval-logs").loss_terms();
+    CHECK(terms.robust);
+    CHECK(terms.eval_logs);
+    CHECK_FALSE(terms.run_logs);
+    CHECK_FALSE(terms.step_logs);
+    // The model is not a switch: the candidate terms a list once named are unknown names, and so is the model.
+    for (const char* gone : {"operator", "jitter-cv", "multi-node", "staged-refit", "identified-host-cost"})
+        CHECK_THROWS_WITH(SharedFit::parse(gone), Catch::Contains("unknown fit switch"));
+    CHECK_THROWS_AS(SharedFit::parse("robust,"), InputError);
     CHECK_THROWS_AS(SharedFit::parse(""), InputError);
-    // The evaluation passes' host terms need the passes they price.
-    CHECK_THROWS_AS(SharedFit::parse("operator,eval-host-ops"), InputError);
-    CHECK_THROWS_AS(SharedFit::parse("operator,eval-launch"), InputError);
-    const SharedFit passes = SharedFit::parse("operator,eval-passes,eval-host-ops,eval-launch");
-    CHECK(passes.eval_host_ops);
-    CHECK(passes.eval_launch);
-    CHECK(SharedFit::parse(passes.describe()).describe() == passes.describe());
 }
 
 TEST_CASE("the per-run overhead adds once per run, independent of steps", "[training]") {
@@ -193,23 +186,4 @@ TEST_CASE("the robust loss bounds the pull of a result no term explains", "[cali
     const auto [outlier_robust, others_robust] = errors("robust");
     CHECK(others_robust < 0.5 * others_plain);
     CHECK(outlier_robust > outlier_plain);
-}
-
-// The model-selection rule `validate --compare` applies (docs/model.md): forward CV proposes, the hold-out
-// vetoes a proposal that extrapolates worse. Figures from one fit: lumped 5.74 / 17.55, operator 5.83 / 10.75.
-TEST_CASE("selection rule: forward CV proposes, a worse hold-out vetoes", "[calibration]") {
-    const RuleFigures lumped{5.74, 17.55}, op{5.83, 10.75};
-    const RuleDecision today = select_by_rule(lumped, op);
-    CHECK(today.first_proposed);
-    CHECK(today.vetoed);
-    CHECK_FALSE(today.first_chosen());   // the operator model
-    // Figures from another fit: operator proposed by CV (6.11 < 6.22) and not vetoed (10.47 < 20.30).
-    const RuleDecision before = select_by_rule({6.22, 20.30}, {6.11, 10.47});
-    CHECK_FALSE(before.first_proposed);
-    CHECK_FALSE(before.vetoed);
-    CHECK_FALSE(before.first_chosen());
-    // A proposal whose hold-out is no worse ships.
-    CHECK(select_by_rule({5.0, 9.0}, {6.0, 9.0}).first_chosen());
-    // A tie on forward CV proposes the second, which a worse hold-out still vetoes.
-    CHECK(select_by_rule({6.0, 9.0}, {6.0, 12.0}).first_chosen());
 }

@@ -98,8 +98,8 @@ TEST_CASE("user runs: the step-time loss is the log error of the model's step") 
 
 TEST_CASE("like SUBMITTER/SYSTEM: no offsets, malformed and unknown names are refused, a stack divides the kernel times") {
     ProfileSet set = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
-    CHECK(set.stack_speeds.count("NVIDIA/H100-SXM"));   // the shipped set's (fitted with system-speed)
-    set.stack_speeds.clear();                            // as a set fitted without system-speed
+    CHECK(set.stack_speeds.count("NVIDIA/H100-SXM"));   // the shipped set's (one per stack)
+    set.stack_speeds.clear();                            // as a set without offsets
     CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorch", "H100-SXM"),
                       Catch::Contains("no per-system speed offsets"));
     set.stack_speeds["NVIDIA/H100-SXM"] = 1.25;
@@ -154,4 +154,44 @@ TEST_CASE("user runs: with times to train the run terms are fitted, not taken fr
         CHECK_FALSE(e.step_time_only);
         CHECK(std::abs(e.error) < 0.02);
     }
+}
+
+// A few step times cannot tell a GEMM efficiency from their own stack's speed: the operator fit of a user's runs
+// holds the shipped physics and moves the stacks' offsets and the workload's own terms. The shipped example's
+// eight BERT rows on 8-64 H100s (examples/my-runs-bert-h100.csv, --max-gpus 64): every kernel-class efficiency,
+// the launch and per-kernel costs and the GPU speeds stay the shipped ones; the identifiability report names
+// only stack speeds and BERT's terms, and says which of them the rows determined.
+TEST_CASE("user runs: the operator fit moves the stacks' offsets, not the shipped physics", "[operator][calibration]") {
+    const ProfileSet shipped = load_profiles(ProfileSet::default_dir(), ComputeModel::operator_level);
+    std::vector<CalibrationPoint> rows;
+    for (CalibrationPoint& p : load_user_runs(std::string(TTSIM_SOURCE_DIR) + "/examples/my-runs-bert-h100.csv"))
+        if (p.scenario.gpus <= 64) rows.push_back(std::move(p));
+    REQUIRE(rows.size() == 8);
+    SharedFit fit_options = SharedFit::operator_defaults();
+    fit_options.parameter_uncertainty = true;
+    const UserCalibration fit = calibrate_user_runs(rows, "test", fit_options, shipped);
+    const ComputeProfile fitted = fit.report.profiles.find(find_workload("bert"), find_gpu("H100-SXM"));
+    const ComputeProfile before = shipped.find(find_workload("bert"), find_gpu("H100-SXM"));
+    REQUIRE(fitted.operator_efficiency);
+    const layers::Efficiency& a = *fitted.operator_efficiency;
+    const layers::Efficiency& b = *before.operator_efficiency;
+    CHECK(a.gemm == Approx(b.gemm).epsilon(1e-12));
+    CHECK(a.conv == Approx(b.conv).epsilon(1e-12));
+    CHECK(a.attention == Approx(b.attention).epsilon(1e-12));
+    CHECK(a.memory == Approx(b.memory).epsilon(1e-12));
+    CHECK(a.launch_seconds == Approx(b.launch_seconds).epsilon(1e-12));
+    CHECK(a.kernel_overhead_seconds == Approx(b.kernel_overhead_seconds).epsilon(1e-12));
+    CHECK(fitted.operator_speed == Approx(before.operator_speed).epsilon(1e-12));
+    // What moved: a speed per label's stack, and the report lists nothing else but BERT's own terms.
+    REQUIRE(fit.report.profiles.stack_speeds.count("NVIDIA/H100-SXM"));
+    CHECK(fit.report.profiles.stack_speeds.at("NVIDIA/H100-SXM") != 1.0);
+    REQUIRE_FALSE(fit.report.parameters.empty());
+    for (const ParameterEstimate& e : fit.report.parameters) {
+        INFO(e.name);
+        CHECK((e.spec->scope == ParamScope::software_stack || e.spec->scope == ParamScope::workload));
+    }
+    INFO(format_identifiability(fit.report.parameters));
+    // The stacks with the most rows (NVIDIA's and Lambda's two each) are the ones the data placed best.
+    for (const ParameterEstimate& e : fit.report.parameters)
+        if (e.name == "NVIDIA/H100-SXM speed") CHECK(e.posterior_log_sd < e.prior_log_sd);
 }

@@ -36,7 +36,7 @@ std::string calibrate_user_file(const ArgParser& parser, const CalibrationOption
         "data: " + file.filename().string() + " (user runs, docs/user-runs.md), " + std::to_string(fit.size()) +
         " rows fitted" + (options.max_gpus ? " (<= " + std::to_string(*options.max_gpus) + " GPUs)" : std::string()) +
         "\nmodel: the layout of each row priced as 'ttsim predict' prices it; step times and times to train fitted "
-        "on their log errors; shared parameters: " + options.shared.describe();
+        "on their log errors; fit switches: " + options.shared.describe();
     UserCalibration fitted =
         calibrate_user_runs(fit, description, options.shared, load_profiles(ProfileSet::default_dir(), model));
     report = std::move(fitted.report);
@@ -82,9 +82,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                 "directory to write profiles.yaml into (never the shipped models/profiles unless named: use them "
                 "with 'ttsim predict --profiles DIR')",
                 "./profiles")
-        .option("shared", "LIST",
-                std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
-                    SharedFit::option_names() + "; or none",
+        .option("shared", "LIST", shared_flag_help(),
                 default_shared_description());
     declare_model_flag(parser);
     if (!parser.parse(args, out)) return 0;
@@ -103,6 +101,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
             parser.fail(flag, "goes with --data (the shipped rounds name their own run logs and timings)");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     options.shared = fit_for_model(parser, options.shared);
+    options.shared.parameter_uncertainty = true;   // the identifiability report below
     const std::filesystem::path file_name =
         profile_file("", options.shared.operator_model ? ComputeModel::operator_level : ComputeModel::lumped);
     if (parser.has("max-gpus")) options.max_gpus = static_cast<int>(parser.get_int("max-gpus", 1, 1 << 20));
@@ -154,6 +153,10 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     output.create();
     parser.naming_flags([&] { report.profiles.save_file(dir / file_name); });   // names Field::output_dir
     output.keep();
+    if (!report.parameters.empty())
+        table += "\nfitted parameters: what the data determined (Laplace approximation at the optimum: posterior "
+                 "against prior sd, as factors; parameter_table.hpp)\n" +
+                 format_identifiability(report.parameters);
     out << table << residual << "\n"
         << "objective evaluations: " << report.objective_evaluations << "\n"
         << "wrote " << (dir / file_name).string() << "\n";

@@ -82,7 +82,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
                 "models/profiles")
         .option("like", "SUBMITTER/SYSTEM",
                 "price the kernels of every candidate's GPU with that software stack's speed offset from the profiles "
-                "(as 'ttsim predict --like'; needs profiles fitted with system-speed)",
+                "(as 'ttsim predict --like'; needs operator-model profiles with offsets)",
                 "the pooled value, 1")
         .option("threads", "N", "worker threads (0 = all cores)", "0")
         .option("format", "F", "table, csv or json", "table")

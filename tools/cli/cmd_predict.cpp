@@ -92,8 +92,8 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
                 "fastest with an operator profile, published with a lumped one")
         .option("like", "SUBMITTER/SYSTEM",
                 "price the kernels with that system's software-stack speed offset from the profiles (a v4.1 "
-                "submitter/system, a user-runs label, or the stack SUBMITTER/GPU; needs profiles fitted with "
-                "system-speed)",
+                "submitter/system, a user-runs label, or the stack SUBMITTER/GPU; needs operator-model profiles with "
+                "offsets)",
                 "the pooled value, 1")
         .option("sharp", "on|off",
                 "SHARP in-network reduction of the gradients between NVLink domains (refused for a job within one "

@@ -72,7 +72,8 @@ double step_time_mape(const std::vector<StepTimeCheck>& checks) {
     return checks.empty() ? 0.0 : 100.0 * sum / static_cast<double>(checks.size());
 }
 
-// The second check of the selection rule (README): the cross-validation predictions' parts against their logs.
+// The cross-validation predictions' parts against their logs: a fold that gets the minutes right by trading one part
+// for another shows here.
 std::string parts_line(const CrossValidationReport& cv) {
     std::string line =
         fmt::format("their parts against the logs (MAPE): steady step {} over {} results, one evaluation {} over {}",
@@ -149,20 +150,7 @@ int print_comparison(const std::vector<CalibrationPoint>& points, const ArgParse
     for (const auto& [name, f] : {std::pair{"lumped", &a}, std::pair{"operator", &b}})
         out << fmt::format("{:<10} {:>10.2f} {:>12.2f} {:>8.2f} {:>10.2f} {:>15.2f}\n", name, f->in_sample, f->forward,
                            f->loco, f->holdout, f->holdout_step);
-    // The selection rule (select_by_rule, README): forward CV proposes, a worse hold-out vetoes.
-    const RuleDecision rule = select_by_rule({a.forward, a.holdout}, {b.forward, b.holdout});
-    const ModelFigures& proposed = rule.first_proposed ? a : b;
-    const ModelFigures& other = rule.first_proposed ? b : a;
-    const char* chosen = rule.first_chosen() ? "lumped" : "operator";
-    out << fmt::format("rule: forward CV proposes {} ({:.2f} against {:.2f}); {} ({:.2f} against {:.2f}), so {}\n",
-                       rule.first_proposed ? "lumped" : "operator", proposed.forward, other.forward,
-                       rule.vetoed ? "the hold-out vetoes it" : "its hold-out is no worse", proposed.holdout,
-                       other.holdout, chosen);
-    out << "default model: " << to_string(kDefaultComputeModel)
-        << (std::string(to_string(kDefaultComputeModel)) == chosen ? " (as the rule picks)"
-                                                                    : " (NOT what the rule picks on these figures)")
-        << "\n\n"
-        << "hold-out points, predicted minutes by each model\n";
+    out << "\nhold-out points, predicted minutes by each model\n";
     out << fmt::format("{:<17} {:<10} {:>6} {:<26} {:>10} {:>10} {:>8} {:>10} {:>8}\n", "workload", "gpu", "gpus",
                        "submitter/system", "published", "lumped", "err%", "operator", "err%");
     for (std::size_t i = 0; i < a.holdout_points.size() && i < b.holdout_points.size(); ++i) {
@@ -203,9 +191,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
                 "shipped models/data/mlperf/v4.1_runs.csv")
         .option("profiles", "DIR", "directory with profiles.yaml and operator_profiles.yaml", "models/profiles")
-        .option("shared", "LIST",
-                std::string("shared parameters (fitted jointly over all profiles) and fit options, comma-separated from: ") +
-                    SharedFit::option_names() + "; or none",
+        .option("shared", "LIST", shared_flag_help(),
                 default_shared_description())
         .flag("run-lines",
               "only print, for every result whose runs converged at different points, the seconds per step and the "
@@ -221,8 +207,8 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "only print the hold-out error per workload as YAML (the shipped models/data/validation/holdout.yaml, "
               "which plans quote)")
         .flag("cross-validate",
-              "print the in-sample table and cross-validation on the <= 64-GPU results (model selection evidence): forward chaining "
-              "(fit on fewer GPUs, predict the next count; decides the shipped model) and leave-one-GPU-count-out")
+              "print the in-sample table and cross-validation on the <= 64-GPU results: forward chaining "
+              "(fit on fewer GPUs, predict the next count) and leave-one-GPU-count-out")
         .flag("compare",
               "only print the lumped and the operator-level model side by side: in-sample, forward-chaining and "
               "leave-one-count-out cross-validation, hold-out time-to-train and step time, and every hold-out point "
@@ -322,7 +308,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         for (const CrossValidationScheme scheme :
              {CrossValidationScheme::ForwardChaining, CrossValidationScheme::LeaveOneGpuCountOut}) {
             const CrossValidationReport cv = cross_validate(points, scheme, 64, options.shared);
-            out << (scheme == CrossValidationScheme::ForwardChaining ? "(c) " : "(d) ") << describe(scheme) << " on results with <= 64 GPUs, shared parameters fitted: "
+            out << (scheme == CrossValidationScheme::ForwardChaining ? "(c) " : "(d) ") << describe(scheme) << " on results with <= 64 GPUs, fit switches: "
                 << options.shared.describe() << "\n"
                 << format_point_table(cv.predicted) << "cross-validation MAPE: " << percent(cv.mape_percent)
                 << " over " << cv.predicted.size() << " results\n" << parts_line(cv) << "\n\n";
@@ -334,7 +320,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     }
     const HoldoutReport holdout = holdout_validation(points, kFitMaxGpus, kPredictMinGpus, options.shared);
     out << "(b) hold-out: fitted on " << holdout.fit.fitted.size() << " results with <= 64 GPUs (fit MAPE "
-        << percent(mean_absolute_percentage_error(holdout.fit.fitted)) << ", shared parameters fitted: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
+        << percent(mean_absolute_percentage_error(holdout.fit.fitted)) << ", fit switches: " << options.shared.describe() << "), predicting results with >= 128 GPUs\n"
         << format_point_table(holdout.predicted) << "hold-out MAPE: " << percent(holdout.mape_percent) << " over "
         << holdout.predicted.size() << " results\n\n";
     const std::vector<const CalibrationPoint*>& held_out = holdout.held_out;

@@ -30,19 +30,20 @@ ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag) 
     });
 }
 
+std::string shared_flag_help() {
+    return "fit switches (the loss's measurements and weighting, the predictions' convergence lag; the model itself is "
+           "--model), comma-separated from: " +
+           SharedFit::option_names() + "; or none";
+}
+
 std::string default_shared_description() {
     return "operator model: " + SharedFit::operator_defaults().describe() + "; lumped: " + SharedFit{}.describe();
 }
 
 SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed) {
     const ComputeModel model = model_flag(parser);
-    if (parsed.operator_model && parser.has("model") && model == ComputeModel::lumped)
-        parser.fail("model", "lumped contradicts 'operator' in --shared");
     if (!parser.has("shared") && model == ComputeModel::operator_level) parsed = SharedFit::operator_defaults();
-    parsed.operator_model = model == ComputeModel::operator_level || parsed.operator_model;
-    // The operator model's own terms mean nothing to the lumped fit, which would silently fit without them.
-    if (const std::string term = parsed.operator_only_term(); !parsed.operator_model && !term.empty())
-        parser.fail("shared", term + " is a term of the operator model, which --model lumped does not fit");
+    parsed.operator_model = model == ComputeModel::operator_level;
     return parsed;
 }
 

@@ -17,12 +17,13 @@ ComputeModel model_flag(const ArgParser& parser);
 // The profiles of the chosen model, from --profiles DIR when the command has it and it is given, else shipped.
 ProfileSet load_model_profiles(const ArgParser& parser, bool has_profiles_flag = true);
 
-// The --shared default as help text: the fit each compute model uses without the flag.
+// --shared's help text (the fit switches, calibration.hpp SharedFit) and its default: the switches each compute
+// model uses without the flag.
+std::string shared_flag_help();
 std::string default_shared_description();
 
 // The fit --shared and --model ask for together: --model operator without --shared takes the operator model's
-// shipped selection (SharedFit::operator_defaults); 'operator' in --shared selects it too; --model lumped with
-// 'operator' in --shared is refused naming --model. `parsed` is --shared's value (or the default).
+// default switches (SharedFit::operator_defaults). `parsed` is --shared's value (or the default).
 SharedFit fit_for_model(const ArgParser& parser, SharedFit parsed);
 
 // --round R: the MLPerf round whose software a prediction assumes (its fitted offsets per workload and GPU,

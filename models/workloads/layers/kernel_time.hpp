@@ -51,24 +51,24 @@ struct Efficiency {
     double launch_seconds = 5e-6;
     double graph_launch_seconds = 10e-6;
     // Host cost per kernel of an eager evaluation loop (no_grad forwards in the framework's validation loop), where
-    // fitted apart from the training launch (calibration option eval-launch); 0: the same as launch_seconds.
+    // fitted apart from the training launch (the operator calibration fits it); 0: the same as launch_seconds.
     double eval_launch_seconds = 0;
     // GPU time every kernel costs beyond its roofline, seconds: block scheduling, ramp-up and the tail of its
     // last wave, and the gap to the next kernel on the stream (a few microseconds even when replayed from a CUDA
-    // graph). 0 in the priors; the operator calibration may fit it (option kernel-overhead).
+    // graph). 0 in the priors; the operator calibration fits it.
     double kernel_overhead_seconds = 0;
     // The streaming kernels' (norms, elementwise, embeddings, the optimizer's update: no tensor-core work) own GPU
-    // overhead per kernel, where fitted apart from the tensor-core kernels' (calibration option class-overhead):
+    // overhead per kernel, where set apart from the tensor-core kernels' (a profile file may; the calibration does not):
     // a GEMM's or convolution's tail wave and ramp-up differ from a one-pass elementwise kernel's. 0: the same as
     // kernel_overhead_seconds.
     double streaming_overhead_seconds = 0;
     // How a kernel's two roofs combine: 0 takes the larger (a kernel that overlaps its loads with its math
     // perfectly); p > 0 takes (compute^p + memory^p)^(1/p), which is never below the larger and reaches the sum at
-    // p = 1 (no overlap): near its ridge point a kernel runs slower than either roof alone (the calibration option
-    // roof-blend fits p, from 1 to 32).
+    // p = 1 (no overlap): near its ridge point a kernel runs slower than either roof alone (a profile file may set
+    // p; the calibration does not fit it).
     double roof_exponent = 0;
     // Fraction of the HBM bandwidth the tensor-core kernels (GEMM, convolution, attention) reach, where fitted apart
-    // from the streaming kernels' (calibration option tensor-memory); 0: the same as `memory`.
+    // from the streaming kernels' (a profile file may set it; the calibration does not); 0: the same as `memory`.
     double tensor_memory = 0;
 };
 
