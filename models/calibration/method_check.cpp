@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "models/calibration/model_error.hpp"
 #include "models/mlperf/rounds.hpp"
 
 namespace ttsim {
@@ -61,6 +62,12 @@ MethodCheck method_check(const MethodCheckOptions& options) {
         r.round = round;
         r.fitted = static_cast<int>(holdout.fit.fitted.size());
         r.predicted = holdout.predicted;
+        for (const CalibrationPoint* point : holdout.held_out) {
+            const ComputeProfile profile = point_profile(*point, holdout.fit.profiles);
+            const Prediction q = evaluate(point->scenario, profile);
+            r.bands.push_back({point->published_minutes, q.ttt_p10_minutes, q.ttt_minutes, q.ttt_p90_minutes,
+                               profile.parameter_sd});
+        }
         r.mape_percent = holdout.mape_percent;
         r.max_abs_percent = max_abs_percent(holdout.predicted);
         check.rounds.push_back(std::move(r));
@@ -76,6 +83,40 @@ MethodCheck method_check(const MethodCheckOptions& options) {
     }
     check.speedups = round_speedups(points, rounds);
     return check;
+}
+
+std::vector<BandCoverage> band_coverage(const MethodCheck& check) {
+    std::vector<BandCoverage> out;
+    for (const RoundHoldout& r : check.rounds) {
+        BandCoverage c;
+        c.round = r.round;
+        double sum_square = 0;
+        int others = 0;
+        for (const RoundHoldout& other : check.rounds)
+            if (other.round != r.round)
+                for (const PointError& e : other.predicted) {
+                    sum_square += std::pow(std::log1p(e.error), 2);
+                    ++others;
+                }
+        c.model_sigma = others > 0 ? std::sqrt(sum_square / others) : 0.0;
+        for (const HeldOutBand& b : r.bands) {
+            const LogNormalBand band = combine_band(b.p10_minutes, b.p50_minutes, b.p90_minutes, b.parameter_sd, c.model_sigma);
+            c.inside += band.p10 <= b.published_minutes && b.published_minutes <= band.p90;
+            ++c.results;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
+BandCoverage total_coverage(const std::vector<BandCoverage>& rounds) {
+    BandCoverage total;
+    total.round = "all";
+    for (const BandCoverage& c : rounds) {
+        total.inside += c.inside;
+        total.results += c.results;
+    }
+    return total;
 }
 
 std::string format_method_check(const MethodCheck& check, const MethodCheckOptions& options) {
@@ -99,6 +140,17 @@ std::string format_method_check(const MethodCheck& check, const MethodCheckOptio
     }
     if (!check.rounds.empty())
         fmt::format_to(std::back_inserter(out), "  mean of the rounds' MAPEs: {:.2f}%\n", sum / check.rounds.size());
+    const std::vector<BandCoverage> coverage = band_coverage(check);
+    if (!coverage.empty()) {
+        out += "p10-p90 band coverage of the published scores (convergence spread, parameter uncertainty, and the "
+               "other rounds' held-out RMS log error as the model error; aim 60-95 %):\n";
+        for (const BandCoverage& c : coverage)
+            fmt::format_to(std::back_inserter(out), "  v{:<4} {:3}/{:<3} inside ({:5.1f}%), model sigma {:.3f}\n", c.round,
+                           c.inside, c.results, c.percent(), c.model_sigma);
+        const BandCoverage all = total_coverage(coverage);
+        fmt::format_to(std::back_inserter(out), "  every round: {}/{} inside ({:.1f}%)\n", all.inside, all.results,
+                       all.percent());
+    }
     if (!check.in_sample.empty())
         fmt::format_to(std::back_inserter(out),
                        "in-sample, every round fitted together: MAPE {:.2f}%, largest {:.2f}%, over {} results\n",

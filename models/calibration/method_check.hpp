@@ -11,10 +11,17 @@
 
 namespace ttsim {
 
+// A held-out result's prediction as a band needs it: the published minutes, the convergence percentiles of the
+// prediction (the RCPs' spread) and the fold profile's parameter uncertainty.
+struct HeldOutBand {
+    double published_minutes = 0, p10_minutes = 0, p50_minutes = 0, p90_minutes = 0, parameter_sd = 0;
+};
+
 struct RoundHoldout {
     std::string round;
     int fitted = 0;                          // results with <= fit_max_gpus GPUs
     std::vector<PointError> predicted;       // results with >= predict_min_gpus GPUs
+    std::vector<HeldOutBand> bands;          // one per predicted result
     double mape_percent = 0, max_abs_percent = 0;
 };
 
@@ -50,6 +57,19 @@ std::vector<RoundSpeedup> round_speedups(const std::vector<CalibrationPoint>& po
 
 // The whole report: per round its points, MAPE and largest error, then the in-sample line and the speedups.
 std::string format_method_check(const MethodCheck& check, const MethodCheckOptions& options);
+
+// How often the predicted p10-p90 band (model_error.hpp combine_band) holds the published score, per round: the
+// convergence spread, the fold's parameter uncertainty and, as the model error, the RMS log error of the OTHER
+// rounds' held-out predictions (a round's band is never sized on its own errors; a single round: none).
+struct BandCoverage {
+    std::string round;
+    int inside = 0, results = 0;
+    double model_sigma = 0;
+    double percent() const { return results > 0 ? 100.0 * inside / results : 0.0; }
+};
+std::vector<BandCoverage> band_coverage(const MethodCheck& check);
+// Every round's together (the acceptance aim: 60-95 %).
+BandCoverage total_coverage(const std::vector<BandCoverage>& rounds);
 
 // Largest |error| in percent.
 double max_abs_percent(const std::vector<PointError>& errors);

@@ -1,7 +1,6 @@
 #include "models/planning/holdout_error.hpp"
 
 #include <cmath>
-#include <numbers>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -78,46 +77,6 @@ HoldoutErrors load_holdout_errors(const std::filesystem::path& path) {
 const HoldoutErrors& shipped_holdout_errors() {
     static const HoldoutErrors errors = load_holdout_errors(data_file("validation/holdout.yaml"));
     return errors;
-}
-
-HoldoutErrors holdout_errors_for(bool lumped, const std::string& profiles_dir) {
-    HoldoutErrors none;
-    if (!profiles_dir.empty())
-        none.not_quoted = "the plan prices with the profiles in " + profiles_dir +
-                          ", which models/data/validation/holdout.yaml does not measure ('ttsim calibrate --data FILE "
-                          "--max-gpus N' holds your larger runs out and prints their error)";
-    else if (lumped)
-        none.not_quoted = "the plan prices with the lumped model, and models/data/validation/holdout.yaml measures the "
-                          "default (operator) model ('ttsim validate --model lumped' measures the lumped one)";
-    else
-        return shipped_holdout_errors();
-    return none;
-}
-
-std::string describe_holdout_error(const HoldoutErrors& errors, const std::string& workload) {
-    const WorkloadHoldoutError* w = errors.find(workload);
-    std::string text = "model hold-out error for " + workload + ": ";
-    if (!errors.not_quoted.empty()) return text + "not quoted: " + errors.not_quoted;
-    if (!w || w->results == 0) {
-        text += "not measured (no v4.1 H100/H200 result at >= " + std::to_string(errors.predict_min_gpus) + " GPUs)";
-    } else {
-        text += fmt::format("{:.1f}%", w->mape_percent) + " MAPE over " + std::to_string(w->results) + (w->results == 1 ? " result" : " results") +
-                " at >= " + std::to_string(errors.predict_min_gpus) + " GPUs, fitted on <= " +
-                std::to_string(errors.fit_max_gpus);
-    }
-    return text + " (" + errors.command + ")";
-}
-
-std::optional<ModelErrorBand> band_with_model_error(const HoldoutErrors& errors, const std::string& workload,
-                                                    double p10_minutes, double p50_minutes, double p90_minutes) {
-    const WorkloadHoldoutError* w = errors.find(workload);
-    if (!w || w->results == 0 || !(p10_minutes > 0 && p50_minutes > 0 && p90_minutes >= p10_minutes)) return std::nullopt;
-    constexpr double z90 = 1.2815515655446004;   // the standard normal's 90th percentile
-    const double convergence_sigma = std::log(p90_minutes / p10_minutes) / (2 * z90);
-    const double model_sigma = w->mape_percent / 100.0 * std::sqrt(std::numbers::pi / 2);
-    const double sigma = std::hypot(convergence_sigma, model_sigma);
-    return ModelErrorBand{p50_minutes * std::exp(-z90 * sigma), p50_minutes * std::exp(z90 * sigma), model_sigma,
-                          w->mape_percent};
 }
 
 }  // namespace ttsim::planning

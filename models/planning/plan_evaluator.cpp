@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "models/planning/prediction_band.hpp"
 #include "models/planning/variant_config.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/workloads/workload.hpp"
@@ -49,7 +50,9 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
     return [workload, &profiles, energy, cost, routing = query.routing, sharp = query.sharp, network = query.network,
             memory_reserve = query.memory_reserve_bytes, reliability = query.reliability,
             topology_file = query.topology_file, batch = query.batch, allocation = query.allocation, layout = query.layout,
-            custom_workload = query.custom_workload, variants = std::move(variants)](const PlanCandidate& candidate) {
+            custom_workload = query.custom_workload, model_errors = query.model_errors,
+            not_quoted = query.model_error_not_quoted, stack_named = query.stack_named,
+            variants = std::move(variants)](const PlanCandidate& candidate) {
         SweepPoint point;
         point.workload = workload;
         point.system = candidate.system;
@@ -75,8 +78,15 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.error = outcome.error;
         if (!outcome.ok) return e;
         e.ttt_minutes = outcome.prediction.ttt_minutes;
-        e.ttt_p10_minutes = outcome.prediction.ttt_p10_minutes;
-        e.ttt_p90_minutes = outcome.prediction.ttt_p90_minutes;
+        // The band: convergence spread, the fit's parameter uncertainty and the model error of this candidate's
+        // kind of extrapolation (prediction_band.hpp), judged at the confidence like the spread alone was.
+        const ComputeProfile profile = profiles.find(find_workload(workload), find_gpu(outcome.catalog_gpu));
+        const PredictionBand band =
+            prediction_band(outcome.prediction, profile, model_errors, {candidate.gpus, stack_named, false}, not_quoted);
+        e.ttt_p10_minutes = band.p10;
+        e.ttt_p90_minutes = band.p90;
+        e.band = describe_band(band);
+        e.band_kind = band.model ? key_of(band.model->kind) : "";
         // A deadline is met or missed in wall time: the median and the p90 include failures, checkpoints and
         // restarts (models/reliability), the p90 at the p90 convergence. The p10 stays the failure-free p10 (a run
         // that meets no failure). An MLPerf-length job's median run meets none, so its p50 is unchanged.

@@ -117,10 +117,6 @@ std::vector<EvaluatedCandidate> sorted_evaluated(const PlanQuery& query, const P
     return all;
 }
 
-const HoldoutErrors& holdout_of(const PlanReportContext& ctx) {
-    return ctx.holdout ? *ctx.holdout : shipped_holdout_errors();
-}
-
 }  // namespace
 
 std::string describe_constraints(const PlanConstraints& c, const CostParameters& cost) {
@@ -267,16 +263,8 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     } else {
         out << answer_lines(*answer.best, *ctx.cost, q.constraints.confidence);
         const PlanEvaluation& e = answer.best->evaluation;
-        if (const auto band = band_with_model_error(holdout_of(ctx), ctx.workload, e.ttt_p10_minutes, e.ttt_minutes,
-                                                    e.ttt_p90_minutes))
-            out << wrap_text("    ", 6,
-                             "with the model's own error: p10 " + format_duration(band->p10_minutes) + ", p90 " +
-                                 format_duration(band->p90_minutes) +
-                                 (ctx.explain ? fmt::format(" (the convergence spread and a log-normal model error of "
-                                                            "{:.1f} % mean size, the hold-out MAPE below; the "
-                                                            "constraints are judged on the spread alone)",
-                                                            band->mape_percent)
-                                              : ""));
+        // The band the percentiles above are: its kind of extrapolation and that kind's measured error.
+        if (!e.band.empty()) out << wrap_text("    ", 6, e.band);
         if (at_search_limit(q, *answer.best))
             out << wrap_text("    note: ", 6, std::to_string(answer.best->candidate.gpus) + " GPUs" + limit_note);
         for (const auto& w : answer.best->evaluation.warnings) out << wrap_text("    warning: ", 6, w);
@@ -286,14 +274,15 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
         out << "  best per system:\n";
         for (const auto& b : per_system) out << wrap_text("    ", 6, describe(b, *ctx.cost, q.constraints.confidence));
     }
-    out << wrap_text("  ", 4, describe_holdout_error(holdout_of(ctx), ctx.workload));
     // The prices always (a cost is only as good as its price, and a default is an estimate); the definitions and
     // formulas with --explain.
     out << wrap_text("  ", 4, "price per GPU-hour: " + ctx.cost->describe_prices(labelled_systems(q)));
     if (ctx.explain) {
         out << wrap_text("  ", 4,
                          std::string("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of "
-                                     "convergence (the RCPs' runs, averaged as an MLPerf score), p50 and p90 in wall time with "
+                                     "convergence (the RCPs' runs, averaged as an MLPerf score), widened by the fit's "
+                                     "parameter uncertainty and the model error of the answer's kind of extrapolation "
+                                     "(docs/uncertainty.md), p50 and p90 in wall time with "
                                      "failures, checkpoints and restarts (docs/reliability.md); constraints judged at ") +
                              to_string(q.constraints.confidence) + " (--confidence, --margin)");
         out << wrap_text("  ", 4, kBillingRule);
@@ -379,19 +368,12 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     j["systems"] = q.systems;
     if (q.routing != FabricRouting::Adaptive) j["routing"] = to_string(q.routing);   // only when not the default
     if (q.sharp) j["sharp"] = *q.sharp ? "on" : "off";                                 // only when asked for
-    {
-        const HoldoutErrors& holdout = holdout_of(ctx);
-        const WorkloadHoldoutError* w = holdout.find(ctx.workload);
-        j["holdout_error"] = {{"mape_percent", w && w->results > 0 ? json(w->mape_percent) : json(nullptr)},
-                              {"results", w ? w->results : 0},
-                              {"fit_max_gpus", holdout.fit_max_gpus},
-                              {"predict_min_gpus", holdout.predict_min_gpus},
-                              {"command", holdout.command}};
-        if (!holdout.not_quoted.empty()) j["holdout_error"]["not_quoted"] = holdout.not_quoted;
-    }
+    j["model_error"] = {{"command", kModelErrorCommand},
+                        {"not_quoted", q.model_errors ? json(nullptr) : json(q.model_error_not_quoted)}};
     j["energy_model"] = describe_energy_model(*ctx.energy);
     j["prices"] = ctx.cost->describe_prices(labelled_systems(q));
     j["billing"] = kBillingRule;
+    j["configurations_evaluated"] = answer.evaluated.size();   // the count the table states
     j["search_range"] = {{"from", q.gpu_counts.empty() ? 0 : q.gpu_counts.front()},
                          {"to", q.gpu_counts.empty() ? 0 : q.gpu_counts.back()}};
     {
@@ -408,12 +390,9 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     if (answer.best) {
         j["answer"] = candidate_json(*answer.best);
         const PlanEvaluation& e = answer.best->evaluation;
-        const auto band =
-            band_with_model_error(holdout_of(ctx), ctx.workload, e.ttt_p10_minutes, e.ttt_minutes, e.ttt_p90_minutes);
-        j["answer"]["with_model_error"] =
-            band ? json{{"ttt_p10_minutes", band->p10_minutes}, {"ttt_p90_minutes", band->p90_minutes},
-                        {"model_sigma", band->model_sigma}, {"holdout_mape_percent", band->mape_percent}}
-                 : json(nullptr);
+        // Its p10/p90 are the band: what it holds and the kind of extrapolation whose error it carries.
+        j["answer"]["band"] = e.band;
+        j["answer"]["band_kind"] = e.band_kind.empty() ? json(nullptr) : json(e.band_kind);
         j["answer"]["limited_by_search_range"] = at_search_limit(q, *answer.best);
     } else {
         j["answer"] = nullptr;

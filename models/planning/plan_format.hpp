@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "models/planning/cost_energy.hpp"
-#include "models/planning/holdout_error.hpp"
 #include "models/planning/plan_query.hpp"
 
 namespace ttsim::planning {
@@ -16,7 +15,6 @@ struct PlanReportContext {
     const PlanQuery* query = nullptr;
     const CostParameters* cost = nullptr;
     const EnergyParameters* energy = nullptr;
-    const HoldoutErrors* holdout = nullptr;   // the model's measured error; nullptr: the shipped file's
     bool layout_search = true;                // the compute model can search layouts (operator): the report says so
     bool explain = false;                     // the table adds the percentiles' meaning, prices and formulas
 };

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "models/calibration/model_error.hpp"
 #include "models/hardware/system.hpp"
 #include "models/planning/sweep_spec.hpp"
 #include "topologies/topology.hpp"
@@ -54,8 +55,9 @@ struct PlanCandidate {
 };
 
 // One evaluated configuration. ttt_minutes, gpu_hours, cost and energy are at the median convergence (p50);
-// the p10/p90 times bracket the run-to-run spread. GPU-hours and cost scale with time, so their percentiles are
-// the p50 values x time(p) / time(p50) (at_confidence).
+// the p10/p90 times are the band (prediction_band.hpp: the convergence spread, the fit's parameter uncertainty and
+// the model error of the candidate's kind of extrapolation). GPU-hours and cost scale with time, so their
+// percentiles are the p50 values x time(p) / time(p50) (at_confidence).
 struct PlanEvaluation {
     bool ok = false;
     std::string error;
@@ -66,6 +68,9 @@ struct PlanEvaluation {
     std::string layout;                  // the layout it ran (describe_layout), and its global batch
     int global_batch = 0;
     std::vector<std::string> warnings;
+    // What the p10/p90 band holds (prediction_band.hpp describe_band) and the kind of extrapolation whose model
+    // error it carries (model_error.hpp key_of; "" where none is quoted).
+    std::string band, band_kind;
 };
 
 // Time-to-train at a percentile, and GPU-hours and cost scaled to it.
@@ -122,6 +127,12 @@ struct PlanQuery {
     Objective objective = Objective::gpus;
     bool refine = true;
     int threads = 0;                          // grid evaluation width (0 = all cores)
+    // The model errors per kind of extrapolation that each candidate's p10/p90 band carries (prediction_band.hpp);
+    // null: the band has no model term, and model_error_not_quoted says why. stack_named: priced at a fitted
+    // stack's speed (--like), so not as a stack the fit never saw.
+    const ModelErrors* model_errors = nullptr;
+    std::string model_error_not_quoted;
+    bool stack_named = false;
     // Polled before each evaluation, from worker threads: thread-safe and cheap. Empty = never cancelled.
     std::function<bool()> cancelled;
 };

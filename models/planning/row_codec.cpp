@@ -23,7 +23,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunReliability, failure_rates, mttf_hours, ch
 }  // namespace reliability
 namespace planning {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PlanEvaluation, ok, error, ttt_minutes, ttt_p10_minutes, ttt_p90_minutes, gpu_hours,
-                                   cost, energy_kwh, rented_gpus, allocation, layout, global_batch, warnings)
+                                   cost, energy_kwh, rented_gpus, allocation, layout, global_batch, warnings, band, band_kind)
 }  // namespace planning
 }  // namespace ttsim
 

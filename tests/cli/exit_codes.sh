@@ -9,11 +9,11 @@ check "--help documents exit code 1" 'grep -q "1 nothing feasible" "$tmp/help.tx
 check "plan --help documents the exit codes" 'grep -q "Exit codes: 0 answered; 1 nothing feasible" "$tmp/plan_help.txt"'
 check "plan --help documents --confidence and --margin" 'grep -q -- "--confidence p50|p90" "$tmp/plan_help.txt" && grep -q -- "--margin PCT" "$tmp/plan_help.txt"'
 
-# Answered: 0, with p10/p50/p90 and the hold-out error.
+# Answered: 0, with p10/p50/p90 and the band they are (its kind of extrapolation and that kind's error).
 "$ttsim" plan --workload llama2_70b_lora --system dgx-h100 --deadline 3min >"$tmp/lora.txt" 2>&1; rc=$?
 check "plan with an answer exits 0" '[[ $rc -eq 0 ]]'
 check "plan answer states the percentiles" 'grep -q "at p90 (judged): .* min, .* GPU-hours" "$tmp/lora.txt" && grep -q "at p50: .* min" "$tmp/lora.txt" && grep -q "at p10: .* min" "$tmp/lora.txt"'
-check "plan answer states the hold-out error and its command" 'tr -s "\n " " " <"$tmp/lora.txt" | grep -q "model hold-out error for llama2_70b_lora: .*% MAPE.*ttsim validate --holdout-yaml"'
+check "plan answer states its band, the kind and its command" 'tr -s "\n " " " <"$tmp/lora.txt" | grep -q "p10/p90 band: convergence spread.*model error (.*): .*% MAPE.*ttsim validate --error-model"'
 
 # Nothing feasible: 1, the report still printed (closest configurations).
 "$ttsim" plan --workload bert --system dgx-h100 --deadline 1s --max-gpus 64 >"$tmp/none.txt" 2>"$tmp/none.err"; rc=$?

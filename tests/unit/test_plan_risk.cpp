@@ -1,6 +1,6 @@
 // Risk-aware plans: constraints judged at a percentile of the predicted time-to-train, with a safety margin;
-// every answer states the spread and the model's measured hold-out error; failed configurations carry no
-// numbers in CSV/JSON.
+// every answer states the spread and the band it is (its kind of extrapolation and that kind's error); failed
+// configurations carry no numbers in CSV/JSON.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -92,75 +92,46 @@ TEST_CASE("plan: a deadline is met at the chosen percentile, less the margin", "
     CHECK(at.gpu_hours == Approx(1.2 * 1100.0 / 60.0));
 }
 
-TEST_CASE("plan report states p10/p50/p90, the percentile judged and the hold-out error", "[planning]") {
+TEST_CASE("plan report states p10/p50/p90, the percentile judged and the band they are", "[planning]") {
     PlanQuery q = query_of(10, Confidence::p90, 0.10);
-    const PlanAnswer a = answer_plan_query(q, spread_model);
+    q.model_error_not_quoted = "not measured for these profiles";
+    // Each candidate says what its band holds (prediction_band.hpp describe_band) and its kind.
+    const PlanEvaluator banded = [](const PlanCandidate& c) {
+        PlanEvaluation e = spread_model(c);
+        e.band = "p10/p90 band: the spread of this test";
+        e.band_kind = "stack";
+        return e;
+    };
+    const PlanAnswer a = answer_plan_query(q, banded);
     const CostParameters cost;
     const EnergyParameters energy;
-    HoldoutErrors holdout;
-    holdout.command = "ttsim validate --holdout-yaml";
-    holdout.fit_max_gpus = 64;
-    holdout.predict_min_gpus = 128;
-    holdout.workloads = {{"w", 3, 12.34}};
-    const PlanReportContext ctx{"w", &q, &cost, &energy, &holdout};
+    const PlanReportContext ctx{"w", &q, &cost, &energy};
     const std::string table = format_plan_table(ctx, a);
     INFO(table);
     // 160 GPUs: p50 = 7.25 min, p10 = 5.8, p90 = 8.7.
-    // One percentile per line, the judged one first.
+    // One percentile per line, the judged one first, then what the band holds.
     CHECK(table.find("answer: 160 GPUs of a\n"
                      "    at p90 (judged): 8.70 min, 23.2 GPU-hours, 23.2 USD\n"
                      "    at p50: 7.25 min, 19.3 GPU-hours, 19.3 USD, 19.3 kWh\n"
-                     "    at p10: 5.80 min\n") != std::string::npos);
+                     "    at p10: 5.80 min\n"
+                     "    p10/p90 band: the spread of this test\n") != std::string::npos);
     CHECK(table.find("time-to-train <= 10.0 min at p90 less the 10% margin (<= 9.00 min)") != std::string::npos);
-    CHECK(table.find("model hold-out error for w: 12.3% MAPE over 3 results at >= 128 GPUs") != std::string::npos);
-    CHECK(table.find("ttsim validate --holdout-yaml") != std::string::npos);
+    // No averaged hold-out figure any more.
+    CHECK(table.find("hold-out") == std::string::npos);
     const auto j = nlohmann::json::parse(format_plan_json("p", ctx, a));
     CHECK(j["constraints"]["confidence"] == "p90");
     CHECK(j["constraints"]["margin"].get<double>() == Approx(0.10));
     CHECK(j["answer"]["ttt_p90_minutes"].get<double>() == Approx(8.7));
     CHECK(j["answer"]["at_confidence"]["ttt_minutes"].get<double>() == Approx(8.7));
-    CHECK(j["holdout_error"]["mape_percent"].get<double>() == Approx(12.34));
-    CHECK(j["holdout_error"]["command"] == "ttsim validate --holdout-yaml");
-    // A workload without held-out results says so instead of quoting a number.
-    const PlanReportContext other{"x", &q, &cost, &energy, &holdout};
-    CHECK(format_plan_table(other, a).find("model hold-out error for x: not measured") != std::string::npos);
-    CHECK(nlohmann::json::parse(format_plan_json("p", other, a))["holdout_error"]["mape_percent"].is_null());
-    // Priced with the lumped model or a user's profiles: the shipped figure is not quoted, and no band is drawn.
-    const HoldoutErrors lumped = holdout_errors_for(true, "");
-    PlanReportContext unmeasured = ctx;
-    unmeasured.holdout = &lumped;
-    CHECK(format_plan_table(unmeasured, a).find("model hold-out error for w: not quoted: the plan prices with the lumped model") != std::string::npos);
-    const auto u = nlohmann::json::parse(format_plan_json("p", unmeasured, a));
-    CHECK(u["holdout_error"]["mape_percent"].is_null());
-    CHECK(u["holdout_error"]["not_quoted"].get<std::string>().find("lumped") != std::string::npos);
-    CHECK(u["answer"]["with_model_error"].is_null());
-    CHECK(holdout_errors_for(false, "my-profiles").not_quoted.find("the profiles in my-profiles") != std::string::npos);
-    CHECK(holdout_errors_for(false, "").not_quoted.empty());
-    // The band with the model's error: wider than the spread, centred on p50 in log space, null without a hold-out.
-    const auto& band = j["answer"]["with_model_error"];
-    CHECK(band["ttt_p10_minutes"].get<double>() < 5.8);
-    CHECK(band["ttt_p90_minutes"].get<double>() > 8.7);
-    CHECK(band["ttt_p10_minutes"].get<double>() * band["ttt_p90_minutes"].get<double>() == Approx(7.25 * 7.25));
-    CHECK(table.find("with the model's own error: p10 ") != std::string::npos);
-    CHECK(nlohmann::json::parse(format_plan_json("p", other, a))["answer"]["with_model_error"].is_null());
-}
-
-TEST_CASE("plan: the model error band adds the hold-out error to the convergence spread in quadrature", "[planning]") {
-    HoldoutErrors holdout;
-    holdout.workloads = {{"w", 3, 10.0}, {"none", 0, 0.0}};
-    // No convergence spread: the band is the model's alone, sigma = 0.10 sqrt(pi / 2) = 0.1253.
-    const auto only_model = band_with_model_error(holdout, "w", 10, 10, 10);
-    REQUIRE(only_model);
-    CHECK(only_model->model_sigma == Approx(0.125331).epsilon(1e-5));
-    CHECK(only_model->p90_minutes == Approx(10 * std::exp(1.2815516 * 0.125331)).epsilon(1e-6));
-    CHECK(only_model->p10_minutes == Approx(10 * std::exp(-1.2815516 * 0.125331)).epsilon(1e-6));
-    // A spread whose sigma equals the model's: sqrt(2) x each.
-    const double spread = std::exp(1.2815516 * 0.125331);
-    const auto both = band_with_model_error(holdout, "w", 10 / spread, 10, 10 * spread);
-    REQUIRE(both);
-    CHECK(std::log(both->p90_minutes / 10) == Approx(std::sqrt(2.0) * 1.2815516 * 0.125331).epsilon(1e-5));
-    CHECK_FALSE(band_with_model_error(holdout, "none", 9, 10, 11));
-    CHECK_FALSE(band_with_model_error(holdout, "unknown", 9, 10, 11));
+    CHECK(j["answer"]["band"] == "p10/p90 band: the spread of this test");
+    CHECK(j["answer"]["band_kind"] == "stack");
+    CHECK(j["model_error"]["command"] == kModelErrorCommand);
+    CHECK(j["model_error"]["not_quoted"] == "not measured for these profiles");
+    CHECK_FALSE(j.contains("holdout_error"));
+    // With measured errors: nothing to excuse.
+    const ModelErrors errors;
+    q.model_errors = &errors;
+    CHECK(nlohmann::json::parse(format_plan_json("p", ctx, a))["model_error"]["not_quoted"].is_null());
 }
 
 TEST_CASE("plan CSV and JSON leave a failed configuration's numbers empty, never 0", "[planning]") {

@@ -8,8 +8,10 @@
 #include <fmt/format.h>
 
 #include "models/calibration/calibration.hpp"
+#include "models/calibration/fit_sanity.hpp"
 #include "models/calibration/user_runs.hpp"
 #include "models/mlperf/rounds.hpp"
+#include "sim/errors.hpp"
 #include "sim/file_reading.hpp"
 #include "tools/cli/args.hpp"
 #include "tools/cli/model_flag.hpp"
@@ -150,6 +152,14 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     report.profiles.header_comment = "ttsim compute profiles, fitted by 'ttsim calibrate' (NLopt LN_BOBYQA / "
                                      "LN_NELDERMEAD on log-parameters, squared log error)\n" +
                                      report.data_description + "\ndate: " + date + "\n" + residual;
+    // A fit physics forbids is refused before anything is written (fit_sanity.hpp), naming its likely outliers.
+    const FitSanity sanity = check_fit_sanity(report.profiles, report.fitted);
+    if (!sanity.ok()) {
+        out << table << residual << "\n";
+        throw InputError("the fit breaks what physics allows, so " + (dir / file_name).string() +
+                         " was not written (check or remove the results named, then fit again):\n" +
+                         format_fit_sanity(sanity));
+    }
     output.create();
     parser.naming_flags([&] { report.profiles.save_file(dir / file_name); });   // names Field::output_dir
     output.keep();
@@ -159,6 +169,8 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                  format_identifiability(report.parameters);
     out << table << residual << "\n"
         << "objective evaluations: " << report.objective_evaluations << "\n"
+        << "sanity (fit_sanity.hpp): ranges, compute at scale and 8 -> 64 GPU speedup bounds hold\n"
+        << format_fit_sanity(sanity)
         << "wrote " << (dir / file_name).string() << "\n";
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "models/calibration/like_system.hpp"
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
+#include "models/planning/prediction_band.hpp"
 #include "models/planning/sweep_config.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/training/predict.hpp"
@@ -229,6 +230,11 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         profiles = args.get_parsed("like", [&](const std::string& like) {
             return with_like(profiles, like, planning::catalog_gpus(query.systems, query.variants), like_notes);
         });
+    // The band's model term (prediction_band.hpp): the measured errors where they describe these profiles.
+    query.model_errors = planning::model_errors_for(model_flag(args) == ComputeModel::lumped,
+                                                    args.has("profiles") ? args.get("profiles") : "",
+                                                    query.model_error_not_quoted);
+    query.stack_named = args.has("like");
     const InterruptGuard interrupt_guard;   // Ctrl-C: the answer covers what was evaluated (exit 130)
     query.cancelled = [] { return interrupted(); };
     planning::add_published_counts(query, workload);
@@ -239,10 +245,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     if (!computed) return 0;   // an MPI rank other than 0: rank 0 prints
     const planning::PlanAnswer& answer = *computed;
     const ComputeModel model = model_flag(args);
-    const planning::HoldoutErrors holdout =
-        planning::holdout_errors_for(model == ComputeModel::lumped, args.has("profiles") ? args.get("profiles") : "");
-    planning::PlanReportContext report{workload, &query, &cost, &energy, &holdout,
-                                       model == ComputeModel::operator_level};
+    planning::PlanReportContext report{workload, &query, &cost, &energy, model == ComputeModel::operator_level};
     report.explain = args.get_flag("explain");
     return print_plan("ttsim plan", ::ttsim::report::command_as_typed("ttsim plan", raw), format, report, answer, out,
                       output);   // 1 when nothing meets it (exit_codes.hpp)

@@ -181,8 +181,18 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (std::string w = partial_allocation_warning(rented, request.gpus); !w.empty())
         p.warnings.push_back(std::move(w));
 
+    // The band: convergence spread, the fit's parameter uncertainty and the model error of this kind of
+    // extrapolation (prediction_band.hpp), in place of the convergence spread alone.
+    std::string not_quoted;
+    const ModelErrors* errors = planning::model_errors_for(
+        model_flag(parser) == ComputeModel::lumped, parser.has("profiles") ? parser.get("profiles") : "", not_quoted);
+    const planning::PredictionBand band =
+        planning::prediction_band(p, explained.profile, errors, {p.gpus, parser.has("like"), false}, not_quoted);
+    planning::apply_band(p, band);
+
     PredictionReport report;
     report.prediction = &p;
+    report.band = &band;
     report.prices = &prices;
     report.energy = &energy;
     report.cost = planning::cost_of_prediction(p, request.system, energy, prices, allocation);

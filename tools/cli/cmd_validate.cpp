@@ -2,6 +2,7 @@
 // predicts the large-scale H100/H200 results it never saw.
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <iterator>
 #include <numeric>
 #include <ostream>
@@ -12,6 +13,7 @@
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/log_parts.hpp"
 #include "models/calibration/method_check.hpp"
+#include "models/calibration/model_error.hpp"
 #include "models/calibration/run_lines.hpp"
 #include "models/mlperf/rounds.hpp"
 #include "models/planning/holdout_error.hpp"
@@ -180,7 +182,7 @@ int print_method_check(const ArgParser& parser, const SharedFit& shared, std::os
 
 int run_validate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("validate", "[--data FILE] [--runs FILE] [--profiles DIR] [--model M] [--shared LIST] "
-                     "[--summary | --cross-validate | --run-lines | --log-parts | --holdout-yaml | --compare | "
+                     "[--summary | --cross-validate | --run-lines | --log-parts | --holdout-yaml | --error-model | --compare | "
                      "--method-check [--rounds LIST]]",
                      "(a) in-sample error of the profiles for every result of the round (--round, default " +
                          mlperf_rounds().default_round + ") on a GPU of the catalog; (b) hold-out: "
@@ -218,6 +220,11 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "predict its results with >= 72 at their published layouts (per-round MAPE, largest error, every "
               "point); then every round fitted together (in-sample), the published speedup of each workload between "
               "rounds, and every result not used with why (several minutes per round)")
+        .flag("error-model",
+              "only print the model error per kind of extrapolation (inside the calibrated range, scale, a GPU family "
+              "without results at scale, an unseen software stack, another round), each cross-validated, as YAML: the "
+              "shipped models/data/validation/model_error.yaml that predict and plan bands carry (a dozen fits of the "
+              "shipped rounds, tens of minutes on 2 cores; progress on stderr)")
         .option("rounds", "LIST", "with --method-check: the rounds, comma-separated from models/data/mlperf/rounds.yaml",
                 "every round");
     declare_model_flag(parser);
@@ -228,7 +235,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
     if (!parser.parse(args, out)) return 0;
     // Each of these prints its own report, so any two exclude each other; the message names the earlier flag.
     const char* reports[] = {"compare",      "run-lines", "log-parts", "cross-validate",
-                             "holdout-yaml", "summary",   "method-check"};
+                             "holdout-yaml", "summary",   "method-check", "error-model"};
     for (std::size_t i = 0; i < std::size(reports); ++i)
         for (std::size_t j = i + 1; j < std::size(reports); ++j)
             if (parser.get_flag(reports[i]) && parser.get_flag(reports[j]))
@@ -256,6 +263,13 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         SharedFit shared;
         if (parser.has("shared")) shared = parser.get_parsed("shared", SharedFit::parse);
         return print_method_check(parser, fit_for_model(parser, shared), out);
+    }
+    if (parser.get_flag("error-model")) {
+        for (const char* flag : {"data", "runs", "profiles", "round", "shared", "model"})
+            if (parser.has(flag))
+                parser.fail(flag, "--error-model measures the shipped operator model on the shipped rounds");
+        out << format_model_error_yaml(measure_model_errors(&std::cerr));
+        return 0;
     }
     CalibrationOptions options;
     if (parser.has("round")) {

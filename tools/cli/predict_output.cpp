@@ -35,8 +35,19 @@ std::string format_prediction_table(const PredictionReport& report) {
     rows.push_back({"time to train",
                     fmt::format("{:.3f} min (p10 {:.3f}, p90 {:.3f})", p.ttt_minutes, p.ttt_p10_minutes,
                                 p.ttt_p90_minutes),
-                    "p10/p90: percentiles over the run-to-run spread of convergence (MLPerf's reference "
-                    "convergence points, averaged as an MLPerf score)"});
+                    report.band ? planning::describe_band(*report.band)
+                                : "p10/p90: percentiles over the run-to-run spread of convergence (MLPerf's reference "
+                                  "convergence points, averaged as an MLPerf score)"});
+    if (report.band) {
+        // The kind of extrapolation and its measured error always, not only with --explain: a band is only as
+        // good as what it says it covers.
+        const planning::PredictionBand& b = *report.band;
+        rows.push_back({"model error",
+                        b.model ? fmt::format("{}: {:.1f} % MAPE over {} cross-validated predictions", describe(b.model->kind),
+                                              b.model->mape_percent, b.model->results)
+                                : "not quoted: " + b.not_quoted,
+                        planning::describe_band(b)});
+    }
     rows.push_back({"layout", describe_layout(p.layout), ""});
     if (!p.layout_choice.empty()) {   // the layout search chose it (layout_search.hpp)
         rows.push_back({"layout choice", fmt::format("{}, searched in {:.3f} s", p.layout_choice, p.layout_search_seconds), ""});
@@ -233,6 +244,19 @@ std::string format_prediction_json(const PredictionReport& report) {
     j["ttt_minutes"] = p.ttt_minutes;
     j["ttt_p10_minutes"] = p.ttt_p10_minutes;
     j["ttt_p90_minutes"] = p.ttt_p90_minutes;
+    if (const planning::PredictionBand* b = report.band) {
+        // The band's terms (log-space sigmas, prediction_band.hpp) and the kind of extrapolation it carries.
+        j["band"] = {{"convergence_sigma_low", b->convergence_low_sigma},
+                     {"convergence_sigma_high", b->convergence_high_sigma},
+                     {"parameter_sigma", b->parameter_sigma},
+                     {"model_sigma", b->model_sigma},
+                     {"kind", b->model ? nlohmann::ordered_json(key_of(b->model->kind)) : nlohmann::ordered_json(nullptr)},
+                     {"kind_mape_percent", b->model ? nlohmann::ordered_json(b->model->mape_percent) : nlohmann::ordered_json(nullptr)},
+                     {"kind_results", b->model ? nlohmann::ordered_json(b->model->results) : nlohmann::ordered_json(nullptr)},
+                     {"description", planning::describe_band(*b)},
+                     {"model_error_not_quoted", b->not_quoted},
+                     {"command", kModelErrorCommand}};
+    }
     planning::add_reliability_json(j, p);   // goodput, interruptions, checkpoint interval (models/reliability)
     j["samples_to_converge"] = p.samples_to_converge;
     j["convergence_lag"] = p.convergence_lag;

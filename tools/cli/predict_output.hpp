@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/planning/prediction_band.hpp"
 #include "models/planning/prediction_cost.hpp"
 
 namespace ttsim::cli {
@@ -16,6 +17,8 @@ struct PredictionReport {
     const planning::EnergyParameters* energy = nullptr;
     planning::PredictionCost cost;               // cost_of_prediction(prediction, system, energy, prices)
     bool explain = false;                        // the table adds where each figure comes from (--explain)
+    // The p10/p90 band the prediction's ttt_p10/p90_minutes hold (prediction_band.hpp); null: convergence only.
+    const planning::PredictionBand* band = nullptr;
 };
 
 std::string format_prediction_table(const PredictionReport& report);

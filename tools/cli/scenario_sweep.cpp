@@ -12,6 +12,7 @@
 
 #include "models/planning/plan_evaluator.hpp"
 #include "models/planning/plan_format.hpp"
+#include "models/planning/prediction_band.hpp"
 #include "models/planning/published_results.hpp"
 #include "models/planning/results_format.hpp"
 #include "models/trace/iteration_timeline.hpp"
@@ -186,6 +187,11 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
     if (context.out_dir) output.emplace(*context.out_dir);
     scenario.query.threads = context.threads;
     scenario.query.cancelled = [] { return interrupted(); };
+    // The band's model term (prediction_band.hpp): the measured errors where they describe these profiles.
+    scenario.query.model_errors = planning::model_errors_for(scenario.model == ComputeModel::lumped,
+                                                             root.optional("profiles") ? chosen.source : "",
+                                                             scenario.query.model_error_not_quoted);
+    scenario.query.stack_named = root.optional("like").has_value();
     planning::add_published_counts(scenario.query, scenario.workload);
     const std::optional<planning::PlanAnswer> computed = compute_plan(
         scenario.query,
@@ -195,10 +201,8 @@ int run_plan_scenario(const ConfigNode& root, const ScenarioContext& context, st
                            scenario.query));
     if (!computed) return kExitAnswered;   // an MPI rank other than 0: rank 0 writes
     const planning::PlanAnswer& answer = *computed;
-    const planning::HoldoutErrors holdout = planning::holdout_errors_for(
-        scenario.model == ComputeModel::lumped, root.optional("profiles") ? chosen.source : "");
     planning::PlanReportContext report{scenario.workload, &scenario.query, &scenario.cost, &scenario.energy,
-                                       &holdout, scenario.model == ComputeModel::operator_level};
+                                       scenario.model == ComputeModel::operator_level};
     report.explain = context.explain;
     return print_plan(scenario.name, ::ttsim::report::scenario_command(context.file), scenario.format, report, answer,
                       out, output);

@@ -321,19 +321,12 @@ ReportInput plan_report(const json& root, ReportInput report) {
                             percentile_chart_svg(plan_chart(root))});
     if (report.plots.back().svg.empty()) report.plots.pop_back();
 
-    if (root.contains("holdout_error")) {
-        const json& h = field(root, "holdout_error");
-        report.summary.push_back(
-            "measured model error at scale for " + text_of(field(root, "workload")) + ": " +
-            (field(h, "mape_percent").is_number()
-                 ? fmt::format("{:.1f}% MAPE over {} result(s) at >= {} GPUs, fitted on <= {} GPUs",
-                               field(h, "mape_percent").get<double>(), text_of(field(h, "results")), text_of(field(h, "predict_min_gpus")),
-                               text_of(field(h, "fit_max_gpus")))
-                 : std::string("no hold-out result for this workload")) +
-            " (reproduce: " + text_of(field(h, "command")) + ")");
-    }
-    report.assumptions.push_back("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence; "
-                                 "constraints are judged at " + confidence);
+    // The answer's band: what its p10/p90 hold, the kind of extrapolation and that kind's measured error.
+    if (answer.is_object() && answer.contains("band") && !field(answer, "band").get<std::string>().empty())
+        report.summary.push_back(text_of(field(answer, "band")));
+    report.assumptions.push_back("p10/p50/p90: percentiles of time-to-train over the run-to-run spread of convergence, "
+                                 "the fit's parameter uncertainty and the model error of each configuration's kind of "
+                                 "extrapolation (docs/uncertainty.md); constraints are judged at " + confidence);
     report.assumptions.push_back("prices: " + text_of(field(root, "prices")));
     report.assumptions.push_back(text_of(field(root, "energy_model")));   // "energy = ..."
     return report;
