@@ -7,6 +7,7 @@
 #include "models/planning/prediction_band.hpp"
 #include "models/planning/variant_config.hpp"
 #include "models/training/layout_search.hpp"
+#include "models/workloads/custom_workload.hpp"
 #include "models/workloads/workload.hpp"
 #include "topologies/presets.hpp"
 
@@ -80,7 +81,8 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         e.ttt_minutes = outcome.prediction.ttt_minutes;
         // The band: convergence spread, the fit's parameter uncertainty and the model error of this candidate's
         // kind of extrapolation (prediction_band.hpp), judged at the confidence like the spread alone was.
-        const ComputeProfile profile = profiles.find(find_workload(workload), find_gpu(outcome.catalog_gpu));
+        const ComputeProfile profile = workload_profile(
+            profiles, custom_workload ? *custom_workload : find_workload(workload), find_gpu(outcome.catalog_gpu));
         const PredictionBand band =
             prediction_band(outcome.prediction, profile, model_errors, {candidate.gpus, stack_named, false}, not_quoted);
         e.ttt_p10_minutes = band.p10;
