@@ -285,6 +285,10 @@ std::string nic_description(const FabricOptions& options) {
 
 FabricOptions preset_fabric(std::string_view system) { return find_node_type(system).fabric; }
 
+Topology build_preset(std::string_view system, int gpus) { return build_preset(system, gpus, preset_fabric(system)); }
+
+void validate_preset(std::string_view system, int gpus) { validate_preset(system, gpus, preset_fabric(system)); }
+
 Topology build_preset(std::string_view system, int gpus, const FabricOptions& options) {
     return build_cluster(find_node_type(system), gpus, options);
 }

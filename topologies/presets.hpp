@@ -116,9 +116,12 @@ FabricOptions preset_fabric(std::string_view system);
 
 // Builds and finalizes a preset. InputError for an unknown system, a GPU count that does not fit (not
 // positive, not a whole number of nodes unless it is one partial node, above the cap), or bad options.
-Topology build_preset(std::string_view system, int gpus, const FabricOptions& options = {});
+Topology build_preset(std::string_view system, int gpus, const FabricOptions& options);
+// On the preset's own fabric (preset_fabric).
+Topology build_preset(std::string_view system, int gpus);
 // The same checks as build_preset, without building anything (for validating input before a run).
-void validate_preset(std::string_view system, int gpus, const FabricOptions& options = {});
+void validate_preset(std::string_view system, int gpus, const FabricOptions& options);
+void validate_preset(std::string_view system, int gpus);
 
 // "8 GPUs fit in one dgx-h100 NVLink domain (up to 8 GPUs)", the phrase every refusal of a scale-out option for a
 // job within one NVLink domain starts with (`name`: the system or node type).

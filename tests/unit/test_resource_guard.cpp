@@ -53,9 +53,8 @@ TEST_CASE("sweep points count against the memory limit, GPU requests go to the g
     CHECK_NOTHROW(check_resources({.points = 100'000}, limits, "gpus"));
     CHECK_THROWS_WITH(check_resources({.points = 2'000'000}, limits, "gpus"),
                       Catch::Contains("(2000000 sweep points)") && Catch::Contains("TTSIM_MAX_MEMORY"));
-    CHECK(checked_gpu_request(65'536) == 65'536);
-    CHECK_THROWS_WITH(checked_gpu_request(65'544),
-                      Catch::Contains("'gpus'") && Catch::Contains("no system holds more than 65536 GPUs"));
+    CHECK(checked_gpu_request(262'144) == 262'144);   // the largest preset count (kMaxPresetGpus)
+    CHECK_THROWS_WITH(checked_gpu_request(262'152), Catch::Contains("'gpus'") && Catch::Contains("262144 GPUs"));
     CHECK_THROWS_WITH(checked_gpu_request(100'000'000, Field::max_gpus),
                       Catch::Contains("'max_gpus'") && Catch::Contains("estimated memory") &&
                           Catch::Contains("TTSIM_MAX_GPUS"));
