@@ -43,7 +43,8 @@ TEST_CASE("a 2-plane NIC halves a ring's per-plane traffic, each plane at its po
     const double both = ring_busbw_gbps(two_planes);
     const double per_plane = both / 2;   // every connection striped evenly over the planes
     // Each plane carries half the ring's traffic, what one 200G plane alone carries. A node's ring traffic crosses
-    // its 8 rails, so a plane's bound is 8 ports x 25 GB/s per direction; the ring runs within 10 % of it.
+    // its 8 rails, so a plane's bound is 8 ports x 25 GB/s per direction. The 10 % below it is the measured gap:
+    // nccl-tests reach 46-49 of an NDR NIC's 50 GB/s (hardware/params.md NT_290, NT_267), 92-98 %.
     const double plane_bound = 8 * NicSpeed::Hdr200.bytes_per_second / 1e9;
     CHECK(per_plane == Approx(ring_busbw_gbps(one_plane_200)).epsilon(0.01));
     CHECK(per_plane <= plane_bound * (1 + 1e-9));
