@@ -311,9 +311,10 @@ std::vector<ParameterEstimate> parameter_uncertainty(const Problem& problem, con
     for (const CalibrationPoint* p : points) groups[{p->scenario.workload->name, p->scenario.gpu->name}].push_back(p);
     constexpr double h = 0.02;
     const auto all = profiles.all();   // a copy: add() replaces entries
-    for (auto [key, profile] : all) {
-        const auto group = groups.find(key);
+    for (auto [cell, profile] : all) {
+        const auto group = groups.find(cell);
         if (group == groups.end()) continue;
+        const std::pair<std::string, std::string> key = cell;   // a lambda may not capture a structured binding (clang 14)
         auto mean_log_step = [&](const std::vector<double>& full) {
             const ComputeProfile p = problem.profile(full, key.first, key.second);
             double sum = 0;
