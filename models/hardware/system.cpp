@@ -243,13 +243,18 @@ System with_fabric(System system, const FabricChoice& choice) {
         system.rack_scale = false;
         return system;
     }
-    if (choice.nic) system.fabric.nic = *choice.nic;
-    if (choice.oversubscription) system.fabric.oversubscription = *choice.oversubscription;
-    if (choice.routing) system.fabric.routing = *choice.routing;
-    if (choice.planes) system.fabric.planes = *choice.planes;
-    if (choice.switch_ports) system.fabric.switch_ports = *choice.switch_ports;
-    if (choice.spine_oversubscription) system.fabric.spine_oversubscription = *choice.spine_oversubscription;
+    system.fabric = with_choice(system.fabric, choice);
     return system;
+}
+
+FabricOptions with_choice(FabricOptions options, const FabricChoice& choice) {
+    if (choice.nic) options.nic = *choice.nic;
+    if (choice.oversubscription) options.oversubscription = *choice.oversubscription;
+    if (choice.routing) options.routing = *choice.routing;
+    if (choice.planes) options.planes = *choice.planes;
+    if (choice.switch_ports) options.switch_ports = *choice.switch_ports;
+    if (choice.spine_oversubscription) options.spine_oversubscription = *choice.spine_oversubscription;
+    return options;
 }
 
 System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string label) {

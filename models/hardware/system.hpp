@@ -113,6 +113,8 @@ struct FabricChoice {
 // "routing", "topology") where it cannot apply: fabric options together with a topology file, which describes
 // its own fabric.
 System with_fabric(System system, const FabricChoice& choice);
+// `options` with the choice's fabric shape applied (every field it sets; its topology file is with_fabric's).
+FabricOptions with_choice(FabricOptions options, const FabricChoice& choice);
 
 // `system` with a what-if GPU (a modified copy of its catalog GPU, same node shape and fabric), labelled
 // `label`. The NIC follows the GPU's nic_bandwidth_per_direction (one NIC per GPU).

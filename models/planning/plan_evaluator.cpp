@@ -82,7 +82,7 @@ PlanEvaluator make_prediction_evaluator(const std::string& workload, const Profi
         // The band: convergence spread, the fit's parameter uncertainty and the model error of this candidate's
         // kind of extrapolation (prediction_band.hpp), judged at the confidence like the spread alone was.
         const ComputeProfile profile = workload_profile(
-            profiles, custom_workload ? *custom_workload : find_workload(workload), find_gpu(outcome.catalog_gpu));
+            profiles, trained_workload(custom_workload, workload), find_gpu(outcome.catalog_gpu));
         const PredictionBand band =
             prediction_band(outcome.prediction, profile, model_errors, {candidate.gpus, stack_named, false}, not_quoted);
         e.ttt_p10_minutes = band.p10;

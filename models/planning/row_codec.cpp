@@ -12,7 +12,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_p
                                    eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs, precision,
                                    head_on_all_tokens, gradient_reduction_after_backward, gradient_buckets,
                                    attention_precision)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction::Alternative, label, layout, ttt_minutes, step_ms, memory_per_gpu_bytes,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Prediction::Alternative, basis, label, layout, ttt_minutes, step_ms, memory_per_gpu_bytes,
                                    memory_fits)
 namespace reliability {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunDistribution, mean_wall_seconds, p10_wall_seconds, p50_wall_seconds,

@@ -612,7 +612,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
             std::vector<System> searched;
             for (const std::string& base : bases) searched.push_back(resolve_system(base));
             layout->feeding([&] {
-                check_pins_apply_somewhere(s.query.custom_workload ? *s.query.custom_workload : find_workload(s.workload),
+                check_pins_apply_somewhere(trained_workload(s.query.custom_workload, s.workload),
                                            searched, s.query.layout.pins);
                 return 0;
             });

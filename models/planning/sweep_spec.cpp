@@ -150,4 +150,8 @@ std::vector<SweepPoint> expand_sweep(const SweepSpec& spec, PublishedCountsFn pu
     return points;
 }
 
+const Workload& trained_workload(const std::shared_ptr<const Workload>& custom, const std::string& name) {
+    return custom ? *custom : find_workload(name);
+}
+
 }  // namespace ttsim::planning

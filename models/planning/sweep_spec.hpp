@@ -114,6 +114,10 @@ struct SweepPoint {
     std::string series_label() const;       // human-readable, e.g. "dgx-h100 ndr-sharp published"
 };
 
+// The workload a sweep point or plan candidate trains: the user model where there is one (`custom`), else the
+// catalog's workload `name` (find_workload).
+const Workload& trained_workload(const std::shared_ptr<const Workload>& custom, const std::string& name);
+
 // GPU counts with published v4.1 results for (workload, GPU family); supplied by the caller (see
 // published_results.hpp) so that expansion stays a pure function.
 using PublishedCountsFn = std::vector<int> (*)(const std::string& workload, const std::string& gpu_family);

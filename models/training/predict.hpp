@@ -141,6 +141,10 @@ struct Prediction {
     int layouts_priced = 0;                // of the fitting: the rest were bounded out (layout_search.hpp)
     double layout_search_seconds = 0;      // wall time of the search
     struct Alternative {
+        // What the comparison layout is: a catalog workload's published one, or, for a user model that nobody
+        // published, the Megatron-style layout (predict_layout.cpp).
+        enum class Basis { published, megatron };
+        Basis basis = Basis::published;
         std::string label;                 // "published (MLPerf v4.1 ...)"
         ParallelismConfig layout;
         double ttt_minutes = 0, step_ms = 0, memory_per_gpu_bytes = 0;

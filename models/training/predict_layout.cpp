@@ -58,7 +58,8 @@ std::optional<Prediction::Alternative> conventional_alternative(const LayoutSear
             chosen = &c;
     if (!chosen) return std::nullopt;
     TTSIM_ASSERT(chosen->priced, "the conventional alternative was not priced");
-    return Prediction::Alternative{fmt::format("Megatron-style (TP {}: the largest valid within the NVLink domain and "
+    return Prediction::Alternative{Prediction::Alternative::Basis::megatron,
+                                   fmt::format("Megatron-style (TP {}: the largest valid within the NVLink domain and "
                                                "<= {}, micro batch 1, distributed optimizer)",
                                                chosen->layout.tensor_parallel, kConventionalMaxTp),
                                    chosen->layout, chosen->ttt_minutes, chosen->step_ms, chosen->memory.total,
@@ -268,7 +269,8 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
                                      : "");
     if (published) {
         const Prediction pub = evaluate(*published, profile);
-        p.published = Prediction::Alternative{published->defaults.empty() ? "published" : published->defaults.front(),
+        p.published = Prediction::Alternative{Prediction::Alternative::Basis::published,
+                                              published->defaults.empty() ? "published" : published->defaults.front(),
                                               published->layout, pub.ttt_minutes, pub.step_ms,
                                               pub.memory_per_gpu_bytes, pub.memory_fits};
     }

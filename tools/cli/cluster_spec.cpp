@@ -98,15 +98,6 @@ void fabric_shape_flags(const ArgParser& args, FabricChoice& choice) {
         choice.spine_oversubscription = args.get_double("spine-oversubscription", 1.0, 64.0);
 }
 
-void apply_fabric_choice(const FabricChoice& choice, FabricOptions& options) {
-    if (choice.nic) options.nic = *choice.nic;
-    if (choice.oversubscription) options.oversubscription = *choice.oversubscription;
-    if (choice.routing) options.routing = *choice.routing;
-    if (choice.planes) options.planes = *choice.planes;
-    if (choice.switch_ports) options.switch_ports = *choice.switch_ports;
-    if (choice.spine_oversubscription) options.spine_oversubscription = *choice.spine_oversubscription;
-}
-
 bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }
 
 void declare_memory_reserve_flag(ArgParser& args) {

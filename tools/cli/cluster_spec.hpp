@@ -37,8 +37,6 @@ FabricChoice fabric_flags(const ArgParser& args);
 // system's (a preset's own radix and planes); each unset flag keeps it.
 void declare_fabric_shape_flags(ArgParser& args);
 void fabric_shape_flags(const ArgParser& args, FabricChoice& choice);
-// The same applied to a preset's options (the collective command builds its topology from them).
-void apply_fabric_choice(const FabricChoice& choice, FabricOptions& options);
 
 struct ClusterSpec {
     std::string system = "dgx-h100";    // preset name (topologies/presets.hpp)

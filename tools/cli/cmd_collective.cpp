@@ -129,7 +129,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         if (args.has("oversubscription")) choice.oversubscription = args.get_double("oversubscription", 1.0, 64.0);
         if (args.has("routing")) choice.routing = routing_flag(args);
         fabric_shape_flags(args, choice);
-        apply_fabric_choice(choice, spec.cluster.fabric);
+        spec.cluster.fabric = with_choice(spec.cluster.fabric, choice);
         spec.cluster.gpus =
             args.naming_flags([&] { return check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric); });
     }

@@ -217,7 +217,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
             for (const std::string& system : query.systems)
                 searched.push_back(fabric.topology_file ? with_fabric(resolve_system(system), fabric) : resolve_system(system));
             args.naming_flags([&] {
-                check_pins_apply_somewhere(user_model ? *user_model->workload : find_workload(workload), searched,
+                check_pins_apply_somewhere(planning::trained_workload(query.custom_workload, workload), searched,
                                            query.layout.pins);
             });
         }

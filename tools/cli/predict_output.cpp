@@ -53,9 +53,7 @@ std::string format_prediction_table(const PredictionReport& report) {
         rows.push_back({"layout choice", fmt::format("{}, searched in {:.3f} s", p.layout_choice, p.layout_search_seconds), ""});
         if (p.published) {
             const Prediction::Alternative& a = *p.published;
-            // A catalog workload's comparison is its published layout; a user model's, the Megatron-style one
-            // (predict_layout.cpp), which no one published.
-            const bool published = a.label.rfind("published", 0) == 0;
+            const bool published = a.basis == Prediction::Alternative::Basis::published;
             rows.push_back({published ? "published layout" : "Megatron layout",
                             fmt::format("{}: {:.3f} min, step {:.3f} ms, {:.3f} GB per GPU{}", describe_layout(a.layout),
                                         a.ttt_minutes, a.step_ms, a.memory_per_gpu_bytes / 1e9,
