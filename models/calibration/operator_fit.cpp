@@ -145,13 +145,8 @@ struct Problem {
         });
         double sum = 0;
         for (double loss : losses) sum += loss;
-        // The penalised priors (the software offsets, stack_speed), in units of the loss (parameter_table.hpp).
-        for (const auto& [key, index] : layout.stack_speed) {
-            const auto i = static_cast<std::size_t>(index);
-            const ParamSpec& s = *layout.dims[i].spec;
-            const double z = (x[i] - std::log(s.centre)) / s.log_sd;
-            sum += z * z * kRobustScale * kRobustScale;
-        }
+        // Every searched parameter's prior, in units of the loss (parameter_table.hpp): the posterior mode.
+        for (std::size_t i = 0; i < layout.dims.size(); ++i) sum += prior_penalty(*layout.dims[i].spec, x[i]);
         return sum;
     }
 };
@@ -381,34 +376,6 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
                          0.3, extra_starts);
         x = problem.expand(searched);
     };
-    // A workload's fixed host cost overlaps a step replayed as one CUDA graph, so where it is hidden behind every
-    // step it was fitted on the loss is flat, the search may leave it anywhere below those steps, and a step the
-    // fit never saw (more GPUs, a faster part: a shorter graphed step) would pay an arbitrary cost. Take the
-    // smallest value with the same loss: the floor where the loss does not move, else the edge of the flat range by
-    // bisection in log space. Every fitted loss is unchanged.
-    auto lower_hidden_host_costs = [](Problem problem, std::vector<double>& x) {
-        problem.frozen.clear();   // the loss of a full vector
-        problem.free_dims.clear();
-        const double loss = problem(x);
-        for (const auto& [workload, index] : problem.layout.fixed_step) {
-            const auto i = static_cast<std::size_t>(index);
-            std::vector<double> trial = x;
-            auto same_loss = [&](double log_seconds) {
-                trial[i] = log_seconds;
-                return problem(trial) <= loss;
-            };
-            double moved = std::log(problem.layout.dims[i].lower), same = x[i];
-            if (same_loss(moved)) {
-                x[i] = moved;
-                continue;
-            }
-            for (int k = 0; k < 40; ++k) {   // 40 halvings of at most ln(1e5): below 1e-10 in log seconds
-                const double mid = 0.5 * (moved + same);
-                (same_loss(mid) ? same : moved) = mid;
-            }
-            x[i] = same;
-        }
-    };
     auto log_starts = [](const Layout& layout) {
         std::vector<double> x;
         for (const Dimension& d : layout.dims) x.push_back(std::log(d.start));
@@ -434,7 +401,6 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
             if (!first_held.count(static_cast<int>(i))) first.free_dims.push_back(static_cast<int>(i));
     }
     if (first_held.empty() || !first.free_dims.empty()) search(first, first_x, kOperatorFitExtraStarts);
-    lower_hidden_host_costs(first, first_x);
     const std::set<int> second_held = held ? hold_physics(L, *held, x) : std::set<int>{};
     std::set<int> run_overheads;
     for (const auto& [w, index] : L.workload_run_overhead) run_overheads.insert(index);

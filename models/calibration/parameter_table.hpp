@@ -4,16 +4,16 @@
 //
 // Every parameter is searched on its logarithm within [lower, upper], starting at the prior's centre. The prior is
 // log-normal: log(value) ~ N(log(centre), log_sd^2). The fit's objective is the data loss (fit_loss.hpp, squared or
-// soft-L1 log errors, scale kRobustScale) plus, for the software offsets (stacks, rounds), their prior written in
-// the loss's units ((log value / log_sd)^2 x kRobustScale^2): the loss is then -2 kRobustScale^2 x the log
-// posterior, a Gaussian likelihood of sd kRobustScale per log error. The other parameters are bounded, not
-// penalised; their prior widths enter the identifiability report (below), which is what says whether the data or
-// the bounds placed them.
+// soft-L1 log errors, scale kRobustScale) plus every searched parameter's prior written in the loss's units
+// (prior_penalty: z^2 x kRobustScale^2 with z = (log value - log centre) / log_sd; for the software offsets, random
+// effects of the submitter and release populations, the heavy-tailed 2 (sqrt(1 + z^2) - 1) x kRobustScale^2): the
+// objective is then -2 kRobustScale^2 x the log posterior, a Gaussian likelihood of sd kRobustScale per log error,
+// and the fit is the posterior mode.
+// The bounds stay as the physics' hard limits.
 //
-// Identifiability (the Laplace approximation): at the fit's optimum x (log values), the Hessian H of the loss by
-// central differences; the posterior precision of the log-parameters is H / (2 kRobustScale^2) plus each
-// unpenalised parameter's prior precision 1 / log_sd^2 (a Gaussian of the prior's width standing in for the
-// bounds), its negative curvature clamped to 0 (the loss is piecewise smooth: max() of roofs). Its inverse is the
+// Identifiability (the Laplace approximation): at the fit's optimum x (log values), the Hessian H of the objective
+// by central differences; the posterior precision of the log-parameters is H / (2 kRobustScale^2), its negative
+// curvature clamped to 0 (the loss is piecewise smooth: max() of roofs). Its inverse is the
 // parameter covariance. A parameter whose posterior sd is under half its prior sd was determined by the data; one
 // above 0.9 of it stayed at its prior; one within a step of a bound sits on it (the Gaussian reading does not hold
 // there, and the bound, not the data, placed it).
@@ -38,7 +38,6 @@ struct ParamSpec {
     double lower, upper;        // physical bounds
     double centre;              // prior centre, and the search's start
     double log_sd;              // prior width: standard deviation of the log
-    bool penalised;             // the prior is part of the fit's objective (software offsets)
     std::string_view source;    // where the centre and width come from
 };
 
@@ -46,6 +45,9 @@ struct ParamSpec {
 const std::vector<ParamSpec>& operator_parameter_specs();
 // One row by kind and scope; throws (a bug) for an unknown one.
 const ParamSpec& operator_parameter_spec(std::string_view kind, ParamScope scope);
+
+// One parameter's prior in the fit's objective, at log value `log_value` (the module comment's units).
+double prior_penalty(const ParamSpec& spec, double log_value);
 
 // The table as Markdown (docs/calibration.md carries it, and a unit test checks that it is this one).
 std::string format_parameter_table();
@@ -60,7 +62,7 @@ struct ParameterEstimate {
 };
 std::string_view to_string(ParameterEstimate::Status status);
 
-// The Laplace approximation of the module comment: `loss` is the fit's objective over the full log-parameter
+// The Laplace approximation of the module comment: `loss` is the fit's objective (data and priors) over the full log-parameter
 // vector, `x` its optimum; `names` and `specs` one per dimension. Returns the estimates and, in `covariance`
 // (row-major, n x n, log units; 0 rows and columns for parameters at a bound), the posterior covariance.
 std::vector<ParameterEstimate> laplace_estimates(const std::function<double(const std::vector<double>&)>& loss,

@@ -44,18 +44,18 @@ TEST_CASE("operator fit: a submitter 2.5x slower moves its own offset, not the o
         largest = std::max(largest, std::abs(b / a - 1));
     }
     INFO("largest move of another result's prediction: " << 100 * largest << " %");
-    // The aim is < 3 %; today 4.86 %, guarded at that figure. What limits it: a stack's offset is bounded to
-    // 0.5-2x its family (parameter_table.cpp), so a 2.5x slower stack keeps a 25 % residual, which the soft-L1 loss
-    // still lets pull the shared terms with its bounded force.
-    CHECK(largest < 0.049);
-    // The fit names the outlier: its stack's offset is the one pushed to its bound (0.5, the slowest software the
-    // prior admits), which the identifiability report says the bound, not the data, placed.
+    // The stack offsets are heavy-tailed random effects (parameter_table.cpp prior_penalty), so the slow stack
+    // takes its own offset and leaves the shared physics where the clean results put them.
+    CHECK(largest < 0.03);
+    // The fit names the outlier: its stack's offset is the one that moved, to about 1 / 2.5, placed by the data
+    // (the report does not say it stayed at its prior or sits on a bound); every other stack stays near the
+    // population.
     REQUIRE(polluted.profiles.stack_speeds.count("Slowpoke/H100-SXM"));
-    CHECK(polluted.profiles.stack_speeds.at("Slowpoke/H100-SXM") < 0.55);
-    bool named = false;
+    CHECK(polluted.profiles.stack_speeds.at("Slowpoke/H100-SXM") == Approx(1 / 2.5).epsilon(0.1));
+    std::string status;
     for (const ParameterEstimate& e : polluted.parameters) {
-        if (e.name == "Slowpoke/H100-SXM speed") named = e.status == ParameterEstimate::Status::at_bound;
+        if (e.name == "Slowpoke/H100-SXM speed") status = std::string(to_string(e.status));
         else if (e.spec->scope == ParamScope::software_stack) CHECK(e.value > 0.8);
     }
-    CHECK(named);
+    CHECK((status == "determined" || status == "partly"));   // the data moved it: neither its prior nor a bound
 }

@@ -12,6 +12,7 @@
 #include "models/calibration/fit_loss.hpp"
 #include "models/calibration/like_system.hpp"
 #include "models/calibration/operator_fit.hpp"
+#include "models/calibration/parameter_table.hpp"
 #include "models/data_dir.hpp"
 #include "models/mlperf/results.hpp"
 #include "models/planning/holdout_error.hpp"
@@ -289,16 +290,17 @@ TEST_CASE("operator model: the final asynchronous scoring from the logs joins th
     CHECK(without.data_description.find("final scoring") == std::string::npos);
 }
 
-// A fixed host cost overlapping a graphed step leaves the loss flat where it hides behind every fitted step; the fit takes the
-// smallest value with the same loss (operator_fit.cpp lower_hidden_host_costs), so a shorter graphed step the fit
-// never saw does not pay an arbitrary cost. RetinaNet's H100 results on at most 8 GPUs replay a whole-iteration
-// graph of tens of milliseconds: its host cost goes to the floor, and the fit's residual is what it was.
-TEST_CASE("operator model: a host cost hidden behind every fitted step is fitted at its floor", "[operator][calibration]") {
+// A fixed host cost overlapping a graphed step leaves the data loss flat where it hides behind every fitted step:
+// the data cannot see it, so the posterior mode leaves it at its prior's centre (parameter_table.cpp), neither
+// at the floor nor wherever the search started. RetinaNet's H100 results on at most 8 GPUs replay a
+// whole-iteration graph of tens of milliseconds, behind which a 5 ms host cost hides.
+TEST_CASE("operator model: a host cost hidden behind every fitted step stays at its prior", "[operator][calibration]") {
     const std::vector<CalibrationPoint> retinanet = h100_up_to_8("retinanet");
     REQUIRE(retinanet.size() >= 2);
     const CalibrationReport hidden = calibrate_operator_points(retinanet, "test", SharedFit::parse("step-logs"));
     const Workload& workload = *retinanet.front().scenario.workload;
     const GpuSpec& gpu = *retinanet.front().scenario.gpu;
-    CHECK(hidden.profiles.find(workload, gpu).fixed_step_seconds == Approx(1e-5).epsilon(1e-9));
+    const ParamSpec& prior = operator_parameter_spec("fixed step seconds", ParamScope::workload);
+    CHECK(hidden.profiles.find(workload, gpu).fixed_step_seconds == Approx(prior.centre).epsilon(1e-3));
     CHECK(hidden.profiles.find(workload, gpu).operator_graph_host_overlap);
 }

@@ -27,7 +27,7 @@ TEST_CASE("parameter table: every row is physical, and docs/calibration.md carri
     CHECK(text.str().find(format_parameter_table()) != std::string::npos);
 }
 
-// Loss w (x0 - x0*)^2 with w = 1, in log units, for the GEMM efficiency (prior width 0.26): the posterior precision
+// Data loss w (x0 - x0*)^2 with w = 1, in log units, for the GEMM efficiency (prior width 0.26): the posterior precision
 // is 2 w / (2 kRobustScale^2) + 1 / 0.26^2 = 400 + 14.793 = 414.793, so its sd is 1 / sqrt(414.793) = 0.049101,
 // 0.189 of the prior's: determined. The convolution efficiency does not enter the loss: its posterior is its
 // prior (sd 0.26): at its prior. The memory efficiency sits at its lower bound 0.30: at bound, no sd.
@@ -37,7 +37,11 @@ TEST_CASE("Laplace report: a parameter the loss sees is determined, one it does 
     const ParamSpec& memory = operator_parameter_spec("memory efficiency", ParamScope::global);
     REQUIRE(kRobustScale == 0.05);
     const std::vector<double> x{std::log(0.7), std::log(0.5), std::log(0.3)};
-    auto loss = [&](const std::vector<double>& v) { return (v[0] - x[0]) * (v[0] - x[0]); };
+    // The data term sees the GEMM efficiency only; the objective carries every prior (prior_penalty).
+    auto loss = [&](const std::vector<double>& v) {
+        return (v[0] - x[0]) * (v[0] - x[0]) + prior_penalty(gemm, v[0]) + prior_penalty(conv, v[1]) +
+               prior_penalty(memory, v[2]);
+    };
     std::vector<double> covariance;
     const auto estimates =
         laplace_estimates(loss, x, {"gemm efficiency", "conv efficiency", "memory efficiency"}, {&gemm, &conv, &memory},
@@ -60,12 +64,14 @@ TEST_CASE("Laplace report: two parameters the data sees only together are not de
     const ParamSpec& gemm = operator_parameter_spec("gemm efficiency", ParamScope::global);
     const ParamSpec& conv = operator_parameter_spec("conv efficiency", ParamScope::global);
     const std::vector<double> x{std::log(0.7), std::log(0.6)};
+    // The objective as the fit writes it: the data term plus both priors (prior_penalty).
     auto loss = [&](const std::vector<double>& v) {
         const double d = (v[0] - x[0]) + (v[1] - x[1]);
-        return d * d;
+        return d * d + prior_penalty(gemm, v[0]) + prior_penalty(conv, v[1]);
     };
     const auto estimates = laplace_estimates(loss, x, {"gemm efficiency", "conv efficiency"}, {&gemm, &conv});
-    // Both unpenalised with width 0.26: precision [[414.79, 400], [400, 414.79]], variance 414.79 / (414.79^2 -
+    // The data term's curvature 2 per pair over 2 kRobustScale^2 = 400, each prior's 1 / 0.26^2: precision
+    // [[414.79, 400], [400, 414.79]], variance 414.79 / (414.79^2 -
     // 400^2) = 0.03443, sd 0.1856, 0.714 of the prior's: partly (neither below half its prior's sd).
     const double p = 400 + 1 / (0.26 * 0.26);
     CHECK(estimates[0].posterior_log_sd == Approx(std::sqrt(p / (p * p - 400 * 400))).epsilon(1e-5));
