@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <set>
 
 #include <fmt/format.h>
@@ -133,15 +134,15 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     auto reject = [&](std::string reason) {
         if (reasons_seen.insert(reason).second) reasons.push_back(std::move(reason));
     };
-    // A layout that fits, with its table and the lower bound of its time to train, waiting to be priced.
+    // A layout that fits, with its evaluation table and the lower bound of its time to train, waiting to be priced.
     struct Unpriced {
         LayoutCandidate candidate;
-        std::shared_ptr<const OperatorTable> table;
+        std::shared_ptr<const OperatorTable> bound_table;   // shared by the layouts of its graph and optimizer shards
         std::shared_ptr<const EvalTable> eval_table;
         std::optional<double> ttt_bound;   // minutes; null: none (prices it)
-        // Whether ttt_bound is ttt_lower_bound_minutes (the pipeline simulated) or only the cheaper
-        // ttt_unsimulated_lower_bound_minutes below it (step_bounds.hpp), to tighten before pricing.
-        bool exact_bound = true;
+        // Whether ttt_bound is the step with free collectives (ttt_unsimulated_lower_bound_minutes) or only the
+        // quicker compute bound below it (quick_bound), to tighten before pricing.
+        bool full_bound = false;
     };
     std::vector<Unpriced> unpriced;
     std::optional<StepCollectiveSession> own_session;
@@ -177,16 +178,50 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             if (layers::pipeline_stage_problem(graph, pp * v).empty()) out.push_back(v);
         return out;
     };
-    // Graphs by (TP, CP, micro batch): every depth and optimizer setting shares one.
-    std::map<std::tuple<int, int, int, std::string>, layers::LayerGraph> graphs;
+    // Graphs by (TP, CP, micro batch, recomputation): every depth and optimizer setting shares one.
+    using GraphKey = std::tuple<int, int, int, std::string>;
+    auto graph_key = [](const ParallelismConfig& c) {
+        return GraphKey{c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute};
+    };
+    std::map<GraphKey, layers::LayerGraph> graphs;
+    // Operator tables for the bounds, by graph and optimizer shards.
+    std::map<std::pair<GraphKey, int>, std::shared_ptr<const OperatorTable>> bound_tables;
+    // The quick bound of a layout's time to train, from its bound table alone: the busiest device computes at
+    // least its 1/PP share of the micro batches (m x (F + B) / PP, the passes priced without the host's fixed cost
+    // spread over them, which only lengthens them), and the run takes at least its steps of that plus its fixed
+    // overhead (evaluations and everything else are at least 0). One kernel pricing per table and one scenario per
+    // global batch (its convergence and evaluation schedule) serve every layout.
+    std::map<const OperatorTable*, double> micro_step_floor;
+    std::map<int, PreparedScenario> by_global_batch;
+    auto quick_bound = [&](const ParallelismConfig& c, const std::shared_ptr<const OperatorTable>& table,
+                           const std::shared_ptr<const EvalTable>& eval_table) -> std::optional<double> {
+        if (!profile.operator_efficiency || !(profile.tp_comm_exposed_fraction >= 0)) return std::nullopt;
+        auto floor = micro_step_floor.find(table.get());
+        if (floor == micro_step_floor.end()) {
+            const OperatorStepTimes t = price_operator_step(*table, *profile.operator_efficiency, profile.operator_speed,
+                                                            0.0, profile.operator_stack_speed);
+            floor = micro_step_floor.emplace(table.get(), t.forward_seconds + t.backward_seconds).first;
+        }
+        auto run = by_global_batch.find(c.global_batch);
+        if (run == by_global_batch.end())
+            run = by_global_batch
+                      .emplace(c.global_batch,
+                               prepare_layout(c, {.collectives = &session, .operator_table = table,
+                                                  .eval_table = eval_table, .without_collectives = true}))
+                      .first;
+        const PreparedScenario& s = run->second;
+        const RunClock clock{c.gradient_accumulation * floor->second / c.pipeline_parallel, 0.0,
+                             profile.run_overhead_seconds, c.global_batch, s.eval_schedule};
+        return clock.seconds(trained_samples(s, profile, s.samples_mean)) / 60.0;
+    };
     auto graph_for = [&](const ParallelismConfig& c) -> layers::LayerGraph& {
-        const auto key = std::make_tuple(c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute);
+        const GraphKey key = graph_key(c);
         auto it = graphs.find(key);
         if (it == graphs.end()) it = graphs.emplace(key, build_layout_graph(workload, description, c)).first;
         return it->second;
     };
     // Recomputation: the workload's own, and where its blocks can be pipelined (a transformer) full recomputation
-    // too (where nothing fits without it, below), unless pinned.
+    // too, unless pinned. It only adds forward work, so the bounds below keep it out wherever memory does not force it.
     std::vector<std::string> recompute_choices{job.switches.recompute};
     if (pins.recompute)
         recompute_choices = {*pins.recompute};
@@ -198,12 +233,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         for (int t : divisors(job.gpus))
             if (job.system.tensor_parallel_fits_domain(t, job.gpus)) tps.push_back(t);
     }
-    // Two passes: the first without pipeline stages and with the workload's own recomputation; the second adds
-    // pipeline depths and full recomputation only where the first found nothing that fits. A pipeline runs the
-    // unsplit layout's compute per GPU plus its bubble and p2p, and recomputation only adds forward work, so both
-    // pay where memory forces them; pins (pp=, recompute=) reach them directly (docs/pipeline.md).
-    for (const bool extended : {false, true}) {
-    if (extended && !unpriced.empty()) break;
+    // One pass over TP x CP x recomputation x PP x micro batch x VP x distributed optimizer: every layout that fits
+    // is bounded, and the bounds (below) decide which are simulated (docs/pipeline.md). Splits (TP, CP, PP, micro
+    // batch) where every layout fits with the workload's own recomputation.
+    std::set<std::tuple<int, int, int, int>> own_recompute_fits;
     for (int tp : tps) {
         if (pinned_out(pins.tensor_parallel, tp)) continue;
         if (workload.context_parallel_modelled()) cps = divisors(job.gpus / tp);
@@ -211,11 +244,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             if (pinned_out(pins.context_parallel, cp)) continue;
             if (!job.system.model_parallel_fits_domain(tp, cp, job.gpus)) continue;
             for (const std::string& recompute : recompute_choices) {
-            if (!extended && recompute != recompute_choices.front()) break;
             for (int pp : pipeline_depths(job.gpus / (tp * cp))) {
             if (pinned_out(pins.pipeline_parallel, pp)) continue;
-            if (!extended && pp > 1) break;
-            if (extended && pp == 1 && recompute == recompute_choices.front()) continue;   // the first pass's
             const int dp = job.gpus / (tp * cp * pp);
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;
@@ -249,6 +279,17 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     reject(fmt::format("PP {}: {} micro batches per step, fewer than the stages", pp, accumulation));
                     continue;
                 }
+                // Full recomputation where the workload's own fits every depth and optimizer setting of this split
+                // and micro batch: the same layouts with more forward work and the same collectives, so never
+                // faster (with each device's order fixed, longer passes end no earlier); not enumerated.
+                const auto split = std::make_tuple(tp, cp, pp, micro);
+                if (recompute != recompute_choices.front() && own_recompute_fits.count(split)) continue;
+                const std::size_t too_big_before = result.too_big.size();
+                const int enumerated_before = result.enumerated;
+                // Whether the layout that needs the least memory at this micro batch (one chunk per device, the
+                // optimizer sharded where it can be) is over HBM: then every larger micro batch is too, as each
+                // device's activations in flight, micro batch x min(its schedule's count, micro batches), only grow.
+                bool least_over = false;
                 ParallelismConfig c = job.switches;
                 c.tensor_parallel = tp;
                 c.context_parallel = cp;
@@ -309,67 +350,69 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     layers::MemoryAssumptions held = memory;
                     held.grad_bytes = workload.gradient_element_bytes();
                     const bool known_to_fit = job.known_to_fit && job.known_to_fit(layout);
-                    if (!known_to_fit) {
-                        layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
-                        if (!estimate.fits) {
-                            result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});
-                            continue;
-                        }
-                    }
-                    std::shared_ptr<const OperatorTable> table =
-                        build_operator_table(workload, *graph, gpu, layout, session.optimizer_shards(layout), memory);
-                    LayoutCandidate candidate{layout, table->memory};
-                    if (!table->memory.fits && !known_to_fit) {   // the same estimate (it fitted above)
-                        result.too_big.push_back(std::move(candidate));
+                    layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
+                    if (vp == 1 && dopt == (layout.weight_replicas() > 1) && !job.known_to_fit) least_over = !estimate.fits;
+                    if (!estimate.fits && !known_to_fit) {
+                        result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});
                         continue;
                     }
-                    PrepareReuse reuse{.collectives = &session, .operator_table = table,
-                                       .eval_table = eval_table_of(layout, *table), .without_collectives = true};
-                    // A pipeline's bound without simulating it first: the simulation runs only for the layouts
-                    // whose cheaper bound can still beat the fastest (below).
-                    const std::optional<double> bound = ttt_unsimulated_lower_bound_minutes(prepare_layout(layout, reuse), profile);
-                    unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound,
-                                        layout.pipeline_parallel == 1});
+                    // The kernels' prices depend on the graph and the optimizer's shards only: layouts that differ in
+                    // PP, VP or DP share one table for their bounds; the few that are priced get their own (below),
+                    // whose memory is their layout's.
+                    const int shards = session.optimizer_shards(layout);
+                    std::shared_ptr<const OperatorTable>& table = bound_tables[{graph_key(layout), shards}];
+                    if (!table) table = build_operator_table(workload, *graph, gpu, layout, shards, memory);
+                    LayoutCandidate candidate{layout, std::move(estimate)};
+                    std::shared_ptr<const EvalTable> eval_table = eval_table_of(layout, *table);
+                    const std::optional<double> quick = quick_bound(layout, table, eval_table);
+                    unpriced.push_back({std::move(candidate), table, std::move(eval_table), quick});
                 }
                 }
+                if (recompute == recompute_choices.front() && result.enumerated > enumerated_before &&
+                    result.too_big.size() == too_big_before)
+                    own_recompute_fits.insert(split);
+                if (least_over) break;
             }
             }
             }
         }
     }
-    }
 
-    // Branch and bound: price the layouts in ascending order of their time to train without collectives (a lower
-    // bound, ttt_lower_bound_minutes), and skip the collectives of any whose bound cannot beat the fastest priced
-    // so far. Only a bound above the best by a relative 1e-9 (far more than the rounding of the sums) skips, so a
-    // layout that could tie, and win the tie (`faster`), is priced. The winner is the one pricing all would give:
-    // `faster` orders every priced layout, and none skipped could beat it.
+    // Branch and bound: take the layouts in ascending order of their quick bound; one whose bound cannot beat the
+    // fastest priced so far is out; else its bound is tightened to the step with free collectives, and only if that
+    // still can is it priced. Only a bound above the best by a relative 1e-9 (far more than the rounding of the sums)
+    // skips, so a layout that could tie, and win the tie (`faster`), is priced. Both bounds are lower bounds, so the
+    // winner is the one pricing all would give: `faster` orders every priced layout, and none skipped could beat it.
     std::stable_sort(unpriced.begin(), unpriced.end(), [](const Unpriced& a, const Unpriced& b) {
         return a.ttt_bound.value_or(0.0) < b.ttt_bound.value_or(0.0);
     });
-    // A pipelined layout's first bound is the cheaper one (step_bounds.hpp, no simulation): where that cannot
-    // beat the fastest the layout is out without simulating its pipeline; else its pipeline is simulated without
-    // collectives for the exact bound, and that decides as for the others. Both are lower bounds, so the winner is
-    // the one the exact bounds alone would give.
     std::vector<LayoutCandidate> bounded;
     for (Unpriced& u : unpriced) {
         LayoutCandidate& candidate = u.candidate;
         const ParallelismConfig& c = candidate.layout;
         const bool always = job.always_price && job.always_price(c);
-        auto bounded_out = [&] { return result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) && !always; };
-        if (!bounded_out() && !u.exact_bound) {
-            PrepareReuse reuse{.collectives = &session, .operator_table = u.table, .eval_table = u.eval_table,
-                               .without_collectives = true};
-            u.ttt_bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
-            u.exact_bound = true;
+        auto bounded_out = [&] {
+            return result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) && !always;
+        };
+        if (!bounded_out() && !u.full_bound) {
+            // The step with free collectives; a pipeline's without simulating it (step_bounds.hpp): with free
+            // communication the 1F1B and interleaved bounds are their bubbles, so a simulated one would cost about
+            // what pricing the layout does.
+            const PrepareReuse reuse{.collectives = &session, .operator_table = u.bound_table, .eval_table = u.eval_table,
+                                     .without_collectives = true};
+            u.ttt_bound = ttt_unsimulated_lower_bound_minutes(prepare_layout(c, reuse), profile);
+            u.full_bound = true;
         }
         if (bounded_out()) {
             candidate.ttt_lower_bound_minutes = *u.ttt_bound;
             bounded.push_back(std::move(candidate));
             continue;
         }
+        // Its own table: the bound's shared one holds another layout's memory.
+        const std::shared_ptr<const OperatorTable> table = build_operator_table(
+            workload, graphs.at(graph_key(c)), gpu, c, session.optimizer_shards(c), memory);
         PreparedScenario scenario =
-            prepare_layout(c, {.collectives = &session, .operator_table = u.table, .eval_table = u.eval_table});
+            prepare_layout(c, {.collectives = &session, .operator_table = table, .eval_table = u.eval_table});
         Prediction p = evaluate(scenario, profile);
         candidate.priced = true;
         candidate.ttt_minutes = p.ttt_minutes;
@@ -406,32 +449,69 @@ void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result
         const LayoutCandidate& smallest = result.too_big.front();
         const layers::MemoryEstimate& m = smallest.memory;
         const ParallelismConfig& l = smallest.layout;
-        // What would make the smallest fit, from what fills it: the model state (weights, gradients, optimizer) or
-        // the activations, and which of the search's own dimensions it has not used up.
+        // What is over, and what would make the smallest fit: its model state (weights, gradients, optimizer shards
+        // of its layers) or its activations; only changes the search could not make at this GPU count or under
+        // these pins are named, each with the figure it needs.
         const double state = m.weights + m.gradients + m.optimizer;
         const double room = m.capacity - m.reserve;
+        const int domain = job.system.gpus_per_nvlink_domain;
         std::vector<std::string> changes;
         if (job.pins.any()) changes.push_back("relax the pins (" + format_layout_pins(job.pins) + ")");
-        if (state > room)
-            changes.push_back(fmt::format("the weights, gradients and optimizer state alone are {:.1f} GB of {:.1f} GB: "
-                                          "split the layers over more pipeline stages{} or shard the optimizer over "
-                                          "more data-parallel ranks, which takes more GPUs",
-                                          state / 1e9, room / 1e9,
-                                          workload.pipeline_parallel_modelled() ? "" : " (not modelled for this workload)"));
-        else {
+        std::string over;
+        if (state > room) {
+            over = fmt::format("the weights, gradients and optimizer state of its layers alone are {:.1f} GB of the "
+                               "{:.1f} GB left after the reserve",
+                               state / 1e9, room / 1e9);
+            // The state of a stage falls as 1/PP (the weights and gradients) and the optimizer's as 1/(DP x CP) with
+            // the distributed optimizer: the stages it would take, at the smallest DP, to bring it under the room.
+            if (workload.pipeline_parallel_modelled()) {
+                // The smallest depth the blocks divide into (the stage rule) at or above that share.
+                const layers::LayerGraph graph = build_layout_graph(workload, layer_description(workload), l);
+                const int blocks = static_cast<int>(layers::block_count(graph));
+                int stages = std::max(l.pipeline_parallel + 1, static_cast<int>(std::ceil(state * l.pipeline_parallel / room)));
+                while (stages <= blocks + 2 && !layers::pipeline_stage_problem(graph, stages).empty()) ++stages;
+                if (stages > blocks + 2)
+                    changes.push_back(fmt::format("a GPU with more memory (the {} blocks split into no more stages)", blocks));
+                else
+                    changes.push_back(fmt::format("more pipeline stages (PP {} or more, from {}: at TP {} x CP {} that is at "
+                                              "least {} GPUs per replica)",
+                                              stages, l.pipeline_parallel, l.tensor_parallel, l.context_parallel,
+                                              stages * l.tensor_parallel * l.context_parallel));
+            } else {
+                changes.push_back("a larger GPU (pipeline stages are not modelled for " + workload.name + ")");
+            }
+            if (!l.distributed_optimizer)
+                changes.push_back(
+                    l.weight_replicas() > 1
+                        ? fmt::format("the distributed optimizer (its {:.1f} GB of optimizer state sharded over the DP x CP "
+                                      "= {} ranks)",
+                                      m.optimizer / 1e9, l.weight_replicas())
+                        : fmt::format("the distributed optimizer over data-parallel ranks, which takes more GPUs (its {:.1f} "
+                                      "GB of optimizer state has one copy here, DP x CP = 1)",
+                                      m.optimizer / 1e9));
+            if (l.tensor_parallel < domain && workload.tensor_parallel_modelled())
+                changes.push_back(fmt::format("more tensor parallelism (TP {} of the {}-GPU NVLink domain)",
+                                              l.tensor_parallel, domain));
+        } else {
+            over = fmt::format("its activations are {:.1f} GB beside {:.1f} GB of model state, {:.1f} GB left after the "
+                               "reserve",
+                               m.activations / 1e9, state / 1e9, room / 1e9);
             if (l.samples_per_micro_batch > 1) changes.push_back("fewer samples (tokens) per micro batch");
             if (l.recompute != "full" && workload.pipeline_parallel_modelled()) changes.push_back("full recomputation");
             // Under 1F1B the first stage keeps PP micro batches of its 1/PP of the layers: more stages leave its
             // activations as they are, so only a smaller share of each micro batch helps.
-            if (l.tensor_parallel < job.system.gpus_per_nvlink_domain && workload.tensor_parallel_modelled())
+            if (l.tensor_parallel < domain && workload.tensor_parallel_modelled())
                 changes.push_back(fmt::format("more tensor parallelism (TP {} of the {}-GPU NVLink domain; with sequence "
                                               "parallelism it splits the activations)",
-                                              l.tensor_parallel, job.system.gpus_per_nvlink_domain));
+                                              l.tensor_parallel, domain));
             if (workload.context_parallel_modelled())
                 changes.push_back("more context parallelism (each rank keeps 1/CP of the sequence)");
+            if (changes.empty() || (changes.size() == 1 && job.pins.any()))
+                changes.push_back("a shorter sequence per sample (every split the search can make is in use)");
         }
-        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {}; to fit: {}",
-                                     job_text, result.enumerated, describe_layout(l), m.summary,
+        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {}: {}; to "
+                                     "fit: {}",
+                                     job_text, result.enumerated, describe_layout(l), m.summary, over,
                                      fmt::join(changes, "; ")),
                          field);
     }
