@@ -1,6 +1,7 @@
 #include "topologies/routing.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -53,13 +54,21 @@ const std::vector<std::uint16_t>& Router::distances_to_nic_of(int dst_rank) {
     }
     if (*slot >= 0) return distance_maps_[static_cast<std::size_t>(*slot)];
 
-    // One multi-source BFS from the destination's switches. Links are full duplex (both directions always
-    // exist), so hop distances from the targets equal hop distances to them.
     std::vector<std::size_t> sources;
     for (std::uint32_t a = first; a < last; ++a) sources.push_back(fabric_.attachments[a].switch_index);
     std::sort(sources.begin(), sources.end());
     sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+    std::vector<std::uint16_t> distances = sources.size() == 1
+                                               ? distances_to_switch(static_cast<std::uint32_t>(sources.front()))
+                                               : bfs_distances(sources);
+    *slot = static_cast<std::int32_t>(distance_maps_.size());
+    distance_maps_.push_back(std::move(distances));
+    return distance_maps_.back();
+}
 
+std::vector<std::uint16_t> Router::bfs_distances(const std::vector<std::size_t>& sources) {
+    // One multi-source BFS from the destination's switches. Links are full duplex (both directions always
+    // exist), so hop distances from the targets equal hop distances to them.
     const std::size_t switches = fabric_.switch_count();
     std::vector<std::uint16_t> distances(switches, kUnreachable);
     for (std::size_t s : sources) distances[s] = 0;
@@ -71,10 +80,65 @@ const std::vector<std::uint16_t>& Router::distances_to_nic_of(int dst_rank) {
     boost::breadth_first_search(
         *fabric_.graph, sources.begin(), sources.end(), queue,
         boost::make_bfs_visitor(boost::record_distances(distance_map, boost::on_tree_edge())), color_map);
+    return distances;
+}
 
-    *slot = static_cast<std::int32_t>(distance_maps_.size());
-    distance_maps_.push_back(std::move(distances));
-    return distance_maps_.back();
+void Router::find_twins() {
+    const std::size_t switches = fabric_.switch_count();
+    // Each switch's neighbour set, sorted and without the repeats of parallel cables.
+    std::vector<std::uint32_t> begin(switches + 1, 0), neighbors;
+    std::vector<std::uint64_t> digest(switches);
+    for (std::size_t s = 0; s < switches; ++s) {
+        const auto from = neighbors.size();
+        neighbors.insert(neighbors.end(), fabric_.hop_neighbor.begin() + fabric_.hop_begin[s],
+                         fabric_.hop_neighbor.begin() + fabric_.hop_begin[s + 1]);
+        std::sort(neighbors.begin() + static_cast<std::ptrdiff_t>(from), neighbors.end());
+        neighbors.erase(std::unique(neighbors.begin() + static_cast<std::ptrdiff_t>(from), neighbors.end()),
+                        neighbors.end());
+        begin[s + 1] = static_cast<std::uint32_t>(neighbors.size());
+        std::uint64_t h = neighbors.size() - from;
+        for (auto i = from; i < neighbors.size(); ++i) h = mix(h ^ neighbors[i]);
+        digest[s] = h;
+    }
+    auto set_of = [&](std::size_t s) {
+        return std::span<const std::uint32_t>(neighbors.data() + begin[s], begin[s + 1] - begin[s]);
+    };
+    // Switches in (digest, index) order: twins are adjacent in it, each run led by its lowest index.
+    std::vector<std::uint32_t> order(switches);
+    for (std::size_t s = 0; s < switches; ++s) order[s] = static_cast<std::uint32_t>(s);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return digest[a] != digest[b] ? digest[a] < digest[b] : a < b;
+    });
+    twin_leader_.resize(switches);
+    std::vector<std::uint32_t> leaders;  // of the current run of equal digests
+    for (std::size_t i = 0; i < switches; ++i) {
+        const std::uint32_t s = order[i];
+        if (i == 0 || digest[order[i - 1]] != digest[s]) leaders.clear();
+        std::uint32_t leader = s;
+        if (begin[s + 1] > begin[s])
+            for (const std::uint32_t candidate : leaders)
+                if (std::ranges::equal(set_of(s), set_of(candidate))) {
+                    leader = candidate;
+                    break;
+                }
+        if (leader == s) leaders.push_back(s);
+        twin_leader_[s] = leader;
+    }
+}
+
+std::vector<std::uint16_t> Router::distances_to_switch(std::uint32_t target) {
+    if (twin_leader_.empty()) find_twins();
+    const std::uint32_t twin = twin_leader_[target];
+    if (twin == target) return bfs_distances({target});
+    std::int32_t& twin_slot = slot_by_switch_[twin];
+    if (twin_slot < 0) {
+        twin_slot = static_cast<std::int32_t>(distance_maps_.size());
+        distance_maps_.push_back(bfs_distances({twin}));
+    }
+    std::vector<std::uint16_t> distances = distance_maps_[static_cast<std::size_t>(twin_slot)];
+    distances[target] = 0;
+    distances[twin] = 2;  // through any common neighbour (twins have one: see find_twins)
+    return distances;
 }
 
 void Router::route_into(int src_rank, int dst_rank, std::uint64_t flow_key, std::vector<LinkId>& path) {

@@ -69,7 +69,8 @@ const CollectiveSimulator::CacheEntry& CollectiveSimulator::simulated(const Grou
     // aggregation trees are fixed link sets (phase_runner.hpp spray_over_groups).
     if (algorithm != CollectiveAlgorithm::Sharp) spray_over_groups(plan, resources_);
     CacheEntry entry;
-    entry.plan = simulate_plan(plan, topology_, resources_.capacity, options_.check_link_capacities);
+    entry.plan = simulate_plan(plan, topology_, resources_.capacity, options_.check_link_capacities,
+                               options_.per_flow);
     entry.fill_fraction = plan.pipeline_fill_fraction;
     ++simulations_;
     if (cache_.size() >= options_.max_cache_entries) cache_.clear();
@@ -125,6 +126,7 @@ CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const 
     r.mean_link_utilisation = sp.mean_link_utilisation;
     r.links_used = sp.links_used;
     r.flows_simulated = sp.flows;
+    r.flow_classes = sp.flow_classes;
     r.events = sp.events;
     r.fingerprint = sp.fingerprint;
     r.cached = cached;

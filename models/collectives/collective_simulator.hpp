@@ -58,6 +58,9 @@ struct CollectiveOptions {
     // estimate from NCCL_2223 search.cc (per-channel NVLink speeds of ~20-24 GB/s over 370 GB/s).
     int nccl_channels = 16;
     bool check_link_capacities = true;  // FlowNetwork::check_link_capacities after every phase's sharing
+    // Every flow simulated on its own instead of one per equivalence class (phase_runner.hpp): the reference
+    // the classes are tested against; same results, far slower at scale.
+    bool per_flow = false;
     std::size_t max_cache_entries = 1 << 14;  // the cache is cleared when it grows past this
 };
 

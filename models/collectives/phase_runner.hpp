@@ -2,10 +2,19 @@
 // from only the links the plan uses (so the cost follows the group, not the cluster), the phase's step time
 // is when its last flow has drained (its bandwidth time; hop latencies belong to NCCL's latency terms, so
 // the network's links get none), and phases run back to back on one Simulation. A plan's "links" are flow
-// resources (FlowResources below): topology links, or spray groups under adaptive routing. Links that every flow
-// crosses equally often and that have equal capacities are one constraint and become one network link
-// (exact: same rates, same drain times; phase_runner.cpp). Deterministic: flows start in plan order, links
-// are renumbered in first-use order.
+// resources (FlowResources below): topology links, or spray groups under adaptive routing.
+//
+// Equivalence classes. A symmetric collective's flows are alike: the 8,192 flows of a ring all-reduce step over
+// 4,096 GPUs of h100-100k fall into 3 classes, the same 3 at 1,024 GPUs (test_flow_classes.cpp), each class
+// crossing the same numbers of each class of link. The runner finds such classes of flows and links
+// (colour refinement to an equitable partition, phase_runner.cpp classify) and simulates ONE flow per class,
+// loading one link per link class as often as the class's flows cross it. Exact, not an approximation:
+// max-min rates, drain times and every link's load are those of the flow-by-flow simulation (phase_runner.cpp
+// states why), up to floating-point summation order (the tests compare both at a few thousand GPUs). Every
+// used link still gets its own utilisation (its class's), and the busiest is named as before: the first used
+// link with the highest. With `per_flow`, every flow is its own class and only links whose crossing lists
+// are identical merge: the reference simulation. Deterministic: classes are numbered in first-use order,
+// flows start in plan order.
 #pragma once
 
 #include <cstdint>
@@ -42,7 +51,8 @@ struct SimulatedPlan {
     SimTime bandwidth_time;            // sum of repeat x step time, before pipeline fill/drain
     std::uint64_t fingerprint = 0;
     std::uint64_t events = 0;
-    std::uint64_t flows = 0;
+    std::uint64_t flows = 0;          // flows of the plan
+    std::uint64_t flow_classes = 0;   // flows the network simulated (one per class)
     std::size_t links_used = 0;
     double max_link_utilisation = 0.0;  // over the simulated window (one step of every phase)
     double mean_link_utilisation = 0.0;
@@ -53,7 +63,8 @@ struct SimulatedPlan {
 // per topology link when the plan names links only).
 // With `check_capacities`, FlowNetwork::check_link_capacities runs right after each phase's flows are
 // shared (InternalError if any link is over-allocated).
+// `per_flow`: no flow classes (header comment), the reference.
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
-                            const std::vector<double>& capacity, bool check_capacities);
+                            const std::vector<double>& capacity, bool check_capacities, bool per_flow = false);
 
 }  // namespace ttsim

@@ -56,20 +56,23 @@ CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& 
         router.route_into(above, below, key, path);
         channel.insert(channel.end(), path.begin(), path.end());
     };
+    std::vector<LinkId> chains;  // the islands' chains of rail r, the same in both trees
     for (int r = 0; r < rails; ++r) {
+        channel.clear();
+        for (const GroupIsland& island : islands) {
+            const int q = static_cast<int>(island.ranks.size());
+            const int head = r % q;
+            // Chain head, head + 1, ...: every member but the head hangs below its predecessor.
+            for (int step = 1; step < q; ++step) {
+                const int p = (head + step) % q;
+                add_edge(island.ranks[static_cast<std::size_t>(p)],
+                         island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
+            }
+        }
+        chains.swap(channel);
         for (int t = 0; t < 2; ++t) {
             const auto key = static_cast<std::uint64_t>(2 * r + t);
-            channel.clear();
-            for (const GroupIsland& island : islands) {
-                const int q = static_cast<int>(island.ranks.size());
-                const int head = r % q;
-                // Chain head, head + 1, ...: every member but the head hangs below its predecessor.
-                for (int step = 1; step < q; ++step) {
-                    const int p = (head + step) % q;
-                    add_edge(island.ranks[static_cast<std::size_t>(p)],
-                             island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
-                }
-            }
+            channel = chains;
             for (int k = 0; k < m; ++k) {
                 const int parent = parent_in_tree(t, k, m);
                 if (parent < 0) continue;
