@@ -109,8 +109,7 @@ std::uint32_t number_by_first_appearance(const std::vector<Key>& keys, std::vect
     return static_cast<std::uint32_t>(seen.size());
 }
 
-// The plan's links, densely renumbered in order of first use, and the classes of links and flows that the
-// network simulates once each (phase_runner.hpp).
+// The plan's links, densely renumbered in order of first use, and the classes of links and flows.
 struct PlanClasses {
     std::vector<LinkId> used;              // resource (topology link or spray group) of each used link, first-use order
     std::vector<std::uint32_t> link_class;  // per used link; classes numbered in first-use order of their first link
@@ -262,23 +261,43 @@ std::string resource_name(const Topology& topology, LinkId resource) {
     return topology.spray_groups().at(resource - links).name;
 }
 
-SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
-                            const std::vector<double>& capacity, bool check_capacities, bool per_flow) {
-    SimulatedPlan out;
-    const PlanClasses classes = classify(plan, capacity, per_flow);
+ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow) {
+    PlanClasses classes = classify(plan, capacity, per_flow);
+    ClassifiedPlan out;
     out.links_used = classes.used.size();
-    if (classes.used.empty()) return out;  // nothing moves (e.g. one GPU)
+    out.class_path_begin = std::move(classes.quotient.begin);
+    out.class_path = std::move(classes.quotient.adjacent);
+    for (const std::uint32_t l : classes.leader) out.link_resource.push_back(classes.used[l]);
+    out.link_members.assign(classes.leader.size(), 0);
+    for (const std::uint32_t k : classes.link_class) ++out.link_members[k];
+    std::uint32_t next_class = 0;  // flow classes come phase by phase (the phase is part of a class's key)
+    std::size_t end_flow = 0;      // plan-wide index past the phase's last flow
+    for (const PlanPhase& phase : plan.phases) {
+        const std::size_t first_flow = end_flow;
+        end_flow += phase.flows.size();
+        ClassifiedPlan::Phase p{phase.repeat, phase.flows.size(), next_class, next_class};
+        while (next_class < classes.representative.size() && classes.representative[next_class] < end_flow)
+            out.class_bytes.push_back(phase.flows.bytes[classes.representative[next_class++] - first_flow]);
+        p.end_class = next_class;
+        out.phases.push_back(p);
+    }
+    return out;
+}
+
+SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, const Topology& topology,
+                                  const std::vector<double>& capacity, bool check_capacities) {
+    SimulatedPlan out;
+    out.links_used = plan.links_used;
+    if (plan.links_used == 0) return out;  // nothing moves (e.g. one GPU)
 
     // Zero latency on every network link: a step lasts until its last flow has DRAINED, and the cut-through
     // latency of each hop is part of NCCL's per-step latency terms (hardware + software, nccl_params.hpp),
     // which the result adds once; counting path latencies here too would count the hops twice. (It also
     // makes the utilisation window exactly the simulated drain time.)
     std::vector<NetworkLink> links;
-    links.reserve(classes.leader.size());
-    for (const std::uint32_t l : classes.leader) {
-        const LinkId id = classes.used[l];
+    links.reserve(plan.link_resource.size());
+    for (const LinkId id : plan.link_resource)
         links.push_back(NetworkLink{capacity[id], SimTime::zero(), resource_name(topology, id)});
-    }
     FlowNetwork network(std::move(links));
     Simulation sim;
     struct PhaseState {
@@ -286,26 +305,19 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
         SimTime last_drain;
     } state;
     state.sim = &sim;
-    std::uint32_t next_class = 0;  // flow classes come phase by phase (the phase is part of a class's key)
-    std::size_t first_flow = 0;    // plan-wide index of the phase's first flow
-    for (const PlanPhase& phase : plan.phases) {
+    for (const ClassifiedPlan::Phase& phase : plan.phases) {
         const SimTime start = sim.now();
         state.last_drain = start;
-        first_flow += phase.flows.size();
-        const std::size_t flow_classes = classes.representative.size();
-        for (; next_class < flow_classes && classes.representative[next_class] < first_flow; ++next_class) {
-            const std::uint32_t k = next_class;
-            const std::span<const std::uint32_t> path(
-                classes.quotient.adjacent.data() + classes.quotient.begin[k],
-                classes.quotient.begin[k + 1] - classes.quotient.begin[k]);
-            const std::size_t f = classes.representative[k] - (first_flow - phase.flows.size());
+        for (std::uint32_t k = phase.first_class; k < phase.end_class; ++k) {
+            const std::span<const std::uint32_t> path(plan.class_path.data() + plan.class_path_begin[k],
+                                                      plan.class_path_begin[k + 1] - plan.class_path_begin[k]);
             PhaseState* st = &state;  // one word: the callback stays in std::function's inline buffer
-            network.start_flow(sim, path, phase.flows.bytes[f], [st] { st->last_drain = st->sim->now(); });
-            ++out.flow_classes;
+            network.start_flow(sim, path, plan.class_bytes[k] * scale, [st] { st->last_drain = st->sim->now(); });
         }
-        out.flows += phase.flows.size();
+        out.flows += phase.flows;
+        out.flow_classes += phase.end_class - phase.first_class;
         // Queued behind the network's reshare for this instant, so it sees the shared rates.
-        if (check_capacities && phase.flows.size() > 0)
+        if (check_capacities && phase.flows > 0)
             sim.schedule_at(sim.now(), [&network] { network.check_link_capacities(1e-9); });
         sim.run();
         const SimTime step = state.last_drain - start;
@@ -316,24 +328,26 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
     const SimTime window = sim.now();
     out.fingerprint = sim.fingerprint();
     out.events = sim.events_processed();
-    // Per resource, in first-use order: every link of a class carried exactly what its leader did.
-    // The name is built once, for the first busiest (a string per new maximum cost ~5 % at 16,384 ranks).
-    std::vector<double> class_utilisation(classes.leader.size());
-    for (std::size_t k = 0; k < class_utilisation.size(); ++k)
-        class_utilisation[k] = network.link_utilisation(static_cast<std::uint32_t>(k), window);
+    // Every used link carried exactly what its class's leader did. The busiest is the first used link with the
+    // highest utilisation: the leader (first used link) of the first class, in class order, that has it.
     double sum = 0.0;
-    std::size_t busiest = classes.used.size();
-    for (std::size_t l = 0; l < classes.used.size(); ++l) {
-        const double u = class_utilisation[classes.link_class[l]];
-        sum += u;
+    std::size_t busiest = plan.link_resource.size();
+    for (std::size_t k = 0; k < plan.link_resource.size(); ++k) {
+        const double u = network.link_utilisation(static_cast<std::uint32_t>(k), window);
+        sum += u * plan.link_members[k];
         if (u > out.max_link_utilisation) {
             out.max_link_utilisation = u;
-            busiest = l;
+            busiest = k;
         }
     }
-    if (busiest < classes.used.size()) out.busiest_link = resource_name(topology, classes.used[busiest]);
-    out.mean_link_utilisation = sum / static_cast<double>(classes.used.size());
+    if (busiest < plan.link_resource.size()) out.busiest_link = resource_name(topology, plan.link_resource[busiest]);
+    out.mean_link_utilisation = sum / static_cast<double>(plan.links_used);
     return out;
+}
+
+SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology, const std::vector<double>& capacity,
+                            bool check_capacities, bool per_flow) {
+    return simulate_classified(classify_plan(plan, capacity, per_flow), 1.0, topology, capacity, check_capacities);
 }
 
 }  // namespace ttsim

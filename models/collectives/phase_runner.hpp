@@ -59,11 +59,36 @@ struct SimulatedPlan {
     std::string busiest_link;
 };
 
+// A plan reduced to its classes (header comment): what the flow network runs, and what each class of links stands
+// for. Small whatever the group: a few flows and links per class, plus counts.
+struct ClassifiedPlan {
+    struct Phase {
+        std::int64_t repeat = 1;
+        std::size_t flows = 0;  // flows of the plan in this phase
+        std::uint32_t first_class = 0, end_class = 0;  // its flow classes
+    };
+    std::vector<Phase> phases;
+    std::vector<double> class_bytes;              // per flow class: bytes of each of its flows
+    std::vector<std::uint32_t> class_path_begin{0};  // per flow class: [begin, next begin) of class_path
+    std::vector<std::uint32_t> class_path;        // link classes, once per crossing of the leader link
+    std::vector<LinkId> link_resource;            // per link class: its leader (first used link), a resource id
+    std::vector<std::uint32_t> link_members;      // per link class: used links in it
+    std::size_t links_used = 0;
+};
+
 // `capacity[id]` is the bytes/s the flow network gives resource `id` (FlowResources::capacity, or one entry
-// per topology link when the plan names links only).
+// per topology link when the plan names links only). `per_flow`: no flow classes, the reference.
+ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow);
+
+// Simulates a classified plan with every flow's bytes multiplied by `scale`. Builders' flow sizes are linear in
+// the collective's size S (plan.hpp), so a plan built and classified once for S = 1 byte simulates any S with
+// scale = S: the routes and classes are the same, only the quotient's small simulation runs again.
+SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, const Topology& topology,
+                                  const std::vector<double>& capacity, bool check_capacities);
+
 // With `check_capacities`, FlowNetwork::check_link_capacities runs right after each phase's flows are
 // shared (InternalError if any link is over-allocated).
-// `per_flow`: no flow classes (header comment), the reference.
+// classify_plan, then simulate_classified at scale 1.
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
                             const std::vector<double>& capacity, bool check_capacities, bool per_flow = false);
 

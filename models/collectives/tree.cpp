@@ -56,17 +56,34 @@ CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& 
         router.route_into(above, below, key, path);
         channel.insert(channel.end(), path.begin(), path.end());
     };
+    // The chain of rail r in an island is its cycle of member-to-predecessor edges without the one out of the
+    // head: every rail's chain is cut from the same q edges, so each edge is routed once, not once per rail.
+    // edge_links[edge_begin[e] ..): both directions of edge e = (member p -> p - 1), islands in order.
+    std::vector<LinkId> edge_links;
+    std::vector<std::size_t> edge_begin{0}, island_first_edge;
+    for (const GroupIsland& island : islands) {
+        const int q = static_cast<int>(island.ranks.size());
+        island_first_edge.push_back(edge_begin.size() - 1);
+        channel.clear();
+        for (int p = 0; p < q && q > 1; ++p) {
+            add_edge(island.ranks[static_cast<std::size_t>(p)],
+                     island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
+            edge_links.insert(edge_links.end(), channel.begin(), channel.end());
+            edge_begin.push_back(edge_links.size());
+            channel.clear();
+        }
+    }
     std::vector<LinkId> chains;  // the islands' chains of rail r, the same in both trees
     for (int r = 0; r < rails; ++r) {
         channel.clear();
-        for (const GroupIsland& island : islands) {
-            const int q = static_cast<int>(island.ranks.size());
+        for (std::size_t i = 0; i < islands.size(); ++i) {
+            const int q = static_cast<int>(islands[i].ranks.size());
             const int head = r % q;
             // Chain head, head + 1, ...: every member but the head hangs below its predecessor.
             for (int step = 1; step < q; ++step) {
-                const int p = (head + step) % q;
-                add_edge(island.ranks[static_cast<std::size_t>(p)],
-                         island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
+                const std::size_t e = island_first_edge[i] + static_cast<std::size_t>((head + step) % q);
+                channel.insert(channel.end(), edge_links.begin() + static_cast<std::ptrdiff_t>(edge_begin[e]),
+                               edge_links.begin() + static_cast<std::ptrdiff_t>(edge_begin[e + 1]));
             }
         }
         chains.swap(channel);
