@@ -31,8 +31,7 @@ std::uint64_t ecmp_hash(int src, int dst, std::uint64_t flow_key, std::uint32_t 
 }  // namespace
 
 Router::Router(const Topology& topology)
-    : topology_(topology), fabric_(topology.fabric()),
-      slot_by_switch_(topology.fabric().switch_count(), -1) {}
+    : topology_(topology), fabric_(topology.fabric()), slot_by_switch_(topology.fabric().switch_count()) {}
 
 std::vector<LinkId> Router::route(int src_rank, int dst_rank, std::uint64_t flow_key) {
     std::vector<LinkId> path;
@@ -40,30 +39,40 @@ std::vector<LinkId> Router::route(int src_rank, int dst_rank, std::uint64_t flow
     return path;
 }
 
-const std::vector<std::uint16_t>& Router::distances_to_nic_of(int dst_rank) {
+Router::Distances Router::distances_to_nic_of(int dst_rank) {
     const auto r = static_cast<std::size_t>(dst_rank);
     const std::uint32_t first = fabric_.attachment_begin[r];
     const std::uint32_t last = fabric_.attachment_begin[r + 1];
     TTSIM_ASSERT(first < last, "destination NIC has no switch (connectivity was validated at build)");
 
-    std::int32_t* slot = nullptr;
+    Slot* slot = nullptr;
     if (last - first == 1) {
         slot = &slot_by_switch_[fabric_.attachments[first].switch_index];
     } else {
-        slot = &slot_by_multihomed_rank_.try_emplace(dst_rank, -1).first->second;
+        slot = &slot_by_multihomed_rank_.try_emplace(dst_rank).first->second;
     }
-    if (*slot >= 0) return distance_maps_[static_cast<std::size_t>(*slot)];
-
-    std::vector<std::size_t> sources;
-    for (std::uint32_t a = first; a < last; ++a) sources.push_back(fabric_.attachments[a].switch_index);
-    std::sort(sources.begin(), sources.end());
-    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-    std::vector<std::uint16_t> distances = sources.size() == 1
-                                               ? distances_to_switch(static_cast<std::uint32_t>(sources.front()))
-                                               : bfs_distances(sources);
-    *slot = static_cast<std::int32_t>(distance_maps_.size());
-    distance_maps_.push_back(std::move(distances));
-    return distance_maps_.back();
+    if (slot->map < 0) {
+        std::vector<std::size_t> sources;
+        for (std::uint32_t a = first; a < last; ++a) sources.push_back(fabric_.attachments[a].switch_index);
+        std::sort(sources.begin(), sources.end());
+        sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+        if (twin_leader_.empty()) find_twins();
+        const auto target = static_cast<std::uint32_t>(sources.front());
+        const std::uint32_t twin = sources.size() == 1 ? twin_leader_[target] : target;
+        if (twin != target) {
+            // The twin's own map (a BFS from it, computed once for the whole class), read with two overrides.
+            Slot& twin_slot = slot_by_switch_[twin];
+            if (twin_slot.map < 0) {
+                twin_slot.map = static_cast<std::int32_t>(distance_maps_.size());
+                distance_maps_.push_back(bfs_distances({twin}));
+            }
+            *slot = Slot{twin_slot.map, target, twin};
+        } else {
+            slot->map = static_cast<std::int32_t>(distance_maps_.size());
+            distance_maps_.push_back(bfs_distances(sources));
+        }
+    }
+    return Distances{distance_maps_[static_cast<std::size_t>(slot->map)].data(), slot->target, slot->twin};
 }
 
 std::vector<std::uint16_t> Router::bfs_distances(const std::vector<std::size_t>& sources) {
@@ -126,21 +135,6 @@ void Router::find_twins() {
     }
 }
 
-std::vector<std::uint16_t> Router::distances_to_switch(std::uint32_t target) {
-    if (twin_leader_.empty()) find_twins();
-    const std::uint32_t twin = twin_leader_[target];
-    if (twin == target) return bfs_distances({target});
-    std::int32_t& twin_slot = slot_by_switch_[twin];
-    if (twin_slot < 0) {
-        twin_slot = static_cast<std::int32_t>(distance_maps_.size());
-        distance_maps_.push_back(bfs_distances({twin}));
-    }
-    std::vector<std::uint16_t> distances = distance_maps_[static_cast<std::size_t>(twin_slot)];
-    distances[target] = 0;
-    distances[twin] = 2;  // through any common neighbour (twins have one: see find_twins)
-    return distances;
-}
-
 void Router::route_into(int src_rank, int dst_rank, std::uint64_t flow_key, std::vector<LinkId>& path) {
     path.clear();
     TTSIM_ASSERT(src_rank >= 0 && src_rank < topology_.gpu_count() && dst_rank >= 0 &&
@@ -156,7 +150,7 @@ void Router::route_into(int src_rank, int dst_rank, std::uint64_t flow_key, std:
         return;
     }
 
-    const std::vector<std::uint16_t>& distance = distances_to_nic_of(dst_rank);
+    const Distances distance = distances_to_nic_of(dst_rank);
     const auto& attachments = fabric_.attachments;
     std::uint32_t hop = 0;
     // Collects the indices in [begin, end) satisfying `ok`, in adjacency order, and picks one by hash.

@@ -98,6 +98,8 @@ CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& 
                 add_edge(mine[static_cast<std::size_t>(r % static_cast<int>(mine.size()))],
                          theirs[static_cast<std::size_t>(r % static_cast<int>(theirs.size()))], key);
             }
+            // Channels are about equally long: room for all of them at once (they run to ~10^7 link ids).
+            if (r == 0 && t == 0) phase.flows.links.reserve(channel.size() * 2 * static_cast<std::size_t>(rails) * 9 / 8);
             phase.flows.add(channel, per_channel);
         }
     }
