@@ -5,7 +5,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <queue>
+#include <algorithm>
 #include <vector>
 
 #include "sim/errors.hpp"
@@ -20,20 +20,23 @@ public:
     SimTime now() const { return now_; }
     std::uint64_t events_processed() const { return processed_; }
     bool idle() const { return queue_.empty(); }
+    // Room for `events` pending at once, so a simulation that knows its size does not regrow the heap.
+    void reserve(std::size_t events) { queue_.reserve(events); }
 
     // Schedules `action` at absolute time `at` (never in the past).
     void schedule_at(SimTime at, Action action) {
         TTSIM_ASSERT(at >= now_, "event scheduled in the past");
-        queue_.push(Event{at, next_sequence_++, std::move(action)});
+        queue_.push_back(Event{at, next_sequence_++, std::move(action)});
+        std::push_heap(queue_.begin(), queue_.end(), Later{});
     }
     void schedule_after(SimTime delay, Action action) { schedule_at(now_ + delay, std::move(action)); }
 
     // Runs one event; returns false when the queue is empty.
     bool step() {
         if (queue_.empty()) return false;
-        // priority_queue::top is const; the action is moved out through a const_cast-free copy of the handle.
-        Event event = std::move(const_cast<Event&>(queue_.top()));
-        queue_.pop();
+        std::pop_heap(queue_.begin(), queue_.end(), Later{});
+        Event event = std::move(queue_.back());
+        queue_.pop_back();
         now_ = event.at;
         ++processed_;
         // Fold (time, sequence) into a running fingerprint of the trajectory (FNV-1a style mixing).
@@ -44,7 +47,7 @@ public:
     void run() { while (step()) {} }
     // Runs events up to and including time `until`.
     void run_until(SimTime until) {
-        while (!queue_.empty() && queue_.top().at <= until) step();
+        while (!queue_.empty() && queue_.front().at <= until) step();
         if (now_ < until) now_ = until;
     }
     // A hash of every processed event's time, in order: equal trajectories give equal fingerprints.
@@ -62,7 +65,7 @@ private:
             return a.sequence > b.sequence;
         }
     };
-    std::priority_queue<Event, std::vector<Event>, Later> queue_;
+    std::vector<Event> queue_;   // a binary heap under Later: the earliest (time, sequence) at the front
     SimTime now_ = SimTime::zero();
     std::uint64_t next_sequence_ = 0;
     std::uint64_t processed_ = 0;

@@ -1,6 +1,7 @@
 #include "topologies/routing.hpp"
 
 #include <algorithm>
+#include <span>
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -30,8 +31,7 @@ std::uint64_t ecmp_hash(int src, int dst, std::uint64_t flow_key, std::uint32_t 
 }  // namespace
 
 Router::Router(const Topology& topology)
-    : topology_(topology), fabric_(topology.fabric()),
-      slot_by_switch_(topology.fabric().switch_count(), -1) {}
+    : topology_(topology), fabric_(topology.fabric()), slot_by_switch_(topology.fabric().switch_count()) {}
 
 std::vector<LinkId> Router::route(int src_rank, int dst_rank, std::uint64_t flow_key) {
     std::vector<LinkId> path;
@@ -39,27 +39,45 @@ std::vector<LinkId> Router::route(int src_rank, int dst_rank, std::uint64_t flow
     return path;
 }
 
-const std::vector<std::uint16_t>& Router::distances_to_nic_of(int dst_rank) {
+Router::Distances Router::distances_to_nic_of(int dst_rank) {
     const auto r = static_cast<std::size_t>(dst_rank);
     const std::uint32_t first = fabric_.attachment_begin[r];
     const std::uint32_t last = fabric_.attachment_begin[r + 1];
     TTSIM_ASSERT(first < last, "destination NIC has no switch (connectivity was validated at build)");
 
-    std::int32_t* slot = nullptr;
+    Slot* slot = nullptr;
     if (last - first == 1) {
         slot = &slot_by_switch_[fabric_.attachments[first].switch_index];
     } else {
-        slot = &slot_by_multihomed_rank_.try_emplace(dst_rank, -1).first->second;
+        slot = &slot_by_multihomed_rank_.try_emplace(dst_rank).first->second;
     }
-    if (*slot >= 0) return distance_maps_[static_cast<std::size_t>(*slot)];
+    if (slot->map < 0) {
+        std::vector<std::size_t> sources;
+        for (std::uint32_t a = first; a < last; ++a) sources.push_back(fabric_.attachments[a].switch_index);
+        std::sort(sources.begin(), sources.end());
+        sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+        if (twin_leader_.empty()) find_twins();
+        const auto target = static_cast<std::uint32_t>(sources.front());
+        const std::uint32_t twin = sources.size() == 1 ? twin_leader_[target] : target;
+        if (twin != target) {
+            // The twin's own map (a BFS from it, computed once for the whole class), read with two overrides.
+            Slot& twin_slot = slot_by_switch_[twin];
+            if (twin_slot.map < 0) {
+                twin_slot.map = static_cast<std::int32_t>(distance_maps_.size());
+                distance_maps_.push_back(bfs_distances({twin}));
+            }
+            *slot = Slot{twin_slot.map, target, twin};
+        } else {
+            slot->map = static_cast<std::int32_t>(distance_maps_.size());
+            distance_maps_.push_back(bfs_distances(sources));
+        }
+    }
+    return Distances{distance_maps_[static_cast<std::size_t>(slot->map)].data(), slot->target, slot->twin};
+}
 
+std::vector<std::uint16_t> Router::bfs_distances(const std::vector<std::size_t>& sources) {
     // One multi-source BFS from the destination's switches. Links are full duplex (both directions always
     // exist), so hop distances from the targets equal hop distances to them.
-    std::vector<std::size_t> sources;
-    for (std::uint32_t a = first; a < last; ++a) sources.push_back(fabric_.attachments[a].switch_index);
-    std::sort(sources.begin(), sources.end());
-    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
-
     const std::size_t switches = fabric_.switch_count();
     std::vector<std::uint16_t> distances(switches, kUnreachable);
     for (std::size_t s : sources) distances[s] = 0;
@@ -71,10 +89,50 @@ const std::vector<std::uint16_t>& Router::distances_to_nic_of(int dst_rank) {
     boost::breadth_first_search(
         *fabric_.graph, sources.begin(), sources.end(), queue,
         boost::make_bfs_visitor(boost::record_distances(distance_map, boost::on_tree_edge())), color_map);
+    return distances;
+}
 
-    *slot = static_cast<std::int32_t>(distance_maps_.size());
-    distance_maps_.push_back(std::move(distances));
-    return distance_maps_.back();
+void Router::find_twins() {
+    const std::size_t switches = fabric_.switch_count();
+    // Each switch's neighbour set, sorted and without the repeats of parallel cables.
+    std::vector<std::uint32_t> begin(switches + 1, 0), neighbors;
+    std::vector<std::uint64_t> digest(switches);
+    for (std::size_t s = 0; s < switches; ++s) {
+        const auto from = neighbors.size();
+        neighbors.insert(neighbors.end(), fabric_.hop_neighbor.begin() + fabric_.hop_begin[s],
+                         fabric_.hop_neighbor.begin() + fabric_.hop_begin[s + 1]);
+        std::sort(neighbors.begin() + static_cast<std::ptrdiff_t>(from), neighbors.end());
+        neighbors.erase(std::unique(neighbors.begin() + static_cast<std::ptrdiff_t>(from), neighbors.end()),
+                        neighbors.end());
+        begin[s + 1] = static_cast<std::uint32_t>(neighbors.size());
+        std::uint64_t h = neighbors.size() - from;
+        for (auto i = from; i < neighbors.size(); ++i) h = mix(h ^ neighbors[i]);
+        digest[s] = h;
+    }
+    auto set_of = [&](std::size_t s) {
+        return std::span<const std::uint32_t>(neighbors.data() + begin[s], begin[s + 1] - begin[s]);
+    };
+    // Switches in (digest, index) order: twins are adjacent in it, each run led by its lowest index.
+    std::vector<std::uint32_t> order(switches);
+    for (std::size_t s = 0; s < switches; ++s) order[s] = static_cast<std::uint32_t>(s);
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return digest[a] != digest[b] ? digest[a] < digest[b] : a < b;
+    });
+    twin_leader_.resize(switches);
+    std::vector<std::uint32_t> leaders;  // of the current run of equal digests
+    for (std::size_t i = 0; i < switches; ++i) {
+        const std::uint32_t s = order[i];
+        if (i == 0 || digest[order[i - 1]] != digest[s]) leaders.clear();
+        std::uint32_t leader = s;
+        if (begin[s + 1] > begin[s])
+            for (const std::uint32_t candidate : leaders)
+                if (std::ranges::equal(set_of(s), set_of(candidate))) {
+                    leader = candidate;
+                    break;
+                }
+        if (leader == s) leaders.push_back(s);
+        twin_leader_[s] = leader;
+    }
 }
 
 void Router::route_into(int src_rank, int dst_rank, std::uint64_t flow_key, std::vector<LinkId>& path) {
@@ -92,7 +150,7 @@ void Router::route_into(int src_rank, int dst_rank, std::uint64_t flow_key, std:
         return;
     }
 
-    const std::vector<std::uint16_t>& distance = distances_to_nic_of(dst_rank);
+    const Distances distance = distances_to_nic_of(dst_rank);
     const auto& attachments = fabric_.attachments;
     std::uint32_t hop = 0;
     // Collects the indices in [begin, end) satisfying `ok`, in adjacency order, and picks one by hash.

@@ -17,8 +17,15 @@
 // through the switch(es) it attaches to, so the Router keeps one distance map per destination attachment
 // (the destination NIC's leaf switch on every preset), computed lazily by one Boost.Graph multi-source BFS
 // over the switch-only graph (S vertices: 1,280 for 16,384 GPUs) and cached. A route is then a greedy walk
-// down the distance gradient, O(path length x switch degree). At most one BFS per leaf switch is ever run
-// (512 leaves at 16,384 GPUs, ~0.7 MB of uint16 distances in total).
+// down the distance gradient, O(path length x switch degree).
+//
+// Twins. Two switches u != v with the same set of neighbour switches (the leaves of one rail in one
+// scalable unit or pod: they all reach the same spines) are at the same distance from every other switch x:
+// a shortest path x -> v ends with a neighbour w of v, which is a neighbour of u too, so d(x, u) <= d(x, v),
+// and symmetrically. (They are not neighbours of each other: v in N(v) would be a self-loop.) So v's map is
+// u's with d(v) = 0 and d(u) = 2, read from u's map instead of a BFS of its own: one BFS and one map per
+// twin class (64 for the 2,048 leaves of 131,072 GPUs on 128-port switches) instead of one per leaf, the
+// same distances bit for bit.
 //
 // Thread safety: route() fills the cache, so a Router is not thread-safe; use one Router per thread (each
 // only reads the shared, immutable Topology). The Topology must outlive its Routers and must not be moved
@@ -26,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <unordered_map>
 #include <vector>
 
@@ -47,16 +55,32 @@ public:
 
 private:
     static constexpr std::uint16_t kUnreachable = 0xFFFF;
-    // Hop distance from every switch to the switches the destination NIC attaches to.
-    const std::vector<std::uint16_t>& distances_to_nic_of(int dst_rank);
+    // Hop distances to the switches a destination NIC attaches to: a BFS map, or a twin's map read with the
+    // two entries that differ (header comment), so twins share one map instead of holding copies.
+    struct Distances {
+        const std::uint16_t* map = nullptr;
+        std::uint32_t target = UINT32_MAX;  // read as 0
+        std::uint32_t twin = UINT32_MAX;    // the map's own switch, read as 2
+        std::uint16_t operator[](std::uint32_t s) const { return s == target ? 0 : (s == twin ? 2 : map[s]); }
+    };
+    Distances distances_to_nic_of(int dst_rank);
+    std::vector<std::uint16_t> bfs_distances(const std::vector<std::size_t>& sources);
+    struct Slot {
+        std::int32_t map = -1;  // index into distance_maps_; -1 until computed
+        std::uint32_t target = UINT32_MAX, twin = UINT32_MAX;
+    };
+    // twin_leader_[s]: the lowest-indexed switch with s's neighbour set (s itself when none is lower, or
+    // when s has no neighbours). Built on the first BFS.
+    void find_twins();
 
     const Topology& topology_;
     const SwitchFabric& fabric_;
     std::vector<std::vector<std::uint16_t>> distance_maps_;
     // Cache slots: by the single switch a NIC attaches to (the usual case), or by rank for a NIC attached to
     // several switches (possible in YAML topologies).
-    std::vector<std::int32_t> slot_by_switch_;
-    std::unordered_map<int, std::int32_t> slot_by_multihomed_rank_;
+    std::vector<Slot> slot_by_switch_;
+    std::vector<std::uint32_t> twin_leader_;
+    std::unordered_map<int, Slot> slot_by_multihomed_rank_;
     // Scratch, reused between calls: BFS colours and the equal-cost candidates of one hop.
     std::vector<boost::default_color_type> bfs_colors_;
     std::vector<std::uint32_t> candidates_;

@@ -78,6 +78,7 @@ struct CollectiveResult {
     double mean_link_utilisation = 0.0;  // over the links the collective used
     std::size_t links_used = 0;          // links, or spray groups under adaptive routing, counted once each
     std::uint64_t flows_simulated = 0;   // flows in the simulated phases (one step of each phase)
+    std::uint64_t flow_classes = 0;      // flows the network ran: one per equivalence class (phase_runner.hpp)
     std::uint64_t events = 0;            // events processed by the phase simulations
     std::uint64_t fingerprint = 0;       // Simulation::fingerprint() of the phase simulation
     bool cached = false;                 // bandwidth part came from the cache

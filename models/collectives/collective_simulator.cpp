@@ -51,29 +51,40 @@ const CollectiveSimulator::CacheEntry& CollectiveSimulator::simulated(const Grou
     }
     was_cached = false;
     const double s = static_cast<double>(bytes);
+    CacheEntry entry;
+    entry.plan = simulate_classified(shape(layout, op, algorithm), s, topology_, resources_.capacity,
+                                     options_.check_link_capacities);
+    entry.fill_fraction = algorithm == CollectiveAlgorithm::Nvls ? nvls_pipeline_fill_fraction(op, s) : 0.0;
+    ++simulations_;
+    if (cache_.size() >= options_.max_cache_entries) cache_.clear();
+    return cache_.emplace(std::move(key), std::move(entry)).first->second;
+}
+
+const ClassifiedPlan& CollectiveSimulator::shape(const GroupLayout& layout, CollectiveOp op,
+                                                 CollectiveAlgorithm algorithm) {
+    ShapeKey key{op, algorithm, op == CollectiveOp::Broadcast ? layout.root() : -1, layout.ranks()};
+    if (const auto it = shapes_.find(key); it != shapes_.end()) return it->second;
+    constexpr double kUnit = 1.0;  // S = 1 byte: flow sizes come out as shares of S
     CollectivePlan plan;
     switch (algorithm) {
-        case CollectiveAlgorithm::Ring: plan = build_ring_plan(layout, op, s, router_); break;
-        case CollectiveAlgorithm::Tree: plan = build_tree_plan(layout, s, router_); break;
-        case CollectiveAlgorithm::Hierarchical: plan = build_hierarchical_plan(layout, s, router_); break;
+        case CollectiveAlgorithm::Ring: plan = build_ring_plan(layout, op, kUnit, router_); break;
+        case CollectiveAlgorithm::Tree: plan = build_tree_plan(layout, kUnit, router_); break;
+        case CollectiveAlgorithm::Hierarchical: plan = build_hierarchical_plan(layout, kUnit, router_); break;
         case CollectiveAlgorithm::Nvls:
-            plan = build_nvls_plan(layout, op, s,
+            plan = build_nvls_plan(layout, op, kUnit,
                                    options_.nvls_efficiency > 0.0 ? options_.nvls_efficiency
                                                                   : nvls_efficiency(generation_));
             break;
-        case CollectiveAlgorithm::Sharp: plan = build_sharp_plan(layout, s, router_, kSharpEfficiency); break;
-        case CollectiveAlgorithm::Direct: plan = build_direct_plan(layout, s, router_); break;
+        case CollectiveAlgorithm::Sharp: plan = build_sharp_plan(layout, kUnit, router_, kSharpEfficiency); break;
+        case CollectiveAlgorithm::Direct: plan = build_direct_plan(layout, kUnit, router_); break;
         case CollectiveAlgorithm::Auto: TTSIM_ASSERT(false, "auto must be resolved before simulation");
     }
     // Adaptive routing sprays every flow the router gave a static path over its spray groups; SHARP's
     // aggregation trees are fixed link sets (phase_runner.hpp spray_over_groups).
     if (algorithm != CollectiveAlgorithm::Sharp) spray_over_groups(plan, resources_);
-    CacheEntry entry;
-    entry.plan = simulate_plan(plan, topology_, resources_.capacity, options_.check_link_capacities);
-    entry.fill_fraction = plan.pipeline_fill_fraction;
-    ++simulations_;
-    if (cache_.size() >= options_.max_cache_entries) cache_.clear();
-    return cache_.emplace(std::move(key), std::move(entry)).first->second;
+    if (shapes_.size() >= options_.max_cache_entries) shapes_.clear();
+    return shapes_.emplace(std::move(key), classify_plan(plan, resources_.capacity, options_.per_flow))
+        .first->second;
 }
 
 SimTime CollectiveSimulator::one_island_floor(const GroupLayout& layout, const CollectiveRequest& request) {
@@ -125,6 +136,7 @@ CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const 
     r.mean_link_utilisation = sp.mean_link_utilisation;
     r.links_used = sp.links_used;
     r.flows_simulated = sp.flows;
+    r.flow_classes = sp.flow_classes;
     r.events = sp.events;
     r.fingerprint = sp.fingerprint;
     r.cached = cached;

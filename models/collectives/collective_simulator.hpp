@@ -6,7 +6,10 @@
 //
 // duration = NCCL latency term (nccl_params.hpp) + simulated bandwidth time (plan.hpp, phase_runner.hpp),
 // scaled by the protocol's bandwidth factor. The simulated part is cached per (op, algorithm, group, bytes),
-// so a training model can ask for the same collective thousands of times at the cost of a map lookup.
+// so a training model can ask for the same collective thousands of times at the cost of a map lookup. Below
+// it, the routed and classified plan is cached per (op, algorithm, group): flow sizes are linear in S, so a
+// new size re-runs only the classes' small simulation (phase_runner.hpp simulate_classified), not the
+// routing of every rank (a 131,072-GPU tree is ~10^7 link crossings to route and classify).
 //
 // One-island floor. An all-reduce over a group spanning several islands (NVLink domains) never takes less
 // time than the same all-reduce, same S, restricted to the members of its largest island (auto algorithm
@@ -58,6 +61,9 @@ struct CollectiveOptions {
     // estimate from NCCL_2223 search.cc (per-channel NVLink speeds of ~20-24 GB/s over 370 GB/s).
     int nccl_channels = 16;
     bool check_link_capacities = true;  // FlowNetwork::check_link_capacities after every phase's sharing
+    // Every flow simulated on its own instead of one per equivalence class (phase_runner.hpp): the reference
+    // the classes are tested against; same results, far slower at scale.
+    bool per_flow = false;
     std::size_t max_cache_entries = 1 << 14;  // the cache is cleared when it grows past this
 };
 
@@ -77,6 +83,10 @@ public:
 private:
     // (op, algorithm, bytes, broadcast root or -1, group ranks ascending)
     using CacheKey = std::tuple<CollectiveOp, CollectiveAlgorithm, std::uint64_t, int, std::vector<int>>;
+    // (op, algorithm, broadcast root or -1, group ranks ascending): a plan whatever its size
+    using ShapeKey = std::tuple<CollectiveOp, CollectiveAlgorithm, int, std::vector<int>>;
+    // The plan built for S = 1 byte, sprayed and classified (its flow sizes are shares of S).
+    const ClassifiedPlan& shape(const GroupLayout& layout, CollectiveOp op, CollectiveAlgorithm algorithm);
     struct CacheEntry {
         SimulatedPlan plan;
         double fill_fraction = 0.0;  // CollectivePlan::pipeline_fill_fraction
@@ -97,6 +107,7 @@ private:
     FlowResources resources_;  // links (and spray groups under adaptive routing) with their capacities
     Router router_;
     std::map<CacheKey, CacheEntry> cache_;
+    std::map<ShapeKey, ClassifiedPlan> shapes_;
     std::uint64_t cache_hits_ = 0;
     std::uint64_t simulations_ = 0;
 };

@@ -28,9 +28,13 @@ CollectivePlan build_nvls_plan(const GroupLayout& layout, CollectiveOp op, doubl
     }
     CollectivePlan plan;
     plan.phases.push_back(std::move(phase));
-    if (op == CollectiveOp::AllReduce && bytes > 0.0)
-        plan.pipeline_fill_fraction = std::min(bytes, kNvlsPipelineWindowBytes) / bytes;
+    plan.pipeline_fill_fraction = nvls_pipeline_fill_fraction(op, bytes);
     return plan;
+}
+
+double nvls_pipeline_fill_fraction(CollectiveOp op, double bytes) {
+    if (op != CollectiveOp::AllReduce || !(bytes > 0.0)) return 0.0;
+    return std::min(bytes, kNvlsPipelineWindowBytes) / bytes;
 }
 
 }  // namespace ttsim

@@ -2,7 +2,10 @@
 #include "models/collectives/phase_runner.hpp"
 
 #include <algorithm>
+#include <map>
 #include <span>
+#include <unordered_map>
+#include <utility>
 
 #include "sim/errors.hpp"
 #include "sim/event_queue.hpp"
@@ -11,101 +14,215 @@
 namespace ttsim {
 namespace {
 
-// The plan's links, densely renumbered in order of first use, and their load classes.
-struct LinkClasses {
-    std::vector<LinkId> used;              // resource (topology link or spray group) of each used link, first-use order
-    std::vector<std::int32_t> used_index;  // per resource: index into `used`, or -1
-    std::vector<std::uint32_t> network;    // per used link: the network link standing for its class
-    std::vector<std::uint8_t> kept;        // per used link: 1 if it is its class's network link
-    std::size_t network_links = 0;
+// SplitMix64 finaliser: a fixed mix (no std::hash, no addresses), so classes never depend on the platform.
+std::uint64_t mix(std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+// Vertices of one side of the flow-link incidence graph (flows, or used links) with the other side's
+// members they touch, once per crossing: vertex v touches adjacent[begin[v] .. begin[v + 1]).
+struct Incidence {
+    std::vector<std::uint32_t> begin{0};
+    std::vector<std::uint32_t> adjacent;
 };
 
-// Two links of equal capacity that every flow of every phase crosses the same number of times carry the
-// same load at every instant of every max-min solve: their constraints are the same inequality, they bind
-// at the same level and fix the same flows. Dropping all but one of them (the first used) changes no rate,
-// and no drain time, and the flows' paths keep only the kept link of each class. For per-edge flows (ring,
-// SHARP) hardly any links merge; for whole-channel flows over a uniform group (tree.cpp) ~10^5 links fall
-// into a few hundred classes, which keeps a 16,384-GPU max-min solve at microseconds.
-LinkClasses classify_links(const CollectivePlan& plan, const std::vector<double>& capacity) {
-    LinkClasses c;
-    c.used_index.assign(capacity.size(), -1);
-    for (const PlanPhase& phase : plan.phases)
-        for (const LinkId id : phase.flows.links)
-            if (c.used_index[id] < 0) {
-                c.used_index[id] = static_cast<std::int32_t>(c.used.size());
-                c.used.push_back(id);
+// Splits the classes of `colors` (dense ids) by the multiset of the colours their members touch
+// (`adjacent_colors`, with multiplicity; nullptr: the other side's members are their own colours and each
+// vertex's list is ascending already) and renumbers them in order of their first member. Returns the new
+// number of classes. Equal keys are found by a hash of (old colour, sorted colours touched), then compared
+// exactly with the classes found so far under that hash, so a collision never merges two classes.
+std::uint32_t refine(std::vector<std::uint32_t>& colors, const Incidence& incidence,
+                     const std::vector<std::uint32_t>* adjacent_colors) {
+    const std::size_t n = colors.size();
+    std::vector<std::uint32_t> signature;
+    std::uint32_t palette = 0;  // number of colours on the other side
+    if (adjacent_colors != nullptr) {
+        signature.resize(incidence.adjacent.size());
+        for (std::size_t i = 0; i < signature.size(); ++i) signature[i] = (*adjacent_colors)[incidence.adjacent[i]];
+        for (const std::uint32_t c : *adjacent_colors) palette = std::max(palette, c + 1);
+    }
+    const std::vector<std::uint32_t>& sorted = adjacent_colors != nullptr ? signature : incidence.adjacent;
+    std::vector<std::uint32_t> histogram(palette, 0);
+    // Sorts one vertex's colours: by counting when the list is long against the palette (a flow crossing
+    // ~10^5 links of a few dozen classes), else by comparison.
+    auto sort_colours = [&](std::vector<std::uint32_t>::iterator b, std::vector<std::uint32_t>::iterator e) {
+        if (std::is_sorted(b, e)) return;
+        if (static_cast<std::size_t>(e - b) < 4 * static_cast<std::size_t>(palette)) {
+            std::sort(b, e);
+            return;
+        }
+        for (auto it = b; it != e; ++it) ++histogram[*it];
+        for (std::uint32_t c = 0; c < palette; ++c) {
+            b = std::fill_n(b, histogram[c], c);
+            histogram[c] = 0;
+        }
+    };
+    auto touched = [&](std::size_t v) {
+        return std::span<const std::uint32_t>(sorted.data() + incidence.begin[v],
+                                              incidence.begin[v + 1] - incidence.begin[v]);
+    };
+    std::unordered_map<std::uint64_t, std::uint32_t> first_with_hash;  // hash -> first vertex carrying it
+    first_with_hash.reserve(1024);
+    std::vector<std::uint32_t> next_with_hash(n, UINT32_MAX);  // chain of class leaders sharing a hash
+    std::vector<std::uint32_t> fresh(n);
+    std::uint32_t classes = 0;
+    for (std::size_t v = 0; v < n; ++v) {
+        if (adjacent_colors != nullptr)
+            sort_colours(signature.begin() + incidence.begin[v], signature.begin() + incidence.begin[v + 1]);
+        // A polynomial hash (one multiply per colour: the lists run to ~10^6 entries), mixed at the end.
+        std::uint64_t h = colors[v];
+        for (const std::uint32_t c : touched(v)) h = (h + c + 1) * 0x9E3779B97F4A7C15ull;
+        h = mix(h);
+        const auto [slot, inserted] = first_with_hash.try_emplace(h, static_cast<std::uint32_t>(v));
+        if (!inserted) {
+            std::uint32_t leader = slot->second;
+            for (;;) {
+                if (colors[leader] == colors[v] && std::ranges::equal(touched(leader), touched(v))) break;
+                if (next_with_hash[leader] == UINT32_MAX) {
+                    next_with_hash[leader] = static_cast<std::uint32_t>(v);
+                    leader = static_cast<std::uint32_t>(v);
+                    break;
+                }
+                leader = next_with_hash[leader];
             }
-    const std::size_t n = c.used.size();
-    // Per used link, the (plan-wide) indices of the flows crossing it, once per crossing, ascending: CSR.
-    std::vector<std::uint32_t> begin(n + 1, 0);
-    for (const PlanPhase& phase : plan.phases)
-        for (const LinkId id : phase.flows.links) ++begin[static_cast<std::size_t>(c.used_index[id]) + 1];
-    for (std::size_t l = 0; l < n; ++l) begin[l + 1] += begin[l];
-    std::vector<std::uint32_t> flows_of(begin.back());
-    std::vector<std::uint32_t> cursor(begin.begin(), begin.end() - 1);
-    std::uint32_t flow = 0;
-    for (const PlanPhase& phase : plan.phases)
-        for (std::size_t f = 0; f < phase.flows.size(); ++f, ++flow)
-            for (const LinkId id : phase.flows.path(f)) flows_of[cursor[static_cast<std::size_t>(c.used_index[id])]++] = flow;
+            if (leader != v) {
+                fresh[v] = fresh[leader];
+                continue;
+            }
+        }
+        fresh[v] = classes++;
+    }
+    colors = std::move(fresh);
+    return classes;
+}
 
-    // Classes: links with equal capacity and equal crossing lists. Sorting by the lists themselves compares
-    // them element by element, and in a uniform group most links share one long list (every NVLink port of a
-    // tree channel group: ~10^4 links x ~200 crossings at 8,192 GPUs), so the sort cost O(n log n x list).
-    // Instead: sort by (capacity, list length, a content hash of the list, first use), O(1) per comparison,
-    // then split each run of equal keys into classes by comparing each link's list with the leaders found
-    // so far in the run (one, unless two lists collide on the hash). The hash is a fixed mix of the flow
-    // indices (no std::hash, no addresses), and within a run links come in first-use order, so every class
-    // is led by its first-used link, as before: same classes, same kept links, same network.
-    auto crossings = [&](std::size_t l) {
-        return std::span<const std::uint32_t>(flows_of.data() + begin[l], begin[l + 1] - begin[l]);
-    };
-    std::vector<std::uint64_t> digest(n);
-    for (std::size_t l = 0; l < n; ++l) {
-        std::uint64_t h = 0x9E3779B97F4A7C15ull;
-        for (const std::uint32_t f : crossings(l)) {
-            h ^= f + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-            h *= 0xBF58476D1CE4E5B9ull;
-            h ^= h >> 31;
-        }
-        digest[l] = h;
+// Dense ids for values in order of first appearance.
+template <typename Key>
+std::uint32_t number_by_first_appearance(const std::vector<Key>& keys, std::vector<std::uint32_t>& ids) {
+    std::map<Key, std::uint32_t> seen;
+    ids.resize(keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i)
+        ids[i] = seen.try_emplace(keys[i], static_cast<std::uint32_t>(seen.size())).first->second;
+    return static_cast<std::uint32_t>(seen.size());
+}
+
+// The plan's links, densely renumbered in order of first use, and the classes of links and flows.
+struct PlanClasses {
+    std::vector<LinkId> used;              // resource (topology link or spray group) of each used link, first-use order
+    std::vector<std::uint32_t> link_class;  // per used link; classes numbered in first-use order of their first link
+    std::vector<std::uint32_t> leader;      // per link class: its first used link
+    std::vector<std::uint32_t> flow_class;  // per plan flow (plan-wide index, phase by phase)
+    std::vector<std::uint32_t> representative;  // per flow class: its first flow
+    // Per flow class, the link classes its path loads, each once per crossing of the class's flows over the
+    // class's leader link: the class's row of the quotient problem.
+    Incidence quotient;
+};
+
+constexpr std::size_t kFewFlows = 64;
+
+// Equivalence classes (header comment). Colour refinement on the bipartite flow-link incidence multigraph:
+// start from flows coloured by (phase, bytes) and links by capacity; split links by the multiset of flow
+// colours crossing them, flows by the multiset of link colours they cross; repeat until nothing splits.
+// The result is an equitable partition: every link of a class is crossed the same number of times by the
+// flows of each flow class, and every flow of a class crosses the same number of links of each link class.
+// That is all progressive filling looks at, so max-min rates are equal within a flow class and link
+// loads within a link class, round after round (by induction: equal rates give equal loads, a class of
+// links binds as one, and the flows it fixes are whole classes), and so are drain times: a class drains as
+// one and leaves an equitable partition of the rest. One flow per class, loading each link class's leader
+// as often as the class's flows cross it, therefore has the rates, drain times and link loads of the whole
+// set. `per_flow`: every flow its own class (no flow merged), the reference the classes are tested against;
+// its link classes are the links with identical crossing lists.
+PlanClasses classify(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow) {
+    PlanClasses c;
+    std::size_t incidences = 0, flows = 0;
+    for (const PlanPhase& phase : plan.phases) {
+        incidences += phase.flows.links.size();
+        flows += phase.flows.size();
     }
-    std::vector<std::uint32_t> order(n);
-    for (std::size_t l = 0; l < n; ++l) order[l] = static_cast<std::uint32_t>(l);
-    auto key_less = [&](std::uint32_t a, std::uint32_t b) {
-        const double ca = capacity[c.used[a]], cb = capacity[c.used[b]];
-        if (ca != cb) return ca < cb;
-        const std::uint32_t sa = begin[a + 1] - begin[a], sb = begin[b + 1] - begin[b];
-        if (sa != sb) return sa < sb;
-        return digest[a] < digest[b];
-    };
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        if (key_less(a, b)) return true;
-        if (key_less(b, a)) return false;
-        return a < b;
-    });
-    std::vector<std::uint32_t> representative(n);
-    std::vector<std::uint32_t> leaders;  // class leaders of the current run
-    for (std::size_t i = 0; i < n; ++i) {
-        const std::uint32_t l = order[i];
-        if (i == 0 || key_less(order[i - 1], l)) leaders.clear();  // a new run of equal keys
-        std::uint32_t leader = l;
-        for (const std::uint32_t candidate : leaders)
-            if (std::ranges::equal(crossings(l), crossings(candidate))) {
-                leader = candidate;
-                break;
+    // A few flows (a tree's 2 per rail) gain nothing from classes; finding them would cost passes over their
+    // ~10^7 incidences at 131,072 GPUs. They stay their own classes (exact either way).
+    const bool flows_alone = per_flow || flows <= kFewFlows;
+    std::vector<std::int32_t> used_index(capacity.size(), -1);
+    Incidence flow_links;  // per plan flow: used links crossed, in path order (for the flows' refinement)
+    if (!flows_alone) {
+        flow_links.adjacent.reserve(incidences);
+        flow_links.begin.reserve(flows + 1);
+    }
+    std::vector<std::uint32_t> crossings;  // per used link: number of crossings
+    for (const PlanPhase& phase : plan.phases)
+        for (std::size_t f = 0; f < phase.flows.size(); ++f) {
+            for (const LinkId id : phase.flows.path(f)) {
+                if (used_index[id] < 0) {
+                    used_index[id] = static_cast<std::int32_t>(c.used.size());
+                    c.used.push_back(id);
+                    crossings.push_back(0);
+                }
+                const auto l = static_cast<std::uint32_t>(used_index[id]);
+                ++crossings[l];
+                if (!flows_alone) flow_links.adjacent.push_back(l);
             }
-        if (leader == l) leaders.push_back(l);
-        representative[l] = leader;
-    }
-    // Network links in first-use order of the kept links.
-    c.network.assign(n, 0);
-    c.kept.assign(n, 0);
-    for (std::size_t l = 0; l < n; ++l)
-        if (representative[l] == l) {
-            c.kept[l] = 1;
-            c.network[l] = static_cast<std::uint32_t>(c.network_links++);
+            if (!flows_alone) flow_links.begin.push_back(static_cast<std::uint32_t>(flow_links.adjacent.size()));
         }
-    for (std::size_t l = 0; l < n; ++l) c.network[l] = c.network[representative[l]];
+    const std::size_t links = c.used.size();
+    // Transposed: per used link, the flows crossing it, once per crossing, ascending.
+    Incidence link_flows;
+    link_flows.begin.assign(links + 1, 0);
+    for (std::size_t l = 0; l < links; ++l) link_flows.begin[l + 1] = link_flows.begin[l] + crossings[l];
+    link_flows.adjacent.resize(incidences);
+    {
+        std::vector<std::uint32_t>& cursor = crossings;  // reused: the next free slot of each link
+        for (std::size_t l = 0; l < links; ++l) cursor[l] = link_flows.begin[l];
+        std::uint32_t flow = 0;
+        for (const PlanPhase& phase : plan.phases)
+            for (std::size_t f = 0; f < phase.flows.size(); ++f, ++flow)
+                for (const LinkId id : phase.flows.path(f))
+                    link_flows.adjacent[cursor[static_cast<std::size_t>(used_index[id])]++] = flow;
+    }
+
+    std::vector<double> link_capacity(links);
+    for (std::size_t l = 0; l < links; ++l) link_capacity[l] = capacity[c.used[l]];
+    std::uint32_t link_classes = number_by_first_appearance(link_capacity, c.link_class);
+    std::uint32_t flow_classes = 0;
+    if (flows_alone) {
+        c.flow_class.resize(flows);
+        for (std::size_t f = 0; f < flows; ++f) c.flow_class[f] = static_cast<std::uint32_t>(f);
+        flow_classes = static_cast<std::uint32_t>(flows);
+        link_classes = refine(c.link_class, link_flows, nullptr);
+    } else {
+        std::vector<std::pair<std::size_t, double>> flow_keys;  // (phase, bytes)
+        flow_keys.reserve(flows);
+        for (std::size_t p = 0; p < plan.phases.size(); ++p)
+            for (const double bytes : plan.phases[p].flows.bytes) flow_keys.emplace_back(p, bytes);
+        flow_classes = number_by_first_appearance(flow_keys, c.flow_class);
+        // Each pass refines the last, so the counts only grow; when one side stops splitting, the other's
+        // next pass would see the colours it last saw, so nothing splits any more.
+        for (bool first = true;; first = false) {
+            const std::uint32_t l = refine(c.link_class, link_flows, &c.flow_class);
+            if (l == link_classes && !first) break;
+            link_classes = l;
+            const std::uint32_t f = refine(c.flow_class, flow_links, &c.link_class);
+            if (f == flow_classes) break;
+            flow_classes = f;
+        }
+    }
+    c.leader.assign(link_classes, UINT32_MAX);
+    for (std::size_t l = links; l-- > 0;) c.leader[c.link_class[l]] = static_cast<std::uint32_t>(l);
+    c.representative.assign(flow_classes, UINT32_MAX);
+    for (std::size_t f = flows; f-- > 0;) c.representative[c.flow_class[f]] = static_cast<std::uint32_t>(f);
+    // Quotient rows, link classes ascending within each row.
+    c.quotient.begin.assign(flow_classes + 1, 0);
+    for (std::uint32_t k = 0; k < link_classes; ++k)
+        for (std::uint32_t i = link_flows.begin[c.leader[k]]; i < link_flows.begin[c.leader[k] + 1]; ++i)
+            ++c.quotient.begin[c.flow_class[link_flows.adjacent[i]] + 1];
+    for (std::size_t k = 0; k < flow_classes; ++k) c.quotient.begin[k + 1] += c.quotient.begin[k];
+    c.quotient.adjacent.resize(c.quotient.begin.back());
+    std::vector<std::uint32_t> cursor(c.quotient.begin.begin(), c.quotient.begin.end() - 1);
+    for (std::uint32_t k = 0; k < link_classes; ++k)
+        for (std::uint32_t i = link_flows.begin[c.leader[k]]; i < link_flows.begin[c.leader[k] + 1]; ++i)
+            c.quotient.adjacent[cursor[c.flow_class[link_flows.adjacent[i]]]++] = k;
     return c;
 }
 
@@ -144,24 +261,43 @@ std::string resource_name(const Topology& topology, LinkId resource) {
     return topology.spray_groups().at(resource - links).name;
 }
 
-SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
-                            const std::vector<double>& capacity, bool check_capacities) {
-    SimulatedPlan out;
-    const LinkClasses classes = classify_links(plan, capacity);
+ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow) {
+    PlanClasses classes = classify(plan, capacity, per_flow);
+    ClassifiedPlan out;
     out.links_used = classes.used.size();
-    if (classes.used.empty()) return out;  // nothing moves (e.g. one GPU)
+    out.class_path_begin = std::move(classes.quotient.begin);
+    out.class_path = std::move(classes.quotient.adjacent);
+    for (const std::uint32_t l : classes.leader) out.link_resource.push_back(classes.used[l]);
+    out.link_members.assign(classes.leader.size(), 0);
+    for (const std::uint32_t k : classes.link_class) ++out.link_members[k];
+    std::uint32_t next_class = 0;  // flow classes come phase by phase (the phase is part of a class's key)
+    std::size_t end_flow = 0;      // plan-wide index past the phase's last flow
+    for (const PlanPhase& phase : plan.phases) {
+        const std::size_t first_flow = end_flow;
+        end_flow += phase.flows.size();
+        ClassifiedPlan::Phase p{phase.repeat, phase.flows.size(), next_class, next_class};
+        while (next_class < classes.representative.size() && classes.representative[next_class] < end_flow)
+            out.class_bytes.push_back(phase.flows.bytes[classes.representative[next_class++] - first_flow]);
+        p.end_class = next_class;
+        out.phases.push_back(p);
+    }
+    return out;
+}
+
+SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, const Topology& topology,
+                                  const std::vector<double>& capacity, bool check_capacities) {
+    SimulatedPlan out;
+    out.links_used = plan.links_used;
+    if (plan.links_used == 0) return out;  // nothing moves (e.g. one GPU)
 
     // Zero latency on every network link: a step lasts until its last flow has DRAINED, and the cut-through
     // latency of each hop is part of NCCL's per-step latency terms (hardware + software, nccl_params.hpp),
     // which the result adds once; counting path latencies here too would count the hops twice. (It also
     // makes the utilisation window exactly the simulated drain time.)
     std::vector<NetworkLink> links;
-    links.reserve(classes.network_links);
-    for (std::size_t l = 0; l < classes.used.size(); ++l)
-        if (classes.kept[l]) {
-            const LinkId id = classes.used[l];
-            links.push_back(NetworkLink{capacity[id], SimTime::zero(), resource_name(topology, id)});
-        }
+    links.reserve(plan.link_resource.size());
+    for (const LinkId id : plan.link_resource)
+        links.push_back(NetworkLink{capacity[id], SimTime::zero(), resource_name(topology, id)});
     FlowNetwork network(std::move(links));
     Simulation sim;
     struct PhaseState {
@@ -169,22 +305,19 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
         SimTime last_drain;
     } state;
     state.sim = &sim;
-    std::vector<std::uint32_t> path;
-    for (const PlanPhase& phase : plan.phases) {
+    for (const ClassifiedPlan::Phase& phase : plan.phases) {
         const SimTime start = sim.now();
         state.last_drain = start;
-        for (std::size_t f = 0; f < phase.flows.size(); ++f) {
-            path.clear();
-            for (const LinkId id : phase.flows.path(f)) {
-                const auto l = static_cast<std::size_t>(classes.used_index[id]);
-                if (classes.kept[l]) path.push_back(classes.network[l]);
-            }
+        for (std::uint32_t k = phase.first_class; k < phase.end_class; ++k) {
+            const std::span<const std::uint32_t> path(plan.class_path.data() + plan.class_path_begin[k],
+                                                      plan.class_path_begin[k + 1] - plan.class_path_begin[k]);
             PhaseState* st = &state;  // one word: the callback stays in std::function's inline buffer
-            network.start_flow(sim, path, phase.flows.bytes[f], [st] { st->last_drain = st->sim->now(); });
+            network.start_flow(sim, path, plan.class_bytes[k] * scale, [st] { st->last_drain = st->sim->now(); });
         }
-        out.flows += phase.flows.size();
+        out.flows += phase.flows;
+        out.flow_classes += phase.end_class - phase.first_class;
         // Queued behind the network's reshare for this instant, so it sees the shared rates.
-        if (check_capacities && phase.flows.size() > 0)
+        if (check_capacities && phase.flows > 0)
             sim.schedule_at(sim.now(), [&network] { network.check_link_capacities(1e-9); });
         sim.run();
         const SimTime step = state.last_drain - start;
@@ -195,21 +328,26 @@ SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology
     const SimTime window = sim.now();
     out.fingerprint = sim.fingerprint();
     out.events = sim.events_processed();
-    // Per resource, in first-use order: a merged link carried exactly what its class's network link did.
-    // The name is built once, for the first busiest (a string per new maximum cost ~5 % at 16,384 ranks).
+    // Every used link carried exactly what its class's leader did. The busiest is the first used link with the
+    // highest utilisation: the leader (first used link) of the first class, in class order, that has it.
     double sum = 0.0;
-    std::size_t busiest = classes.used.size();
-    for (std::size_t l = 0; l < classes.used.size(); ++l) {
-        const double u = network.link_utilisation(classes.network[l], window);
-        sum += u;
+    std::size_t busiest = plan.link_resource.size();
+    for (std::size_t k = 0; k < plan.link_resource.size(); ++k) {
+        const double u = network.link_utilisation(static_cast<std::uint32_t>(k), window);
+        sum += u * plan.link_members[k];
         if (u > out.max_link_utilisation) {
             out.max_link_utilisation = u;
-            busiest = l;
+            busiest = k;
         }
     }
-    if (busiest < classes.used.size()) out.busiest_link = resource_name(topology, classes.used[busiest]);
-    out.mean_link_utilisation = sum / static_cast<double>(classes.used.size());
+    if (busiest < plan.link_resource.size()) out.busiest_link = resource_name(topology, plan.link_resource[busiest]);
+    out.mean_link_utilisation = sum / static_cast<double>(plan.links_used);
     return out;
+}
+
+SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology, const std::vector<double>& capacity,
+                            bool check_capacities, bool per_flow) {
+    return simulate_classified(classify_plan(plan, capacity, per_flow), 1.0, topology, capacity, check_capacities);
 }
 
 }  // namespace ttsim

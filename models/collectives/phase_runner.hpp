@@ -2,10 +2,19 @@
 // from only the links the plan uses (so the cost follows the group, not the cluster), the phase's step time
 // is when its last flow has drained (its bandwidth time; hop latencies belong to NCCL's latency terms, so
 // the network's links get none), and phases run back to back on one Simulation. A plan's "links" are flow
-// resources (FlowResources below): topology links, or spray groups under adaptive routing. Links that every flow
-// crosses equally often and that have equal capacities are one constraint and become one network link
-// (exact: same rates, same drain times; phase_runner.cpp). Deterministic: flows start in plan order, links
-// are renumbered in first-use order.
+// resources (FlowResources below): topology links, or spray groups under adaptive routing.
+//
+// Equivalence classes. A symmetric collective's flows are alike: the 8,192 flows of a ring all-reduce step over
+// 4,096 GPUs of h100-100k fall into 3 classes, the same 3 at 1,024 GPUs (test_flow_classes.cpp), each class
+// crossing the same numbers of each class of link. The runner finds such classes of flows and links
+// (colour refinement to an equitable partition, phase_runner.cpp classify) and simulates ONE flow per class,
+// loading one link per link class as often as the class's flows cross it. Exact, not an approximation:
+// max-min rates, drain times and every link's load are those of the flow-by-flow simulation (phase_runner.cpp
+// states why), up to floating-point summation order (the tests compare both at a few thousand GPUs). Every
+// used link still gets its own utilisation (its class's), and the busiest is named as before: the first used
+// link with the highest. With `per_flow`, every flow is its own class and only links whose crossing lists
+// are identical merge: the reference simulation. Deterministic: classes are numbered in first-use order,
+// flows start in plan order.
 #pragma once
 
 #include <cstdint>
@@ -42,18 +51,45 @@ struct SimulatedPlan {
     SimTime bandwidth_time;            // sum of repeat x step time, before pipeline fill/drain
     std::uint64_t fingerprint = 0;
     std::uint64_t events = 0;
-    std::uint64_t flows = 0;
+    std::uint64_t flows = 0;          // flows of the plan
+    std::uint64_t flow_classes = 0;   // flows the network simulated (one per class)
     std::size_t links_used = 0;
     double max_link_utilisation = 0.0;  // over the simulated window (one step of every phase)
     double mean_link_utilisation = 0.0;
     std::string busiest_link;
 };
 
+// A plan reduced to its classes (header comment): what the flow network runs, and what each class of links stands
+// for. Small whatever the group: a few flows and links per class, plus counts.
+struct ClassifiedPlan {
+    struct Phase {
+        std::int64_t repeat = 1;
+        std::size_t flows = 0;  // flows of the plan in this phase
+        std::uint32_t first_class = 0, end_class = 0;  // its flow classes
+    };
+    std::vector<Phase> phases;
+    std::vector<double> class_bytes;              // per flow class: bytes of each of its flows
+    std::vector<std::uint32_t> class_path_begin{0};  // per flow class: [begin, next begin) of class_path
+    std::vector<std::uint32_t> class_path;        // link classes, once per crossing of the leader link
+    std::vector<LinkId> link_resource;            // per link class: its leader (first used link), a resource id
+    std::vector<std::uint32_t> link_members;      // per link class: used links in it
+    std::size_t links_used = 0;
+};
+
 // `capacity[id]` is the bytes/s the flow network gives resource `id` (FlowResources::capacity, or one entry
-// per topology link when the plan names links only).
+// per topology link when the plan names links only). `per_flow`: no flow classes, the reference.
+ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow);
+
+// Simulates a classified plan with every flow's bytes multiplied by `scale`. Builders' flow sizes are linear in
+// the collective's size S (plan.hpp), so a plan built and classified once for S = 1 byte simulates any S with
+// scale = S: the routes and classes are the same, only the quotient's small simulation runs again.
+SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, const Topology& topology,
+                                  const std::vector<double>& capacity, bool check_capacities);
+
 // With `check_capacities`, FlowNetwork::check_link_capacities runs right after each phase's flows are
 // shared (InternalError if any link is over-allocated).
+// classify_plan, then simulate_classified at scale 1.
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology,
-                            const std::vector<double>& capacity, bool check_capacities);
+                            const std::vector<double>& capacity, bool check_capacities, bool per_flow = false);
 
 }  // namespace ttsim

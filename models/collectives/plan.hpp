@@ -54,6 +54,8 @@ CollectivePlan build_ring_plan(const GroupLayout& layout, CollectiveOp op, doubl
 CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& router);
 CollectivePlan build_hierarchical_plan(const GroupLayout& layout, double bytes, Router& router);
 CollectivePlan build_nvls_plan(const GroupLayout& layout, CollectiveOp op, double bytes, double nvls_efficiency);
+// The NVLS plan's pipeline_fill_fraction for S = `bytes`: the one part of a plan that is not linear in S.
+double nvls_pipeline_fill_fraction(CollectiveOp op, double bytes);
 CollectivePlan build_sharp_plan(const GroupLayout& layout, double bytes, Router& router, double sharp_efficiency);
 CollectivePlan build_direct_plan(const GroupLayout& layout, double bytes, Router& router);
 

@@ -56,20 +56,40 @@ CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& 
         router.route_into(above, below, key, path);
         channel.insert(channel.end(), path.begin(), path.end());
     };
+    // The chain of rail r in an island is its cycle of member-to-predecessor edges without the one out of the
+    // head: every rail's chain is cut from the same q edges, so each edge is routed once, not once per rail.
+    // edge_links[edge_begin[e] ..): both directions of edge e = (member p -> p - 1), islands in order.
+    std::vector<LinkId> edge_links;
+    std::vector<std::size_t> edge_begin{0}, island_first_edge;
+    for (const GroupIsland& island : islands) {
+        const int q = static_cast<int>(island.ranks.size());
+        island_first_edge.push_back(edge_begin.size() - 1);
+        channel.clear();
+        for (int p = 0; p < q && q > 1; ++p) {
+            add_edge(island.ranks[static_cast<std::size_t>(p)],
+                     island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
+            edge_links.insert(edge_links.end(), channel.begin(), channel.end());
+            edge_begin.push_back(edge_links.size());
+            channel.clear();
+        }
+    }
+    std::vector<LinkId> chains;  // the islands' chains of rail r, the same in both trees
     for (int r = 0; r < rails; ++r) {
+        channel.clear();
+        for (std::size_t i = 0; i < islands.size(); ++i) {
+            const int q = static_cast<int>(islands[i].ranks.size());
+            const int head = r % q;
+            // Chain head, head + 1, ...: every member but the head hangs below its predecessor.
+            for (int step = 1; step < q; ++step) {
+                const std::size_t e = island_first_edge[i] + static_cast<std::size_t>((head + step) % q);
+                channel.insert(channel.end(), edge_links.begin() + static_cast<std::ptrdiff_t>(edge_begin[e]),
+                               edge_links.begin() + static_cast<std::ptrdiff_t>(edge_begin[e + 1]));
+            }
+        }
+        chains.swap(channel);
         for (int t = 0; t < 2; ++t) {
             const auto key = static_cast<std::uint64_t>(2 * r + t);
-            channel.clear();
-            for (const GroupIsland& island : islands) {
-                const int q = static_cast<int>(island.ranks.size());
-                const int head = r % q;
-                // Chain head, head + 1, ...: every member but the head hangs below its predecessor.
-                for (int step = 1; step < q; ++step) {
-                    const int p = (head + step) % q;
-                    add_edge(island.ranks[static_cast<std::size_t>(p)],
-                             island.ranks[static_cast<std::size_t>(positive_mod(p - 1, q))], 0);
-                }
-            }
+            channel = chains;
             for (int k = 0; k < m; ++k) {
                 const int parent = parent_in_tree(t, k, m);
                 if (parent < 0) continue;
@@ -78,6 +98,8 @@ CollectivePlan build_tree_plan(const GroupLayout& layout, double bytes, Router& 
                 add_edge(mine[static_cast<std::size_t>(r % static_cast<int>(mine.size()))],
                          theirs[static_cast<std::size_t>(r % static_cast<int>(theirs.size()))], key);
             }
+            // Channels are about equally long: room for all of them at once (they run to ~10^7 link ids).
+            if (r == 0 && t == 0) phase.flows.links.reserve(channel.size() * 2 * static_cast<std::size_t>(rails) * 9 / 8);
             phase.flows.add(channel, per_channel);
         }
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <queue>
 #include <set>
 
 #include <fmt/format.h>
@@ -38,17 +40,6 @@ bool faster(const LayoutCandidate& a, const LayoutCandidate& b) {
 }
 
 }  // namespace
-
-std::string describe_layout(const ParallelismConfig& c) {
-    const std::string pipeline =
-        c.pipeline_parallel > 1
-            ? fmt::format(" PP {}{}", c.pipeline_parallel, c.virtual_pipeline > 1 ? fmt::format(" VP {}", c.virtual_pipeline) : "")
-            : std::string();
-    return fmt::format("TP {} CP {}{} DP {}, micro batch {} x {} micro steps{}{}", c.tensor_parallel, c.context_parallel,
-                       pipeline, c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
-                       c.distributed_optimizer ? ", distributed optimizer" : "",
-                       c.gradient_reduction_after_backward && c.weight_replicas() > 1 ? ", gradients reduced after backward" : "");
-}
 
 void check_pins_apply(const Workload& workload, const System& system, const LayoutPins& pins, Field tensor_parallel_field,
                       Field context_parallel_field) {
@@ -133,15 +124,15 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     auto reject = [&](std::string reason) {
         if (reasons_seen.insert(reason).second) reasons.push_back(std::move(reason));
     };
-    // A layout that fits, with its table and the lower bound of its time to train, waiting to be priced.
+    // A layout that fits, with its evaluation table and the lower bound of its time to train, waiting to be priced.
     struct Unpriced {
         LayoutCandidate candidate;
-        std::shared_ptr<const OperatorTable> table;
+        std::shared_ptr<const OperatorTable> bound_table;   // shared by the layouts of its graph and optimizer shards
         std::shared_ptr<const EvalTable> eval_table;
         std::optional<double> ttt_bound;   // minutes; null: none (prices it)
-        // Whether ttt_bound is ttt_lower_bound_minutes (the pipeline simulated) or only the cheaper
-        // ttt_unsimulated_lower_bound_minutes below it (step_bounds.hpp), to tighten before pricing.
-        bool exact_bound = true;
+        // Whether ttt_bound is the step with free collectives (ttt_unsimulated_lower_bound_minutes) or only the
+        // quicker compute bound below it (quick_bound), to tighten before pricing.
+        bool full_bound = false;
     };
     std::vector<Unpriced> unpriced;
     std::optional<StepCollectiveSession> own_session;
@@ -177,16 +168,60 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             if (layers::pipeline_stage_problem(graph, pp * v).empty()) out.push_back(v);
         return out;
     };
-    // Graphs by (TP, CP, micro batch): every depth and optimizer setting shares one.
-    std::map<std::tuple<int, int, int, std::string>, layers::LayerGraph> graphs;
+    // Graphs by (TP, CP, micro batch, recomputation): every depth and optimizer setting shares one.
+    using GraphKey = std::tuple<int, int, int, std::string>;
+    auto graph_key = [](const ParallelismConfig& c) {
+        return GraphKey{c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute};
+    };
+    std::map<GraphKey, layers::LayerGraph> graphs;
+    // Operator tables for the bounds, by graph and optimizer shards.
+    std::map<std::pair<GraphKey, int>, std::shared_ptr<const OperatorTable>> bound_tables;
+    // The quick bound of a layout's time to train, from its bound table alone: the busiest device computes at
+    // least its 1/PP share of the micro batches (m x (F + B) / PP, the passes priced without the host's fixed cost
+    // spread over them, which only lengthens them, times the straggler factor), each step pays the fixed per-step
+    // cost, and the run takes at least its steps of that plus its fixed overhead (evaluations and everything else are
+    // at least 0). The straggler factor and the fixed per-step cost depend on the GPU count and the profile only, the
+    // steps on the global batch: one kernel pricing per table and one scenario and plan per global batch serve every
+    // layout.
+    struct PerBatch {
+        PreparedScenario scenario;
+        double straggler_factor = 1, fixed_step_seconds = 0;
+    };
+    std::map<const OperatorTable*, double> micro_step_floor;
+    std::map<int, PerBatch> by_global_batch;
+    auto quick_bound = [&](const ParallelismConfig& c, const std::shared_ptr<const OperatorTable>& table,
+                           const std::shared_ptr<const EvalTable>& eval_table) -> std::optional<double> {
+        if (!profile.operator_efficiency || !(profile.tp_comm_exposed_fraction >= 0) || !(profile.eval_forward_factor >= 0))
+            return std::nullopt;
+        auto floor = micro_step_floor.find(table.get());
+        if (floor == micro_step_floor.end()) {
+            const OperatorStepTimes t = price_operator_step(*table, *profile.operator_efficiency, profile.operator_speed,
+                                                            0.0, profile.operator_stack_speed);
+            floor = micro_step_floor.emplace(table.get(), t.forward_seconds + t.backward_seconds).first;
+        }
+        auto run = by_global_batch.find(c.global_batch);
+        if (run == by_global_batch.end()) {
+            PerBatch b{prepare_layout(c, {.collectives = &session, .operator_table = table, .eval_table = eval_table,
+                                          .without_collectives = true})};
+            const IterationPlan plan = make_iteration_plan(b.scenario, profile);
+            b.straggler_factor = plan.straggler_factor;
+            b.fixed_step_seconds = plan.fixed_step_seconds;
+            run = by_global_batch.emplace(c.global_batch, std::move(b)).first;
+        }
+        const PerBatch& b = run->second;
+        const double step =
+            c.gradient_accumulation * floor->second * b.straggler_factor / c.pipeline_parallel + b.fixed_step_seconds;
+        const RunClock clock{step, 0.0, profile.run_overhead_seconds, c.global_batch, b.scenario.eval_schedule};
+        return clock.seconds(trained_samples(b.scenario, profile, b.scenario.samples_mean)) / 60.0;
+    };
     auto graph_for = [&](const ParallelismConfig& c) -> layers::LayerGraph& {
-        const auto key = std::make_tuple(c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute);
+        const GraphKey key = graph_key(c);
         auto it = graphs.find(key);
         if (it == graphs.end()) it = graphs.emplace(key, build_layout_graph(workload, description, c)).first;
         return it->second;
     };
     // Recomputation: the workload's own, and where its blocks can be pipelined (a transformer) full recomputation
-    // too (where nothing fits without it, below), unless pinned.
+    // too, unless pinned. It only adds forward work, so the bounds below keep it out wherever memory does not force it.
     std::vector<std::string> recompute_choices{job.switches.recompute};
     if (pins.recompute)
         recompute_choices = {*pins.recompute};
@@ -198,12 +233,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         for (int t : divisors(job.gpus))
             if (job.system.tensor_parallel_fits_domain(t, job.gpus)) tps.push_back(t);
     }
-    // Two passes: the first without pipeline stages and with the workload's own recomputation; the second adds
-    // pipeline depths and full recomputation only where the first found nothing that fits. A pipeline runs the
-    // unsplit layout's compute per GPU plus its bubble and p2p, and recomputation only adds forward work, so both
-    // pay where memory forces them; pins (pp=, recompute=) reach them directly (docs/pipeline.md).
-    for (const bool extended : {false, true}) {
-    if (extended && !unpriced.empty()) break;
+    // One pass over TP x CP x recomputation x PP x micro batch x VP x distributed optimizer: every layout that fits
+    // is bounded, and the bounds (below) decide which are simulated (docs/pipeline.md). Splits (TP, CP, PP, micro
+    // batch) where every layout fits with the workload's own recomputation.
+    std::set<std::tuple<int, int, int, int>> own_recompute_fits;
     for (int tp : tps) {
         if (pinned_out(pins.tensor_parallel, tp)) continue;
         if (workload.context_parallel_modelled()) cps = divisors(job.gpus / tp);
@@ -211,11 +244,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             if (pinned_out(pins.context_parallel, cp)) continue;
             if (!job.system.model_parallel_fits_domain(tp, cp, job.gpus)) continue;
             for (const std::string& recompute : recompute_choices) {
-            if (!extended && recompute != recompute_choices.front()) break;
             for (int pp : pipeline_depths(job.gpus / (tp * cp))) {
             if (pinned_out(pins.pipeline_parallel, pp)) continue;
-            if (!extended && pp > 1) break;
-            if (extended && pp == 1 && recompute == recompute_choices.front()) continue;   // the first pass's
             const int dp = job.gpus / (tp * cp * pp);
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;
@@ -249,6 +279,17 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     reject(fmt::format("PP {}: {} micro batches per step, fewer than the stages", pp, accumulation));
                     continue;
                 }
+                // Full recomputation where the workload's own fits every depth and optimizer setting of this split
+                // and micro batch: the same layouts with more forward work and the same collectives, so never
+                // faster (with each device's order fixed, longer passes end no earlier); not enumerated.
+                const auto split = std::make_tuple(tp, cp, pp, micro);
+                if (recompute != recompute_choices.front() && own_recompute_fits.count(split)) continue;
+                const std::size_t too_big_before = result.too_big.size();
+                const int enumerated_before = result.enumerated;
+                // Whether the layout that needs the least memory at this micro batch (one chunk per device, the
+                // optimizer sharded where it can be) is over HBM: then every larger micro batch is too, as each
+                // device's activations in flight, micro batch x min(its schedule's count, micro batches), only grow.
+                bool least_over = false;
                 ParallelismConfig c = job.switches;
                 c.tensor_parallel = tp;
                 c.context_parallel = cp;
@@ -309,67 +350,73 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     layers::MemoryAssumptions held = memory;
                     held.grad_bytes = workload.gradient_element_bytes();
                     const bool known_to_fit = job.known_to_fit && job.known_to_fit(layout);
-                    if (!known_to_fit) {
-                        layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
-                        if (!estimate.fits) {
-                            result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});
-                            continue;
-                        }
-                    }
-                    std::shared_ptr<const OperatorTable> table =
-                        build_operator_table(workload, *graph, gpu, layout, session.optimizer_shards(layout), memory);
-                    LayoutCandidate candidate{layout, table->memory};
-                    if (!table->memory.fits && !known_to_fit) {   // the same estimate (it fitted above)
-                        result.too_big.push_back(std::move(candidate));
+                    layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
+                    if (vp == 1 && dopt == (layout.weight_replicas() > 1) && !job.known_to_fit) least_over = !estimate.fits;
+                    if (!estimate.fits && !known_to_fit) {
+                        result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});
                         continue;
                     }
-                    PrepareReuse reuse{.collectives = &session, .operator_table = table,
-                                       .eval_table = eval_table_of(layout, *table), .without_collectives = true};
-                    // A pipeline's bound without simulating it first: the simulation runs only for the layouts
-                    // whose cheaper bound can still beat the fastest (below).
-                    const std::optional<double> bound = ttt_unsimulated_lower_bound_minutes(prepare_layout(layout, reuse), profile);
-                    unpriced.push_back({std::move(candidate), std::move(table), reuse.eval_table, bound,
-                                        layout.pipeline_parallel == 1});
+                    // The kernels' prices depend on the graph and the optimizer's shards only: layouts that differ in
+                    // PP, VP or DP share one table for their bounds; the few that are priced get their own (below),
+                    // whose memory is their layout's.
+                    const int shards = session.optimizer_shards(layout);
+                    std::shared_ptr<const OperatorTable>& table = bound_tables[{graph_key(layout), shards}];
+                    if (!table) table = build_operator_table(workload, *graph, gpu, layout, shards, memory);
+                    LayoutCandidate candidate{layout, std::move(estimate)};
+                    std::shared_ptr<const EvalTable> eval_table = eval_table_of(layout, *table);
+                    const std::optional<double> quick = quick_bound(layout, table, eval_table);
+                    unpriced.push_back({std::move(candidate), table, std::move(eval_table), quick});
                 }
                 }
+                if (recompute == recompute_choices.front() && result.enumerated > enumerated_before &&
+                    result.too_big.size() == too_big_before)
+                    own_recompute_fits.insert(split);
+                if (least_over) break;
             }
             }
             }
         }
     }
-    }
 
-    // Branch and bound: price the layouts in ascending order of their time to train without collectives (a lower
-    // bound, ttt_lower_bound_minutes), and skip the collectives of any whose bound cannot beat the fastest priced
-    // so far. Only a bound above the best by a relative 1e-9 (far more than the rounding of the sums) skips, so a
-    // layout that could tie, and win the tie (`faster`), is priced. The winner is the one pricing all would give:
-    // `faster` orders every priced layout, and none skipped could beat it.
-    std::stable_sort(unpriced.begin(), unpriced.end(), [](const Unpriced& a, const Unpriced& b) {
-        return a.ttt_bound.value_or(0.0) < b.ttt_bound.value_or(0.0);
-    });
-    // A pipelined layout's first bound is the cheaper one (step_bounds.hpp, no simulation): where that cannot
-    // beat the fastest the layout is out without simulating its pipeline; else its pipeline is simulated without
-    // collectives for the exact bound, and that decides as for the others. Both are lower bounds, so the winner is
-    // the one the exact bounds alone would give.
+    // Branch and bound: take the layouts in ascending order of their quick bound; one whose bound cannot beat the
+    // fastest priced so far is out; else its bound is tightened to the step with free collectives, and only if that
+    // still can is it priced. Only a bound above the best by a relative 1e-9 (far more than the rounding of the sums)
+    // skips, so a layout that could tie, and win the tie (`faster`), is priced. Both bounds are lower bounds, so the
+    // winner is the one pricing all would give: `faster` orders every priced layout, and none skipped could beat it.
+    // Best first over (bound, enumeration index): a layout whose quick bound comes up has its bound tightened and
+    // goes back in, so layouts are priced in ascending order of their tighter bound, as if every one had it.
+    using Entry = std::pair<double, std::size_t>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue;
+    for (std::size_t i = 0; i < unpriced.size(); ++i) queue.push({unpriced[i].ttt_bound.value_or(0.0), i});
     std::vector<LayoutCandidate> bounded;
-    for (Unpriced& u : unpriced) {
+    while (!queue.empty()) {
+        Unpriced& u = unpriced[queue.top().second];
+        const std::size_t index = queue.top().second;
+        queue.pop();
         LayoutCandidate& candidate = u.candidate;
         const ParallelismConfig& c = candidate.layout;
         const bool always = job.always_price && job.always_price(c);
-        auto bounded_out = [&] { return result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) && !always; };
-        if (!bounded_out() && !u.exact_bound) {
-            PrepareReuse reuse{.collectives = &session, .operator_table = u.table, .eval_table = u.eval_table,
-                               .without_collectives = true};
-            u.ttt_bound = ttt_lower_bound_minutes(prepare_layout(c, reuse), profile);
-            u.exact_bound = true;
-        }
-        if (bounded_out()) {
+        if (result.best && u.ttt_bound && *u.ttt_bound > result.best->ttt_minutes * (1 + 1e-9) && !always) {
             candidate.ttt_lower_bound_minutes = *u.ttt_bound;
             bounded.push_back(std::move(candidate));
             continue;
         }
+        if (!u.full_bound) {
+            // The step with free collectives; a pipeline's without simulating it (step_bounds.hpp): with free
+            // communication the 1F1B and interleaved bounds are their bubbles, so a simulated one would cost about
+            // what pricing the layout does.
+            const PrepareReuse reuse{.collectives = &session, .operator_table = u.bound_table, .eval_table = u.eval_table,
+                                     .without_collectives = true};
+            u.ttt_bound = ttt_unsimulated_lower_bound_minutes(prepare_layout(c, reuse), profile);
+            u.full_bound = true;
+            queue.push({u.ttt_bound.value_or(0.0), index});
+            continue;
+        }
+        // Its own table: the bound's shared one holds another layout's memory.
+        const std::shared_ptr<const OperatorTable> table = build_operator_table(
+            workload, graphs.at(graph_key(c)), gpu, c, session.optimizer_shards(c), memory);
         PreparedScenario scenario =
-            prepare_layout(c, {.collectives = &session, .operator_table = u.table, .eval_table = u.eval_table});
+            prepare_layout(c, {.collectives = &session, .operator_table = table, .eval_table = u.eval_table});
         Prediction p = evaluate(scenario, profile);
         candidate.priced = true;
         candidate.ttt_minutes = p.ttt_minutes;
@@ -393,129 +440,6 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     result.rejected = std::move(reasons);
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
-}
-
-void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result, Field field) {
-    const Workload& workload = job.owned_workload ? *job.owned_workload : *job.workload;
-    const std::string job_text =
-        job.samples_per_rank
-            ? fmt::format("{} on {} x {} at {} samples per data-parallel rank", workload.name, job.gpus,
-                          job.system.gpu->name, *job.samples_per_rank)
-            : fmt::format("{} on {} x {} at global batch {}", workload.name, job.gpus, job.system.gpu->name, job.global_batch);
-    if (!result.too_big.empty()) {
-        const LayoutCandidate& smallest = result.too_big.front();
-        const layers::MemoryEstimate& m = smallest.memory;
-        const ParallelismConfig& l = smallest.layout;
-        // What would make the smallest fit, from what fills it: the model state (weights, gradients, optimizer) or
-        // the activations, and which of the search's own dimensions it has not used up.
-        const double state = m.weights + m.gradients + m.optimizer;
-        const double room = m.capacity - m.reserve;
-        std::vector<std::string> changes;
-        if (job.pins.any()) changes.push_back("relax the pins (" + format_layout_pins(job.pins) + ")");
-        if (state > room)
-            changes.push_back(fmt::format("the weights, gradients and optimizer state alone are {:.1f} GB of {:.1f} GB: "
-                                          "split the layers over more pipeline stages{} or shard the optimizer over "
-                                          "more data-parallel ranks, which takes more GPUs",
-                                          state / 1e9, room / 1e9,
-                                          workload.pipeline_parallel_modelled() ? "" : " (not modelled for this workload)"));
-        else {
-            if (l.samples_per_micro_batch > 1) changes.push_back("fewer samples (tokens) per micro batch");
-            if (l.recompute != "full" && workload.pipeline_parallel_modelled()) changes.push_back("full recomputation");
-            // Under 1F1B the first stage keeps PP micro batches of its 1/PP of the layers: more stages leave its
-            // activations as they are, so only a smaller share of each micro batch helps.
-            if (l.tensor_parallel < job.system.gpus_per_nvlink_domain && workload.tensor_parallel_modelled())
-                changes.push_back(fmt::format("more tensor parallelism (TP {} of the {}-GPU NVLink domain; with sequence "
-                                              "parallelism it splits the activations)",
-                                              l.tensor_parallel, job.system.gpus_per_nvlink_domain));
-            if (workload.context_parallel_modelled())
-                changes.push_back("more context parallelism (each rank keeps 1/CP of the sequence)");
-        }
-        throw InputError(fmt::format("no layout of {} fits in memory ({} tried); the smallest, {}, needs {}; to fit: {}",
-                                     job_text, result.enumerated, describe_layout(l), m.summary,
-                                     fmt::join(changes, "; ")),
-                         field);
-    }
-    // A few reasons are enough to act on; every split has one, so a long list would bury them.
-    constexpr std::size_t shown = 4;
-    std::string why;
-    for (std::size_t i = 0; i < result.rejected.size() && i < shown; ++i) why += (why.empty() ? "" : "; ") + result.rejected[i];
-    if (result.rejected.size() > shown) why += fmt::format("; and {} more splits", result.rejected.size() - shown);
-    throw InputError("no valid layout for " + job_text + (why.empty() ? std::string(" matches the pins") : ": " + why),
-                     field);
-}
-
-std::string format_layout_pins(const LayoutPins& pins) {
-    std::vector<std::string> parts;
-    if (pins.tensor_parallel) parts.push_back("tp=" + std::to_string(*pins.tensor_parallel));
-    if (pins.context_parallel) parts.push_back("cp=" + std::to_string(*pins.context_parallel));
-    if (pins.pipeline_parallel) parts.push_back("pp=" + std::to_string(*pins.pipeline_parallel));
-    if (pins.virtual_pipeline) parts.push_back("vp=" + std::to_string(*pins.virtual_pipeline));
-    if (pins.micro_batch) parts.push_back("micro=" + std::to_string(*pins.micro_batch));
-    if (pins.gradient_accumulation) parts.push_back("accumulation=" + std::to_string(*pins.gradient_accumulation));
-    if (pins.recompute) parts.push_back("recompute=" + *pins.recompute);
-    if (pins.distributed_optimizer) parts.push_back(std::string("distributed_optimizer=") + (*pins.distributed_optimizer ? "on" : "off"));
-    if (pins.reduction_after_backward)
-        parts.push_back("reduction=" + std::string(gradient_reduction_name(*pins.reduction_after_backward)));
-    return fmt::format("{}", fmt::join(parts, ","));
-}
-
-LayoutRequest parse_layout_request(const std::string& text) {
-    LayoutRequest request;
-    if (text == "fastest") {
-        request.mode = LayoutMode::fastest;
-        return request;
-    }
-    if (text == "published") {
-        request.mode = LayoutMode::published;
-        return request;
-    }
-    request.mode = LayoutMode::pinned;
-    const char* usage =
-        "expected fastest, published or tp=T,cp=C[,pp=P,vp=V,micro=M,recompute=none|full,accumulation=A,distributed_optimizer=on|off,"
-        "reduction=overlapped|after_backward]";
-    std::set<std::string> seen;
-    std::size_t begin = 0;
-    while (begin <= text.size()) {
-        const std::size_t end = std::min(text.find(',', begin), text.size());
-        const std::string part = text.substr(begin, end - begin);
-        begin = end + 1;
-        const std::size_t eq = part.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
-            throw InputError("'" + part + "' is not key=value; " + usage, Field::layout);
-        const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
-        if (!seen.insert(key).second) throw InputError("'" + key + "' given twice", Field::layout);
-        if (key == "distributed_optimizer") {
-            if (value != "on" && value != "off")
-                throw InputError("distributed_optimizer must be on or off, not '" + value + "'", Field::layout);
-            request.pins.distributed_optimizer = value == "on";
-            continue;
-        }
-        if (key == "recompute") {
-            if (value != "none" && value != "full")
-                throw InputError("recompute must be none or full, not '" + value + "'", Field::layout);
-            request.pins.recompute = value;
-            continue;
-        }
-        if (key == "reduction") {
-            if (std::find(std::begin(kGradientReductionNames), std::end(kGradientReductionNames), value) ==
-                std::end(kGradientReductionNames))
-                throw InputError("reduction must be overlapped or after_backward, not '" + value + "'", Field::layout);
-            request.pins.reduction_after_backward = value == gradient_reduction_name(true);
-            continue;
-        }
-        std::optional<int>* slot = key == "tp"             ? &request.pins.tensor_parallel
-                                   : key == "cp"           ? &request.pins.context_parallel
-                                   : key == "pp"           ? &request.pins.pipeline_parallel
-                                   : key == "vp"           ? &request.pins.virtual_pipeline
-                                   : key == "micro"        ? &request.pins.micro_batch
-                                   : key == "accumulation" ? &request.pins.gradient_accumulation
-                                                           : nullptr;
-        if (!slot) throw InputError("unknown layout key '" + key + "'; " + usage, Field::layout);
-        const std::optional<long> n = units::parse_whole_number(value, 1, 1 << 20);
-        if (!n) throw InputError(key + " must be a whole number from 1 to 1048576, not '" + value + "'", Field::layout);
-        *slot = static_cast<int>(*n);
-    }
-    return request;
 }
 
 }  // namespace ttsim

@@ -148,111 +148,150 @@ Schedule build_schedule(PipeScheduleKind kind, int devices, int chunks, int micr
     return one_f_one_b(devices, micro_batches);
 }
 
+namespace {
+
+// One run of simulate_pipeline: the schedule's state as the events see it. Each event's action captures only a
+// pointer to this and two ints, which std::function holds without a heap allocation: a search simulates thousands
+// of pipelines of thousands of tasks each.
+struct PipelineRun {
+    const Schedule& s;
+    const StageDurations& d;
+    bool record_timeline;
+    int devices;
+    Simulation sim;
+    // The reverse of PipeTask::waits, flat: task i's waiters are waiters[first_waiter[i] .. first_waiter[i + 1]).
+    std::vector<PipeTask::Wait> waiters;
+    std::vector<std::size_t> first_waiter;
+    std::vector<int> pending;                           // waits each task still has
+    std::vector<std::size_t> next;
+    std::vector<char> busy;
+    std::vector<SimTime> busy_time;
+    // Directed p2p links between devices (from x devices + to), each free from its time on; a device's DP stream.
+    std::vector<SimTime> link_free, dp_free;
+    std::vector<int> backwards_done;
+    SimTime compute_end = SimTime::zero(), step_end = SimTime::zero();
+    double p2p_busy = 0;
+    PipeResult r;
+
+    PipelineRun(const Schedule& schedule, const StageDurations& durations, bool record)
+        : s(schedule), d(durations), record_timeline(record), devices(schedule.devices), first_waiter(schedule.tasks.size() + 1, 0),
+          pending(schedule.tasks.size(), 0), next(static_cast<std::size_t>(devices), 0),
+          busy(static_cast<std::size_t>(devices), 0), busy_time(static_cast<std::size_t>(devices), SimTime::zero()),
+          link_free(static_cast<std::size_t>(devices) * devices, SimTime::zero()),
+          dp_free(static_cast<std::size_t>(devices), SimTime::zero()),
+          backwards_done(static_cast<std::size_t>(devices) * schedule.chunks, 0) {
+        const std::size_t n = s.tasks.size();
+        for (std::size_t i = 0; i < n; ++i)
+            for (const PipeTask::Wait& w : s.tasks[i].waits) {
+                ++first_waiter[static_cast<std::size_t>(w.task) + 1];
+                ++pending[i];
+            }
+        for (std::size_t i = 0; i < n; ++i) first_waiter[i + 1] += first_waiter[i];
+        waiters.resize(first_waiter[n]);
+        std::vector<std::size_t> filled(first_waiter.begin(), first_waiter.end() - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            for (const PipeTask::Wait& w : s.tasks[i].waits)
+                waiters[filled[static_cast<std::size_t>(w.task)]++] = {static_cast<int>(i), w.remote};
+    }
+
+    SimTime duration_of(const PipeTask& t) const {
+        const int stage = t.virtual_stage(devices);
+        return SimTime::from_seconds(t.backward ? d.backward[stage] : d.forward[stage]);
+    }
+    void span(int device, const char* stream, std::string name, SimTime start, SimTime length) {
+        r.timeline.push_back({device, stream, std::move(name), start, length});
+    }
+    std::string label(const PipeTask& t) const {
+        return std::string(t.backward ? "B" : "F") + (s.chunks > 1 ? " c" + std::to_string(t.chunk) : "") + " mb" +
+               std::to_string(t.micro);
+    }
+
+    void release(int task) {
+        if (--pending[static_cast<std::size_t>(task)] == 0) try_start(s.tasks[static_cast<std::size_t>(task)].device);
+    }
+    void try_start(int device) {
+        const auto dev = static_cast<std::size_t>(device);
+        if (busy[dev] || next[dev] >= s.order[dev].size()) return;
+        const int task = s.order[dev][next[dev]];
+        if (pending[static_cast<std::size_t>(task)] > 0) return;
+        const PipeTask& t = s.tasks[static_cast<std::size_t>(task)];
+        busy[dev] = 1;
+        ++next[dev];
+        const SimTime length = duration_of(t);
+        busy_time[dev] += length;
+        if (record_timeline) span(device, "compute", label(t), sim.now(), length);
+        sim.schedule_after(length, [run = this, task, device] { run->finish(task, device); });
+    }
+    void finish(int task, int device) {
+        const auto dev = static_cast<std::size_t>(device);
+        const PipeTask& done = s.tasks[static_cast<std::size_t>(task)];
+        busy[dev] = 0;
+        compute_end = std::max(compute_end, sim.now());
+        step_end = std::max(step_end, sim.now());
+        for (std::size_t k = first_waiter[static_cast<std::size_t>(task)]; k < first_waiter[static_cast<std::size_t>(task) + 1]; ++k) {
+            const PipeTask::Wait& w = waiters[k];
+            if (!w.remote) {
+                release(w.task);
+                continue;
+            }
+            // The message crosses the boundary between this stage and the waiter's (neighbours).
+            const PipeTask& to = s.tasks[static_cast<std::size_t>(w.task)];
+            const int boundary = std::min(done.virtual_stage(devices), to.virtual_stage(devices));
+            SimTime& free = link_free[dev * static_cast<std::size_t>(devices) + static_cast<std::size_t>(to.device)];
+            const SimTime start = std::max(sim.now(), free);
+            const SimTime length = SimTime::from_seconds(d.p2p[static_cast<std::size_t>(boundary)]);
+            free = start + length;
+            p2p_busy += d.p2p[static_cast<std::size_t>(boundary)];
+            if (record_timeline)
+                span(device, "p2p",
+                     std::string(done.backward ? "send grad s" : "send act s") + std::to_string(done.virtual_stage(devices)) +
+                         "->s" + std::to_string(to.virtual_stage(devices)) + " mb" + std::to_string(done.micro),
+                     start, length);
+            sim.schedule_at(free, [run = this, waiter = w.task] { run->release(waiter); });
+        }
+        if (done.backward && !d.dp_reduce.empty() &&
+            ++backwards_done[dev * static_cast<std::size_t>(s.chunks) + static_cast<std::size_t>(done.chunk)] ==
+                s.micro_batches) {
+            // This chunk's gradients are complete: reduce them over data parallelism on the device's DP stream.
+            const SimTime start = std::max(sim.now(), dp_free[dev]);
+            const SimTime length = SimTime::from_seconds(d.dp_reduce[static_cast<std::size_t>(done.virtual_stage(devices))]);
+            dp_free[dev] = start + length;
+            step_end = std::max(step_end, dp_free[dev]);
+            if (record_timeline)
+                span(device, "dp comm",
+                     "gradient reduction" + (s.chunks > 1 ? " c" + std::to_string(done.chunk) : std::string()), start,
+                     length);
+        }
+        try_start(device);
+    }
+};
+
+}  // namespace
+
 PipeResult simulate_pipeline(const Schedule& s, const StageDurations& d, bool record_timeline) {
     const int stages = s.virtual_stages();
     TTSIM_ASSERT(static_cast<int>(d.forward.size()) == stages && static_cast<int>(d.backward.size()) == stages,
                  "one forward and one backward duration per virtual stage");
     TTSIM_ASSERT(static_cast<int>(d.p2p.size()) == std::max(0, stages - 1), "one p2p time per stage boundary");
     TTSIM_ASSERT(d.dp_reduce.empty() || static_cast<int>(d.dp_reduce.size()) == stages, "one reduction per stage");
-    const std::size_t n = s.tasks.size();
-
-    // Who waits for each task (the reverse of PipeTask::waits), and how many waits each task still has.
-    std::vector<std::vector<PipeTask::Wait>> waiters(n);
-    std::vector<int> pending(n, 0);
-    for (std::size_t i = 0; i < n; ++i)
-        for (const PipeTask::Wait& w : s.tasks[i].waits) {
-            waiters[static_cast<std::size_t>(w.task)].push_back({static_cast<int>(i), w.remote});
-            ++pending[i];
-        }
-    auto duration_of = [&](const PipeTask& t) {
-        const int stage = t.virtual_stage(s.devices);
-        return SimTime::from_seconds(t.backward ? d.backward[stage] : d.forward[stage]);
-    };
-
-    Simulation sim;
+    PipelineRun run(s, d, record_timeline);
+    run.sim.reserve(static_cast<std::size_t>(s.devices) * 4);   // per device: a task's end and its sends in flight
     const int devices = s.devices;
-    std::vector<std::size_t> next(devices, 0);
-    std::vector<bool> busy(devices, false);
-    std::vector<SimTime> busy_time(devices, SimTime::zero());
-    // Directed p2p links between devices (from x devices + to), each free from its time on; a device's DP stream.
-    std::vector<SimTime> link_free(static_cast<std::size_t>(devices) * devices, SimTime::zero());
-    std::vector<SimTime> dp_free(devices, SimTime::zero());
-    std::vector<int> backwards_done(static_cast<std::size_t>(devices) * s.chunks, 0);
-    SimTime compute_end = SimTime::zero(), step_end = SimTime::zero();
-    double p2p_busy = 0;
-    PipeResult r;
-    auto span = [&](int device, const char* stream, std::string name, SimTime start, SimTime length) {
-        if (record_timeline) r.timeline.push_back({device, stream, std::move(name), start, length});
-    };
-    auto label = [&](const PipeTask& t) {
-        return std::string(t.backward ? "B" : "F") + (s.chunks > 1 ? " c" + std::to_string(t.chunk) : "") + " mb" +
-               std::to_string(t.micro);
-    };
-
-    std::function<void(int)> try_start;
-    auto release = [&](int task) {
-        if (--pending[static_cast<std::size_t>(task)] == 0) try_start(s.tasks[static_cast<std::size_t>(task)].device);
-    };
-    try_start = [&](int device) {
-        if (busy[device] || next[device] >= s.order[device].size()) return;
-        const int task = s.order[device][next[device]];
-        if (pending[static_cast<std::size_t>(task)] > 0) return;
-        const PipeTask& t = s.tasks[static_cast<std::size_t>(task)];
-        busy[device] = true;
-        ++next[device];
-        const SimTime length = duration_of(t);
-        busy_time[device] += length;
-        span(device, "compute", label(t), sim.now(), length);
-        sim.schedule_after(length, [&, task, device] {
-            const PipeTask& done = s.tasks[static_cast<std::size_t>(task)];
-            busy[device] = false;
-            compute_end = std::max(compute_end, sim.now());
-            step_end = std::max(step_end, sim.now());
-            for (const PipeTask::Wait& w : waiters[static_cast<std::size_t>(task)]) {
-                if (!w.remote) {
-                    release(w.task);
-                    continue;
-                }
-                // The message crosses the boundary between this stage and the waiter's (neighbours).
-                const PipeTask& to = s.tasks[static_cast<std::size_t>(w.task)];
-                const int boundary =
-                    std::min(done.virtual_stage(devices), to.virtual_stage(devices));
-                SimTime& free = link_free[static_cast<std::size_t>(device) * devices + to.device];
-                const SimTime start = std::max(sim.now(), free);
-                const SimTime length = SimTime::from_seconds(d.p2p[static_cast<std::size_t>(boundary)]);
-                free = start + length;
-                p2p_busy += d.p2p[static_cast<std::size_t>(boundary)];
-                span(device, "p2p",
-                     std::string(done.backward ? "send grad s" : "send act s") + std::to_string(done.virtual_stage(devices)) +
-                         "->s" + std::to_string(to.virtual_stage(devices)) + " mb" + std::to_string(done.micro),
-                     start, length);
-                sim.schedule_at(free, [&, waiter = w.task] { release(waiter); });
-            }
-            if (done.backward && !d.dp_reduce.empty() &&
-                ++backwards_done[static_cast<std::size_t>(device) * s.chunks + done.chunk] == s.micro_batches) {
-                // This chunk's gradients are complete: reduce them over data parallelism on the device's DP stream.
-                const SimTime start = std::max(sim.now(), dp_free[device]);
-                const SimTime length = SimTime::from_seconds(d.dp_reduce[static_cast<std::size_t>(done.virtual_stage(devices))]);
-                dp_free[device] = start + length;
-                step_end = std::max(step_end, dp_free[device]);
-                span(device, "dp comm", "gradient reduction" + (s.chunks > 1 ? " c" + std::to_string(done.chunk) : std::string()),
-                     start, length);
-            }
-            try_start(device);
-        });
-    };
-    for (int device = 0; device < devices; ++device) sim.schedule_at(SimTime::zero(), [&, device] { try_start(device); });
-    sim.run();
     for (int device = 0; device < devices; ++device)
-        TTSIM_ASSERT(next[device] == s.order[device].size(), "pipeline schedule deadlocked: a task waits for one that never runs");
+        run.sim.schedule_at(SimTime::zero(), [r = &run, device] { r->try_start(device); });
+    run.sim.run();
+    for (int device = 0; device < devices; ++device)
+        TTSIM_ASSERT(run.next[static_cast<std::size_t>(device)] == s.order[static_cast<std::size_t>(device)].size(),
+                     "pipeline schedule deadlocked: a task waits for one that never runs");
 
-    r.makespan_seconds = compute_end.seconds();
-    r.step_seconds = step_end.seconds();
-    r.busy_seconds = std::max_element(busy_time.begin(), busy_time.end())->seconds();
+    PipeResult r = std::move(run.r);
+    r.makespan_seconds = run.compute_end.seconds();
+    r.step_seconds = run.step_end.seconds();
+    r.busy_seconds = std::max_element(run.busy_time.begin(), run.busy_time.end())->seconds();
     r.bubble_fraction = r.busy_seconds > 0 ? (r.makespan_seconds - r.busy_seconds) / r.busy_seconds : 0.0;
-    r.p2p_busy_seconds = p2p_busy;
+    r.p2p_busy_seconds = run.p2p_busy;
     r.exposed_dp_seconds = r.step_seconds - r.makespan_seconds;
-    r.events = sim.events_processed();
+    r.events = run.sim.events_processed();
     return r;
 }
 

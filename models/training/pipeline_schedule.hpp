@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/errors.hpp"
 #include "sim/time.hpp"
 
 namespace ttsim {
@@ -39,7 +40,20 @@ struct PipeTask {
         int task = -1;
         bool remote = false;
     };
-    std::vector<Wait> waits;
+    // A task waits for at most two others (a backward: its own forward and the next stage's backward), held in
+    // place: a search builds thousands of schedules of thousands of tasks.
+    struct Waits {
+        Wait items[2];
+        int count = 0;
+        void push_back(Wait w) {
+            TTSIM_ASSERT(count < 2, "a pipeline task waits for at most two others");
+            items[count++] = w;
+        }
+        const Wait* begin() const { return items; }
+        const Wait* end() const { return items + count; }
+        std::size_t size() const { return static_cast<std::size_t>(count); }
+    };
+    Waits waits;
     int virtual_stage(int devices) const { return chunk * devices + device; }
 };
 

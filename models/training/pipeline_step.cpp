@@ -58,8 +58,9 @@ double pipeline_makespan_lower_bound(const IterationPlan& plan) {
     const double m = plan.micro_steps;
     // Device d is busy m x (its chunks' F + B); its first task, micro batch 0's forward through its first chunk
     // (virtual stage d), waits for that micro batch's forwards through virtual stages 0..d-1 on the devices before
-    // it. Under 1F1B its last task is the last micro batch's backward through its stage, after which stages
-    // d-1..0 still run theirs. p2p counts as free.
+    // it. Its last task is the last micro batch's backward through its first chunk (1F1B: its only one; interleaved:
+    // chunk 0, which Megatron-LM's order runs last, as interleaved() does), after which virtual stages d-1..0 still
+    // run theirs. p2p counts as free.
     double bound = 0, prefix_forward = 0, suffix_backward = 0;
     for (int dev = 0; dev < p; ++dev) {
         double busy = 0;
@@ -67,7 +68,7 @@ double pipeline_makespan_lower_bound(const IterationPlan& plan) {
             const auto s = static_cast<std::size_t>(c * p + dev);
             busy += m * (work.d.forward[s] + work.d.backward[s]);
         }
-        bound = std::max(bound, prefix_forward + busy + (v == 1 ? suffix_backward : 0.0));
+        bound = std::max(bound, prefix_forward + busy + suffix_backward);
         prefix_forward += work.d.forward[static_cast<std::size_t>(dev)];
         suffix_backward += work.d.backward[static_cast<std::size_t>(dev)];
     }

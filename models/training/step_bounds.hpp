@@ -14,8 +14,9 @@ namespace ttsim {
 // communication and fixed costs), whatever the p2p and reduction times: over the devices, the busiest chain of
 // work that must run one after another. Device d runs m x (F + B) of its chunks; micro batch 0 reaches it only
 // after its forwards through the d virtual stages before its first chunk; under 1F1B its last task is the last
-// micro batch's backward, after which the d stages before it run theirs. With even stages and one chunk per
-// device that is busy + (p - 1)(F + B), the 1F1B bubble itself; interleaved, busy + (p - 1) F / v.
+// micro batch's backward (interleaved: through chunk 0), after which the d stages before it run theirs. With even
+// stages and one chunk per device that is busy + (p - 1)(F + B), the 1F1B bubble itself; interleaved,
+// busy + (p - 1)(F + B) / v, its bubble.
 double pipeline_makespan_lower_bound(const IterationPlan& plan);
 
 // At most ttt_lower_bound_minutes(without_collectives, profile), without simulating the pipeline: its step is

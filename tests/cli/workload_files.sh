@@ -61,4 +61,18 @@ refused "a plan scenario with workload and model:" "give workload or a user mode
 refused "a plan scenario's batch beside a user model" "$bad/plan-batch.yaml:9" \
   "$ttsim" run "$bad/plan-batch.yaml"
 refused "an unknown workload" "or a user model's YAML file" "$ttsim" predict --workload gpt4 --system dgx-h100 --gpus 8
+# Over memory: the refusal names what is over and the smallest change the search could not make here. 405B on 64
+# GPUs: its model state alone is over at every depth the blocks allow, so more stages (a depth they divide) or the
+# distributed optimizer over more ranks; never more TP, which is at the 8-GPU NVLink domain already.
+refused "405B on 64 GPUs: the model state is over" "the weights, gradients and optimizer state of its layers alone are" \
+  "$ttsim" predict --workload scenarios/llama3.1-405b.yaml --system dgx-h100 --gpus 64
+check "405B on 64 GPUs: more stages, at a depth the 126 blocks take, and the GPUs that needs" \
+  'has "$tmp/err.txt" "more pipeline stages (PP 14 or more, from 8: at TP 8 x CP 1 that is at least 112 GPUs per replica)"'
+check "405B on 64 GPUs: the distributed optimizer, which takes more GPUs; no larger TP" \
+  'has "$tmp/err.txt" "the distributed optimizer over data-parallel ranks, which takes more GPUs" && ! has "$tmp/err.txt" "tensor parallelism"'
+# Activations over at a pinned micro batch: fewer tokens per micro batch, recomputation, TP within the domain.
+refused "8B pinned at micro batch 4 on one GPU per replica: the activations are over" "its activations are" \
+  "$ttsim" predict --workload scenarios/llama3.1-8b.yaml --system dgx-h100 --gpus 8 --layout tp=1,cp=1,pp=1,micro=4,recompute=none
+check "8B: fewer tokens per micro batch, full recomputation, more TP of the domain" \
+  'has "$tmp/err.txt" "fewer samples (tokens) per micro batch; full recomputation; more tensor parallelism (TP 1 of the 8-GPU NVLink domain"'
 exit $((fail > 0))

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -198,11 +199,11 @@ TEST_CASE("merging identically loaded links changes no drain time", "[collective
                 }
         std::size_t distinct_loads = 0;
         {
-            std::vector<std::vector<int>> seen;
+            std::vector<std::vector<long long>> seen;
             for (std::size_t l = 0; l < pool.size(); ++l)
                 if (std::any_of(crossings[l].begin(), crossings[l].end(), [](int c) { return c > 0; })) {
-                    std::vector<int> key = crossings[l];
-                    key.push_back(static_cast<int>(capacity[pool[l]]));
+                    std::vector<long long> key(crossings[l].begin(), crossings[l].end());
+                    key.push_back(std::llround(capacity[pool[l]]));   // bytes/s: beyond int's range (400 GB/s)
                     if (std::find(seen.begin(), seen.end(), key) == seen.end()) seen.push_back(key);
                 }
             distinct_loads = seen.size();

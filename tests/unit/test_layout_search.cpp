@@ -256,12 +256,14 @@ TEST_CASE("layout search: a batch that forces huge replicas is warned about", "[
         return w.find("splits into 1 data-parallel replica at most") != std::string::npos &&
                w.find("must divide the batch") != std::string::npos;
     }));
-    // A large replica the batch did not force (pinned TP 8 x CP 4 = 32 GPUs at 64, DP 2 where the batch of 8 allows
-    // 8 replicas) is not blamed on the batch.
+    // A large replica the batch did not force (pinned TP 8 x CP 4 = 32 GPUs at 64 without pipeline stages, DP 2 where
+    // the batch of 8 allows 8 replicas) is not blamed on the batch.
     PredictionRequest pinned = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
     pinned.tensor_parallel = 8;
     pinned.context_parallel = 4;
+    pinned.layout = parse_layout_request("pp=1");
     const Prediction pp = predict(pinned, profiles);
+    INFO(describe_layout(pp.layout));
     REQUIRE(pp.layout.model_split() == 32);
     CHECK(std::none_of(pp.warnings.begin(), pp.warnings.end(),
                        [](const std::string& w) { return w.find("so each replica spans") != std::string::npos; }));
@@ -456,12 +458,14 @@ TEST_CASE("layout search: a larger memory reserve leaves fewer layouts that fit,
           "[layout_search][memory]") {
     const ProfileSet profiles = operator_set();
     PredictionRequest r = test::prediction_request("llama2_70b_lora", "dgx-h100", 64);
-    // Without pipeline stages and recomputation, which the search adds only where nothing fits without them.
+    // Without pipeline stages and recomputation, which would fit some of what the reserve pushes out.
     r.layout = parse_layout_request("pp=1,recompute=none");
     const Prediction base = predict(r, profiles);
     r.memory_reserve_bytes = 40e9;
     const Prediction tight = predict(r, profiles);
-    CHECK(tight.layouts_enumerated == base.layouts_enumerated);
+    // A micro batch whose leanest layout is over HBM ends the search's larger ones (they hold more), so the
+    // reserve can shorten the list of layouts tried as well.
+    CHECK(tight.layouts_enumerated <= base.layouts_enumerated);
     CHECK(tight.layouts_fitting < base.layouts_fitting);
     CHECK(tight.layouts_fitting > 0);
     CHECK(tight.memory_fits);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,7 @@
 #include "models/training/iteration.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/training/operator_step.hpp"
+#include "models/training/step_bounds.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
 #include "models/workloads/layers/memory.hpp"
@@ -128,6 +130,46 @@ TEST_CASE("pipelined step: one stage is the data-parallel step's layers exactly"
     CHECK(four.bubble_fraction > 0);
     CHECK(four.step_seconds < data_parallel.step_seconds);
     CHECK(four.compute_seconds >= data_parallel.compute_seconds / 4);
+}
+
+TEST_CASE("pipelined step: the search's unsimulated bound is at most the simulated makespan, and tight when even",
+          "[pipeline][layout_search]") {
+    // Free communication, no optimizer or fixed cost: the step is the pipeline's makespan. Layers of a third, two
+    // thirds and one unit of compute alternate so that stages differ; with every layer a block and a layer per
+    // virtual stage, stages are even and the bound is the bubble itself: 1F1B (m + p - 1)(F + B); interleaved
+    // m (F + B) + (p - 1)(F + B) / v per device, which the schedule meets within its 2 % (the bubble test above).
+    for (const bool even : {false, true})
+        for (const auto& [p, v, m] : {std::tuple{4, 1, 8}, {4, 2, 8}, {2, 3, 6}, {8, 2, 16}, {4, 3, 4}}) {
+            IterationPlan plan;
+            plan.micro_steps = m;
+            plan.micro_step_compute_seconds = 0.3;
+            plan.backward_share = 0.64;
+            plan.pipeline_parallel = p;
+            plan.virtual_pipeline = v;
+            const int n = p * v * (even ? 1 : 3) + (even ? 0 : 2);   // uneven: an embedding and a head beside
+            std::vector<double> weight;
+            for (int i = 0; i < n; ++i) weight.push_back(even ? 1.0 : 1.0 + (i % 3) / 3.0);
+            double total = 0, done = 0;
+            for (double w : weight) total += w;
+            for (int i = 0; i < n; ++i) {
+                IterationLayer l;
+                done += weight[static_cast<std::size_t>(i)];
+                l.forward_kernels_end = l.forward_end = done / total;
+                plan.layers.push_back(l);
+                plan.layer_is_block.push_back(even || (i > 0 && i + 1 < n));
+                plan.layer_gradient_bytes.push_back(1e6);
+            }
+            for (int i = 0; i < n; ++i)   // cumulative in backward order, last layer first
+                plan.layers[static_cast<std::size_t>(i)].backward_kernels_end =
+                    plan.layers[static_cast<std::size_t>(i)].backward_end =
+                        1.0 - (i == 0 ? 0.0 : plan.layers[static_cast<std::size_t>(i - 1)].forward_end);
+            const double makespan = simulate_pipelined_iteration(plan).step_seconds;
+            const double bound = pipeline_makespan_lower_bound(plan);
+            INFO("p " << p << " v " << v << " m " << m << (even ? " even" : " uneven") << ": bound " << bound
+                      << " s, simulated " << makespan << " s");
+            CHECK(bound <= makespan * (1 + 1e-12));
+            if (even) CHECK(bound >= makespan * 0.98);
+        }
 }
 
 TEST_CASE("memory: Korthikanti's activations per layer with TP, SP and flash attention (GPT-3 175B)", "[pipeline][memory]") {

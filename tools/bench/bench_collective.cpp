@@ -16,6 +16,14 @@
 //    GPU, `auto` with SHARP on (SHARP and hierarchical do not apply to unequal racks, so ring and tree over
 //    56-72 rails per rack, plus the one-rack floor). The tree alone took 11 s (4,096) and 34 s (8,192)
 //    before its channels became one flow each (1d0b517); target: well under 1 s, a whole prediction's budget.
+//  - BM_FrontierAllReduce: what `ttsim collective --system h100-100k --gpus N --op allreduce --min-size 1GiB
+//    --max-size 1GiB` does at 131,072 and 262,144 GPUs (16,384 and 32,768 nodes on 128-port Ethernet switches,
+//    three tiers): topology build, then `auto` (ring, tree and hierarchical, each routed per rank and simulated
+//    once per equivalence class of flows, phase_runner.hpp). Acceptance: <= 1 s (131,072) and <= 3 s (262,144)
+//    of process wall, <= 1 GiB at 131,072.
+//  - BM_FrontierAllReduceNewSize: the same all-reduce at a size not yet simulated on a warm simulator, what a
+//    training prediction asks for each gradient bucket: the routed and classified plans are reused (one small
+//    simulation of the classes per algorithm).
 // Peak memory: run one size with /usr/bin/time -v (see the collective report).
 #include <benchmark/benchmark.h>
 
@@ -51,20 +59,24 @@ void BM_RingAllReduceWithTopology(benchmark::State& state) {
     state.SetLabel(std::to_string(gpus) + " GPUs");
 }
 
+// The last run's flows, the flow classes the network simulated and its events, as the benchmark's counters.
+void count_flows(benchmark::State& state, const CollectiveResult& last) {
+    state.counters["flows"] = static_cast<double>(last.flows_simulated);
+    state.counters["flow_classes"] = static_cast<double>(last.flow_classes);
+    state.counters["events"] = static_cast<double>(last.events);
+}
+
 // One uncached run of `algorithm` per iteration on a prebuilt topology.
 void run_uncached(benchmark::State& state, CollectiveAlgorithm algorithm, bool sharp) {
     const int gpus = static_cast<int>(state.range(0));
     const Topology topo = build_preset("dgx-h100", gpus);
-    std::uint64_t flows = 0, events = 0;
+    CollectiveResult last;
     for (auto _ : state) {
         CollectiveSimulator sim(topo, CollectiveOptions{.sharp_enabled = sharp});
-        const CollectiveResult r = sim.run(allreduce(algorithm));
-        flows = r.flows_simulated;
-        events = r.events;
-        benchmark::DoNotOptimize(r.duration);
+        last = sim.run(allreduce(algorithm));
+        benchmark::DoNotOptimize(last.duration);
     }
-    state.counters["flows"] = static_cast<double>(flows);
-    state.counters["events"] = static_cast<double>(events);
+    count_flows(state, last);
     state.SetLabel(std::to_string(gpus) + " GPUs");
 }
 
@@ -99,6 +111,30 @@ void BM_Nvl72PartialAllReduce(benchmark::State& state) {
                    std::to_string(gpus % 72));
 }
 
+void BM_FrontierAllReduce(benchmark::State& state) {
+    const int gpus = static_cast<int>(state.range(0));
+    CollectiveResult last;
+    for (auto _ : state) {   // the topology's build is timed too: at this scale it is part of the answer's cost
+        const Topology topo = build_preset("h100-100k", gpus);
+        CollectiveSimulator sim(topo);
+        last = sim.run(allreduce(CollectiveAlgorithm::Auto));
+        benchmark::DoNotOptimize(last.duration);
+    }
+    count_flows(state, last);
+    state.SetLabel(std::to_string(gpus) + " GPUs, h100-100k, topology + auto");
+}
+
+void BM_FrontierAllReduceNewSize(benchmark::State& state) {
+    const Topology topo = build_preset("h100-100k", static_cast<int>(state.range(0)));
+    CollectiveSimulator sim(topo);
+    CollectiveRequest request = allreduce(CollectiveAlgorithm::Auto);
+    sim.run(request);
+    for (auto _ : state) {
+        ++request.bytes;  // a size never simulated before
+        benchmark::DoNotOptimize(sim.run(request).duration);
+    }
+}
+
 void BM_RingAllReduceCached(benchmark::State& state) {
     const Topology topo = build_preset("dgx-h100", static_cast<int>(state.range(0)));
     CollectiveSimulator sim(topo);
@@ -114,4 +150,6 @@ BENCHMARK(BM_TreeAllReduce)->Arg(1024)->Arg(4096)->Arg(16384)->Unit(benchmark::k
 BENCHMARK(BM_AutoAllReduce)->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_TreeAllReduceRouting)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Nvl72PartialAllReduce)->Arg(4096)->Arg(8192)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FrontierAllReduce)->Arg(131072)->Arg(262144)->Iterations(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FrontierAllReduceNewSize)->Arg(131072)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RingAllReduceCached)->Arg(1024)->Arg(16384)->Unit(benchmark::kMicrosecond);

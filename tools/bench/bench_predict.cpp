@@ -22,3 +22,6 @@ BENCHMARK_CAPTURE(predict_at_scale, bert_b200, "bert", "dgx-b200")->Arg(8)->Arg(
 // scale. LoRA's default batch there is sized for larger replicas (TP 4 x CP 16, predict_layout.cpp).
 BENCHMARK_CAPTURE(predict_at_scale, lora_h100, "llama2_70b_lora", "dgx-h100")->Arg(1024)->Arg(16384)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(predict_at_scale, sd_gb200, "stable_diffusion", "gb200-nvl72")->Arg(2048)->Unit(benchmark::kMillisecond);
+// The 131,072-GPU h100-100k prediction (acceptance: <= 2 s): its layout search prices collectives over groups of up to
+// 131,072 ranks, each routed and classified once (collective_simulator.hpp).
+BENCHMARK_CAPTURE(predict_at_scale, lora_h100_100k, "llama2_70b_lora", "h100-100k")->Arg(131072)->Iterations(2)->Unit(benchmark::kMillisecond);

@@ -51,20 +51,24 @@ struct Row {
 
 std::string csv(const std::vector<Row>& rows, const std::string& currency) {
     std::string text =
-        "gpus,tp,cp,dp,micro_batch,gradient_accumulation,distributed_optimizer,ttt_minutes,step_ms,memory_per_gpu_gb,"
+        "gpus,tp,cp,pp,vp,dp,micro_batch,gradient_accumulation,distributed_optimizer,recompute,ttt_minutes,step_ms,"
+        "bubble_fraction,memory_per_gpu_gb,"
         "memory_capacity_gb,layouts_fitting,layouts_valid,alternative_layout,alternative_ttt_minutes,"
         "alternative_memory_per_gpu_gb,gpu_hours,rented_gpu_hours,price_per_gpu_hour,price_is_estimate,cost,currency,"
         "energy_kwh,error,mfu,model_tflops_per_gpu," +
         std::string(planning::kReliabilityCsvColumns) + "\n";   // mfu, model_tflops_per_gpu, then reliability, appended
     for (const Row& r : rows) {
         if (!r.error.empty()) {
-            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,{},,,,,,,\n", r.gpus, planning::csv_field(r.error));
+            text += fmt::format("{},,,,,,,,,,,,,,,,,,,,,,,,,,,{},,,,,,,\n", r.gpus, planning::csv_field(r.error));
             continue;
         }
         const ParallelismConfig& c = r.p.layout;
-        text += fmt::format("{},{},{},{},{},{},{},{:.3f},{:.3f},{:.2f},{:.2f},{},{},", r.gpus, c.tensor_parallel,
-                            c.context_parallel, c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
-                            c.distributed_optimizer ? "on" : "off", r.p.ttt_minutes, r.p.step_ms,
+        // The pipeline's bubble: its idle share of the busiest device's compute (0 without stages).
+        text += fmt::format("{},{},{},{},{},{},{},{},{},{},{:.3f},{:.3f},{:.4f},{:.2f},{:.2f},{},{},", r.gpus,
+                            c.tensor_parallel, c.context_parallel, c.pipeline_parallel, c.virtual_pipeline,
+                            c.data_parallel, c.samples_per_micro_batch, c.gradient_accumulation,
+                            c.distributed_optimizer ? "on" : "off", c.recompute.empty() ? "none" : c.recompute,
+                            r.p.ttt_minutes, r.p.step_ms, r.p.bubble_fraction,
                             r.p.memory_per_gpu_bytes / 1e9, r.p.memory_capacity_bytes / 1e9, r.p.layouts_fitting,
                             r.p.layouts_enumerated);
         if (r.p.published)

@@ -36,7 +36,7 @@ void check_built_for(const LayerGraph& graph, const MemoryLayout& layout) {
 // One device holding `ranges` (its chunks) with `in_flight` of its chunk-micro-batches' activations kept.
 MemoryEstimate estimate(const LayerGraph& graph, const std::vector<LayerRange>& ranges, double in_flight,
                         const MemoryLayout& layout, const GpuSpec& gpu, const MemoryAssumptions& a,
-                        const std::string& where) {
+                        const std::string& where, bool with_summary = true) {
     GraphTotals t;
     double largest = 0;
     for (const LayerRange& range : ranges) {
@@ -59,6 +59,7 @@ MemoryEstimate estimate(const LayerGraph& graph, const std::vector<LayerRange>& 
     m.total = m.weights + m.gradients + m.optimizer + m.activations + m.reserve;
     m.capacity = gpu.usable_memory_bytes();
     m.fits = m.total <= m.capacity;
+    if (!with_summary) return m;
     m.summary = fmt::format(
         "{} on {} (TP {} CP {} PP {}{} DP {}, micro batch {}, {}distributed optimizer, recompute {}{}): weights {:.1f} GB"
         " + gradients {:.1f} GB + optimizer {:.1f} GB + activations {:.1f} GB + reserve {:.1f} GB = {:.1f} GB of"
@@ -85,15 +86,22 @@ MemoryEstimate memory_per_gpu(const LayerGraph& graph, const MemoryLayout& layou
     const std::vector<LayerRange> stages = pipeline_stages(graph, p * v);
     if (stages.empty()) throw InputError(pipeline_stage_problem(graph, p * v));
     const int m = layout.micro_batches > 0 ? layout.micro_batches : p * v;
-    std::optional<MemoryEstimate> worst;
-    for (int d = 0; d < p; ++d) {
+    auto chunks_of = [&](int d) {
         std::vector<LayerRange> mine;
         for (int c = 0; c < v; ++c) mine.push_back(stages[static_cast<std::size_t>(c * p + d)]);
-        const int in_flight = v == 1 ? std::min(p - d, m) : std::min((p - d - 1) * 2 + (v - 1) * p + 1, v * m);
-        MemoryEstimate e = estimate(graph, mine, in_flight, layout, gpu, a, fmt::format(", pipeline device {}", d));
-        if (!worst || e.total > worst->total) worst = std::move(e);
+        return mine;
+    };
+    auto in_flight_of = [&](int d) {
+        return v == 1 ? std::min(p - d, m) : std::min((p - d - 1) * 2 + (v - 1) * p + 1, v * m);
+    };
+    // The fullest device's figures first; only its summary is written (a search estimates thousands of layouts).
+    int worst = 0;
+    double worst_total = 0;
+    for (int d = 0; d < p; ++d) {
+        const double total = estimate(graph, chunks_of(d), in_flight_of(d), layout, gpu, a, "", false).total;
+        if (d == 0 || total > worst_total) worst = d, worst_total = total;
     }
-    return *worst;
+    return estimate(graph, chunks_of(worst), in_flight_of(worst), layout, gpu, a, fmt::format(", pipeline device {}", worst));
 }
 
 MemoryEstimate memory_per_gpu(const LayerGraph& graph, LayerRange range, const MemoryLayout& layout,
