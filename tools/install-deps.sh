@@ -9,6 +9,7 @@ packages=(
   libnlopt-cxx-dev libnlopt-dev              # calibration (derivative-free optimisation)
   nlohmann-json3-dev                         # JSON output
   libfmt-dev                                 # text formatting (fmt::format)
+  libeigen3-dev                              # linear algebra (calibration's parameter covariance)
   catch2                                     # unit tests (Catch2 v2)
   libbenchmark-dev                           # benchmark programs
   libopenmpi-dev openmpi-bin                 # sweeps and plans over MPI ranks (mpirun)

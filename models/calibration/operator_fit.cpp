@@ -54,6 +54,7 @@ struct Layout {
     std::map<std::string, double> logged_run_overhead;   // seconds per workload from its logs, not searched
     std::map<std::string, double> logged_scoring;        // seconds per workload from its logs, added to the overhead
     std::set<std::string> gpus, workloads;               // of the fitted results
+    std::map<std::string, std::vector<int>> family_stacks;   // per GPU family, the indices of its stacks' offsets
     // The parameter `kind` of that scope, named after its owner (a GPU family, workload or stack) where it has one.
     int add(std::string_view kind, ParamScope scope, const std::string& owner = "") {
         const ParamSpec& s = operator_parameter_spec(kind, scope);
@@ -75,6 +76,9 @@ struct Problem {
     // dimensions the search moves (the search vector holds only these). Empty: the search moves every one.
     std::vector<double> frozen;
     std::vector<int> free_dims;
+    // The stacks of a family located at the family (stack_location_penalty); not where the physics is held (a
+    // user's runs), as the held physics cannot take up a common shift and a user's stack is one new submitter.
+    bool locate_stacks = true;
 
     std::vector<double> expand(const std::vector<double>& searched) const {
         if (free_dims.empty()) return searched;
@@ -147,6 +151,12 @@ struct Problem {
         for (double loss : losses) sum += loss;
         // Every searched parameter's prior, in units of the loss (parameter_table.hpp): the posterior mode.
         for (std::size_t i = 0; i < layout.dims.size(); ++i) sum += prior_penalty(*layout.dims[i].spec, x[i]);
+        if (locate_stacks)
+            for (const auto& [family, indices] : layout.family_stacks) {
+                std::vector<double> logs;
+                for (int index : indices) logs.push_back(x[static_cast<std::size_t>(index)]);
+                sum += stack_location_penalty(logs);
+            }
         return sum;
     }
 };
@@ -170,7 +180,8 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, bool eva
     Layout L;
     std::set<std::string>& gpus = L.gpus;
     std::set<std::string>& workloads = L.workloads;
-    std::set<std::string> stacks, round_offsets, rounds;
+    std::set<std::string> round_offsets, rounds;
+    std::map<std::string, std::string> stacks;   // a stack's key and its GPU family
     // Per workload: a time to train among its results (the per-run overhead is visible), an evaluation the loss
     // sees (a time to train of a run with evaluations on the clock, or a logged evaluation), its per-GPU batches.
     std::set<std::string> run_visible, eval_visible;
@@ -181,7 +192,10 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, bool eva
         gpus.insert(p->scenario.gpu->name);
         workloads.insert(w);
         rounds.insert(p->result.round);
-        for (const std::string& key : speed_keys(*p)) (is_round_offset(key) ? round_offsets : stacks).insert(key);
+        for (const std::string& key : speed_keys(*p)) {
+            if (is_round_offset(key)) round_offsets.insert(key);
+            else stacks[key] = p->scenario.gpu->name;
+        }
         if (p->published_minutes > 0) run_visible.insert(w);
         if (p->scenario.evaluations > 0 && (p->published_minutes > 0 || p->measured_eval_seconds)) eval_visible.insert(w);
         per_gpu_batches[w].insert(p->scenario.samples_per_gpu);
@@ -234,8 +248,11 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, bool eva
                 L.eval_host_ops[w] = L.add("eval host kernels per sample", ParamScope::workload, w);
     // Share of TP/CP collective time exposed: 1-100 %.
     if (any_model_parallel) L.tp_exposed = L.add("TP/CP exposed fraction", ParamScope::global);
-    // Stack speeds 0.5-2x their family, with their prior (stack_prior).
-    for (const std::string& stack : stacks) L.stack_speed[stack] = L.add("speed", ParamScope::software_stack, stack);
+    // Stack speeds within a factor 4 of their family, with their prior, located at their family.
+    for (const auto& [stack, family] : stacks) {
+        L.stack_speed[stack] = L.add("speed", ParamScope::software_stack, stack);
+        L.family_stacks[family].push_back(L.stack_speed[stack]);
+    }
     // A fit over several rounds: each round's software per workload and GPU family, besides the default round's
     // (the reference, 1), with the stacks' bounds and prior. One round alone has nothing to offset against.
     if (rounds.size() > 1)
@@ -396,12 +413,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
     // With held physics, its dimensions take the held profiles' values and only the others are searched.
     const std::set<int> first_held = held ? hold_physics(first.layout, *held, first_x) : std::set<int>{};
     if (!first_held.empty()) {
+        first.locate_stacks = false;
         first.frozen = first_x;
         for (std::size_t i = 0; i < first.layout.dims.size(); ++i)
             if (!first_held.count(static_cast<int>(i))) first.free_dims.push_back(static_cast<int>(i));
     }
     if (first_held.empty() || !first.free_dims.empty()) search(first, first_x, kOperatorFitExtraStarts);
     const std::set<int> second_held = held ? hold_physics(L, *held, x) : std::set<int>{};
+    problem.locate_stacks = second_held.empty();
     std::set<int> run_overheads;
     for (const auto& [w, index] : L.workload_run_overhead) run_overheads.insert(index);
     for (std::size_t i = 0; i < L.dims.size(); ++i) {   // the first stage's values, matched by name

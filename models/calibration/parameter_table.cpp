@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
 #include "models/calibration/fit_loss.hpp"
@@ -103,43 +104,20 @@ double prior_penalty(const ParamSpec& spec, double log_value) {
     return z * z * kRobustScale * kRobustScale;
 }
 
+double stack_location_penalty(const std::vector<double>& log_values) {
+    if (log_values.empty()) return 0;
+    const ParamSpec& spec = operator_parameter_spec("speed", ParamScope::software_stack);
+    double sum = 0;
+    for (double v : log_values) {
+        const double z = (v - std::log(spec.centre)) / spec.log_sd;
+        sum += z / std::sqrt(1 + z * z);
+    }
+    const double location = sum / static_cast<double>(log_values.size()) / kStackLocationTolerance;
+    return location * location * kRobustScale * kRobustScale;
+}
+
 namespace {
 
-// Eigen-decomposition of a symmetric matrix by cyclic Jacobi rotations (n is a few dozen): `a` becomes diagonal
-// (the eigenvalues), `v` holds the eigenvectors in its columns. Row-major n x n.
-void jacobi_eigen(std::vector<double>& a, std::vector<double>& v, std::size_t n) {
-    v.assign(n * n, 0.0);
-    for (std::size_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
-    for (int sweep = 0; sweep < 100; ++sweep) {
-        double off = 0;
-        for (std::size_t p = 0; p < n; ++p)
-            for (std::size_t q = p + 1; q < n; ++q) off += a[p * n + q] * a[p * n + q];
-        if (off < 1e-22) return;
-        for (std::size_t p = 0; p < n; ++p)
-            for (std::size_t q = p + 1; q < n; ++q) {
-                const double apq = a[p * n + q];
-                if (std::abs(apq) < 1e-300) continue;
-                const double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
-                const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-                const double c = 1 / std::sqrt(t * t + 1), s = t * c;
-                for (std::size_t k = 0; k < n; ++k) {   // columns p, q
-                    const double akp = a[k * n + p], akq = a[k * n + q];
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for (std::size_t k = 0; k < n; ++k) {   // rows p, q
-                    const double apk = a[p * n + k], aqk = a[q * n + k];
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for (std::size_t k = 0; k < n; ++k) {
-                    const double vkp = v[k * n + p], vkq = v[k * n + q];
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-    }
-}
 
 }  // namespace
 
@@ -182,22 +160,20 @@ std::vector<ParameterEstimate> laplace_estimates(const std::function<double(cons
     // Precision of the log-parameters: the objective's curvature (data and priors) in units of the Gaussian
     // likelihood (sd kRobustScale per log error), its negative directions clamped to 0.
     const double scale = 1.0 / (2 * kRobustScale * kRobustScale);
-    std::vector<double> values = hessian, vectors;
-    jacobi_eigen(values, vectors, n);
-    std::vector<double> precision(n * n, 0.0);
-    for (std::size_t k = 0; k < n; ++k) {
-        const double lambda = std::max(0.0, values[k * n + k]) * scale;
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t j = 0; j < n; ++j) precision[i * n + j] += lambda * vectors[i * n + k] * vectors[j * n + k];
-    }
-    // Its inverse through its own eigen-decomposition (positive definite: every parameter's prior is in the
-    // objective's curvature).
-    jacobi_eigen(precision, vectors, n);
+    // The covariance is its inverse, through the same eigen-decomposition (positive definite wherever the roofs'
+    // max() does not bend the objective: every parameter's prior is in its curvature).
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> curvature(
+        Eigen::Map<const Eigen::MatrixXd>(hessian.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)));
+    const Eigen::VectorXd precision = curvature.eigenvalues().cwiseMax(0.0) * scale;
+    const Eigen::MatrixXd& vectors = curvature.eigenvectors();
     std::vector<double> cov(x.size() * x.size(), 0.0);
     for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) {
             double c = 0;
-            for (std::size_t k = 0; k < n; ++k) c += vectors[i * n + k] * vectors[j * n + k] / precision[k * n + k];
+            for (std::size_t k = 0; k < n; ++k) {
+                const auto ek = static_cast<Eigen::Index>(k);
+                c += vectors(static_cast<Eigen::Index>(i), ek) * vectors(static_cast<Eigen::Index>(j), ek) / precision(ek);
+            }
             cov[free[i] * x.size() + free[j]] = c;
         }
     for (std::size_t i = 0; i < n; ++i) {

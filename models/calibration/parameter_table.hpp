@@ -48,6 +48,15 @@ const ParamSpec& operator_parameter_spec(std::string_view kind, ParamScope scope
 
 // One parameter's prior in the fit's objective, at log value `log_value` (the module comment's units).
 double prior_penalty(const ParamSpec& spec, double log_value);
+// The random effects' location: the stack offsets of one GPU family are that family's submitters, drawn around
+// it, so their robust location (the M-estimate of the heavy-tailed prior: sum of psi(z) = 0, psi(z) =
+// z / sqrt(1 + z^2)) is the family's own speed, 1; the family's common speed is the physics' (efficiencies, the
+// family's speed). Without it a fit that sees one submitter on a family is free to put that submitter's whole
+// distance from the priors into its offset, and every submitter the fit has not seen inherits the priors' physics.
+// Returns the penalty on the stacks' log values `log_values` (all of scope software_stack): (mean psi / tolerance)^2
+// x kRobustScale^2, tolerance kStackLocationTolerance sigmas.
+double stack_location_penalty(const std::vector<double>& log_values);
+inline constexpr double kStackLocationTolerance = 0.05;
 
 // The table as Markdown (docs/calibration.md carries it, and a unit test checks that it is this one).
 std::string format_parameter_table();

@@ -78,3 +78,24 @@ TEST_CASE("Laplace report: two parameters the data sees only together are not de
     CHECK(estimates[0].status == ParameterEstimate::Status::partly);
     CHECK(estimates[1].status == ParameterEstimate::Status::partly);
 }
+
+TEST_CASE("stack location: free where the stacks surround their family, costly where they share a shift, bounded "
+          "for an outlier", "[calibration]") {
+    const double sd = operator_parameter_spec("speed", ParamScope::software_stack).log_sd;
+    // Stacks placed symmetrically around the family: no penalty.
+    CHECK(stack_location_penalty({-sd, 0.0, sd}) == Approx(0).margin(1e-15));
+    CHECK(stack_location_penalty({}) == 0);
+    // A lone stack off its family by a tenth of a sigma costs four prior sigmas (tolerance 0.05 sigma).
+    const double one_sigma = kRobustScale * kRobustScale;
+    CHECK(stack_location_penalty({0.1 * sd}) > 3.5 * one_sigma);
+    // An outlier among ten pulls the location by a bounded amount: its psi saturates at 1, whatever its distance.
+    std::vector<double> nine(9, 0.0);
+    nine.push_back(std::log(1 / 2.5));
+    std::vector<double> far = nine;
+    far.back() = std::log(1 / 10.0);
+    // The limit for one stack of ten infinitely far: mean psi 1/10.
+    const double limit = std::pow(0.1 / kStackLocationTolerance, 2) * one_sigma;
+    CHECK(stack_location_penalty(far) < limit);
+    CHECK(stack_location_penalty(nine) > 0.98 * limit);
+    CHECK(stack_location_penalty(nine) < 0.5 * stack_location_penalty({std::log(1 / 2.5)}));
+}
