@@ -63,8 +63,8 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
     c.gradient_accumulation = accumulation;
     c.samples_per_micro_batch = gbs / (c.data_parallel * accumulation);
     c.global_batch = gbs;
-    // Multi-node NVIDIA-submitted runs used SHARP (params.md §2); other submitters' fabrics are not documented.
-    c.sharp = n > 8 && r.submitter == "NVIDIA";
+    // Multi-node runs of the submitters that reduce in the switches (models/data/mlperf/rounds.yaml says whose).
+    c.sharp = n > 8 && mlperf_rounds().in_network_reduction_submitters.count(r.submitter) > 0;
     return c;
 }
 

@@ -22,7 +22,7 @@ std::string MlperfRounds::names() const {
 
 MlperfRounds load_mlperf_rounds(const std::filesystem::path& file) {
     const ConfigNode root = ConfigNode::load_file(file.string());
-    root.check_keys({"format", "default_round", "rounds"});
+    root.check_keys({"format", "default_round", "in_network_reduction_submitters", "rounds"});
     const ConfigNode format = root.required("format");
     if (format.as_string() != "ttsim-mlperf-rounds-1") format.fail("expected 'ttsim-mlperf-rounds-1'");
     MlperfRounds out;
@@ -54,6 +54,12 @@ MlperfRounds load_mlperf_rounds(const std::filesystem::path& file) {
     bool known = false;
     for (const MlperfRound& r : out.rounds) known = known || r.name == out.default_round;
     if (!known) def.fail("names no round listed under rounds");
+    if (const auto sharp = root.optional("in_network_reduction_submitters")) {
+        if (!sharp->is_sequence()) sharp->fail("expected a list of submitters");
+        for (const ConfigNode& submitter : sharp->items())
+            if (!out.in_network_reduction_submitters.insert(submitter.as_string()).second)
+                submitter.fail("submitter " + submitter.as_string() + " is listed twice");
+    }
     return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct MlperfRound {
 struct MlperfRounds {
     std::vector<MlperfRound> rounds;         // file order (oldest first)
     std::string default_round;               // a name in `rounds`
+    // Submitters whose multi-node runs used in-network reduction (SHARP); the file says why.
+    std::set<std::string> in_network_reduction_submitters;
     // The round named `name` ("5.0", "v5.0"); InputError listing the known rounds otherwise (no location: the
     // caller names its flag).
     const MlperfRound& find(const std::string& name) const;

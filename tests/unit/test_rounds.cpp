@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -40,6 +42,25 @@ TEST_CASE("rounds.yaml names every round's files and the default round", "[round
     CHECK(&rounds.find("v5.0") == &rounds.find("5.0"));
     CHECK(rounds.find("4.1").layouts.has_value());
     CHECK_THROWS_WITH(rounds.find("3.1"), Catch::Contains("known: 4.0, 4.1, 5.0"));
+    // Whose multi-node runs reduce in the switches is data, not a name in the code.
+    CHECK(rounds.in_network_reduction_submitters == std::set<std::string>{"NVIDIA"});
+}
+
+TEST_CASE("rounds.yaml: the in-network reduction submitters are a list, each once", "[rounds]") {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ttsim-test-rounds";
+    std::filesystem::create_directories(dir);
+    for (const char* name : {"r.csv", "u.csv", "t.csv"}) std::ofstream(dir / name) << "x\n";
+    auto load = [&](const std::string& sharp) {
+        std::ofstream(dir / "rounds.yaml") << "format: ttsim-mlperf-rounds-1\ndefault_round: \"1.0\"\n" << sharp
+                                           << "rounds:\n  - {round: \"1.0\", results: r.csv, runs: u.csv, timing: t.csv, "
+                                              "source: test}\n";
+        return load_mlperf_rounds(dir / "rounds.yaml");
+    };
+    CHECK(load("in_network_reduction_submitters: [A, B]\n").in_network_reduction_submitters.size() == 2);
+    CHECK(load("").in_network_reduction_submitters.empty());
+    CHECK_THROWS_WITH(load("in_network_reduction_submitters: [A, A]\n"), Catch::Contains("listed twice"));
+    CHECK_THROWS_WITH(load("in_network_reduction_submitters: A\n"), Catch::Contains("in_network_reduction_submitters"));
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("every published result of every round is a calibration point or listed with why not", "[rounds]") {
