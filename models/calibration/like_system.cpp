@@ -1,12 +1,14 @@
 #include "models/calibration/like_system.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "models/calibration/software_stack.hpp"
+#include "models/mlperf/rounds.hpp"
 #include "models/mlperf/results.hpp"
 #include "sim/errors.hpp"
 #include "sim/units.hpp"
@@ -28,9 +30,13 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
         throw InputError("expected SUBMITTER/SYSTEM, got '" + like + "'");
     const std::string submitter = like.substr(0, slash), system = like.substr(slash + 1);
     LikeChoice choice;
-    // The v4.1 results name the systems whose families the stacks are keyed by.
-    const std::vector<MlperfResult> results = load_mlperf_results();
-    // The keys a name stands for (software_stack.hpp): a key itself, a v4.1 result's stack, or a
+    // Every round's results name the systems whose families the stacks are keyed by.
+    std::vector<MlperfResult> results;
+    for (const MlperfRound& round : mlperf_rounds().rounds) {
+        std::vector<MlperfResult> own = load_mlperf_results(round.results);
+        results.insert(results.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+    }
+    // The keys a name stands for (software_stack.hpp): a key itself, a published result's stack, or a
     // user-runs label (its family is the GPU it ran on, so the prediction's).
     auto held = [&](const std::vector<std::string>& keys) {
         std::vector<std::string> out;
@@ -48,13 +54,13 @@ LikeChoice resolve_like(const ProfileSet& profiles, const std::string& like, con
         if (keys.empty() && r.submitter == submitter && r.system == system)
             keys = held(speed_keys(r.submitter, r.accelerator_family));
     // A user-runs label: the profile file keeps its stack (the submitter on the GPU family it ran on), not the label,
-    // so any SYSTEM of a label's submitter names it. A stack the v4.1 results also have is named only as above
-    // (its stack, or a v4.1 submitter/system): a misspelt v4.1 system must not pass as a label.
+    // so any SYSTEM of a label's submitter names it. A stack the published results also have is named only as above
+    // (its stack, or a published submitter/system): a misspelt published system must not pass as a label.
     const std::string label_stack = software_stack(submitter, gpu);
-    const bool v41_stack = std::any_of(results.begin(), results.end(), [&](const MlperfResult& r) {
+    const bool published_stack = std::any_of(results.begin(), results.end(), [&](const MlperfResult& r) {
         return software_stack(r.submitter, r.accelerator_family) == label_stack;
     });
-    if (keys.empty() && !v41_stack) keys = held({label_stack});
+    if (keys.empty() && !published_stack) keys = held({label_stack});
     if (keys.empty())
         throw InputError(fmt::format("'{}' matches no software stack of this profile set; valid: {}", like,
                                      fmt::join(names, ", ")));

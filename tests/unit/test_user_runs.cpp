@@ -111,7 +111,11 @@ TEST_CASE("like SUBMITTER/SYSTEM: no offsets, malformed and unknown names are re
     CHECK(v41.speed == 1.25);
     CHECK(v41.warnings.empty());
     CHECK(resolve_like(set, "Lab/cluster-a", "H100-SXM").stack == "Lab/H100-SXM");   // a user-runs label
-    // A misspelt v4.1 system of a known submitter is not a label: its stack is named only by itself or a v4.1 name.
+    // A system of any round names its stack: Dell's v5.0 H200 system, a stack the v4.1 results also have.
+    set.stack_speeds["Dell/H200-SXM"] = 0.9;
+    CHECK(resolve_like(set, "Dell/2xXE9680Lx8H200-SXM-141GB", "H200-SXM").stack == "Dell/H200-SXM");
+    // A misspelt published system of a known submitter is not a label: its stack is named only by itself or a
+    // published name.
     CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/eos_n8_ngc23.04_pytorh", "H100-SXM"), Catch::Contains("matches no software stack"));
     CHECK_THROWS_WITH(resolve_like(set, "NVIDIA/H100-SXM ", "H100-SXM"), Catch::Contains("matches no software stack"));
     CHECK(resolve_like(set, "NVIDIA/H100-SXM", "H100-SXM").speed == 1.25);
