@@ -250,11 +250,10 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
         prices.name = layer.name;
         prices.block = layer.role == layers::LayerRole::block;
         const LayerPrices* repeated = previous ? &table->layers.back() : nullptr;   // the previous layer's prices
-        prices.forward = repeated && prices_alike(layer.forward, previous->forward) ? repeated->forward
-                                                                                      : price_list(layer.forward, gpu);
-        prices.backward = repeated && prices_alike(layer.backward, previous->backward)
-                              ? repeated->backward
-                              : price_list(layer.backward, gpu);
+        prices.forward_as_previous = repeated && prices_alike(layer.forward, previous->forward);
+        prices.backward_as_previous = repeated && prices_alike(layer.backward, previous->backward);
+        prices.forward = prices.forward_as_previous ? repeated->forward : price_list(layer.forward, gpu);
+        prices.backward = prices.backward_as_previous ? repeated->backward : price_list(layer.backward, gpu);
         previous = &layer;
         prices.gradient_bytes = gradient_element_bytes * static_cast<double>(layer.local_trainable);
         table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
@@ -285,9 +284,11 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.forward_layer_gpu_seconds.resize(table.layers.size());
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
-        t.forward_layer_gpu_seconds[i] = pass_seconds(layer.forward, e, speed, stack_speed);
+        t.forward_layer_gpu_seconds[i] = layer.forward_as_previous ? t.forward_layer_gpu_seconds[i - 1]
+                                                                   : pass_seconds(layer.forward, e, speed, stack_speed);
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
-        backward_layer[i] = pass_seconds(layer.backward, e, speed, stack_speed);
+        backward_layer[i] = layer.backward_as_previous ? backward_layer[i - 1]
+                                                       : pass_seconds(layer.backward, e, speed, stack_speed);
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -391,23 +392,31 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
         workload.evaluation ? workload.evaluation->host_kernels_per_sample * table->samples_per_pass : 0.0;
     table->pad_last_batch = workload.evaluation ? workload.evaluation->pad_last_batch : true;
     if (rows == static_cast<int>(training.graph_micro_batch)) {
-        for (const LayerPrices& layer : training.layers) table->layers.push_back({layer.name, layer.block, layer.forward, {}, 0});
+        for (const LayerPrices& layer : training.layers)
+            table->layers.push_back({layer.name, layer.block, layer.forward, {}, 0, layer.forward_as_previous, false});
         return table;
     }
     const layers::LayerGraph graph =
         layers::build_layer_graph(description, workload.layer_model->file, graph_options(layout, rows));
-    for (const layers::Layer& layer : graph.layers)
-        table->layers.push_back({layer.name, layer.role == layers::LayerRole::block, price_list(layer.forward, gpu), {}, 0});
+    const layers::Layer* previous = nullptr;
+    for (const layers::Layer& layer : graph.layers) {
+        const bool as_previous = previous && prices_alike(layer.forward, previous->forward);
+        table->layers.push_back({layer.name, layer.role == layers::LayerRole::block,
+                                 as_previous ? table->layers.back().forward : price_list(layer.forward, gpu), {}, 0,
+                                 as_previous, false});
+        previous = &layer;
+    }
     return table;
 }
 
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill,
                          double stack_speed, double fitted_host_kernels_per_pass) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
-    double gpu = 0;
+    double gpu = 0, layer_gpu = 0;
     std::size_t eager = 0, graphs = 0;
     for (const LayerPrices& layer : table.layers) {
-        gpu += pass_seconds(layer.forward, e, speed, stack_speed);
+        if (!layer.forward_as_previous) layer_gpu = pass_seconds(layer.forward, e, speed, stack_speed);
+        gpu += layer_gpu;
         if (table.cuda_graphs == layers::CudaGraphs::none ||
             (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
             eager += layer.forward.size();

@@ -45,6 +45,10 @@ struct LayerPrices {
     std::vector<KernelPrice> forward, backward;
     double gradient_bytes = 0;             // this GPU's gradients of the layer (trainable parameters x
                                            // Workload::gradient_element_bytes)
+    // Whether a pass's kernels price as the previous layer's (a repeated block): every pricing takes that layer's
+    // seconds instead of summing the kernels again (an 80-layer decoder sums 2 of its 160 passes; a layout search
+    // prices thousands of tables).
+    bool forward_as_previous = false, backward_as_previous = false;
 };
 
 struct OperatorTable {

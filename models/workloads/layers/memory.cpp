@@ -40,7 +40,7 @@ MemoryEstimate estimate(const LayerGraph& graph, const std::vector<LayerRange>& 
     GraphTotals t;
     double largest = 0;
     for (const LayerRange& range : ranges) {
-        const GraphTotals r = totals(graph, range);
+        const GraphTotals r = totals(graph, range, false);
         t.local_params += r.local_params;
         t.local_trainable += r.local_trainable;
         t.saved_bytes += r.saved_bytes;
