@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/training/layer_graph_cache.hpp"
 #include "models/training/pipeline_schedule.hpp"
 #include "models/training/step_bounds.hpp"
 #include "sim/errors.hpp"
@@ -143,7 +144,11 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         return job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, reuse)
                                   : prepare_with_layout(workload, job.system, job.gpus, c, reuse);
     };
-    const ConfigNode description = layer_description(workload);   // parsed once for every graph below
+    // Graphs by build options, and the layer description parsed once: the caller's (a sweep's points share one) or
+    // the search's own.
+    LayerGraphCache own_graphs;
+    LayerGraphCache& graph_cache = job.graphs ? *job.graphs : own_graphs;
+    const ConfigNode& description = graph_cache.description(workload);
     const layers::MemoryAssumptions memory = memory_assumptions_of(job.system);
     // Evaluation tables by (TP, CP, samples per pass): the evaluation batch does not follow the training micro batch.
     std::map<std::tuple<int, int, double>, std::shared_ptr<const EvalTable>> eval_tables;
@@ -168,12 +173,11 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             if (layers::pipeline_stage_problem(graph, pp * v).empty()) out.push_back(v);
         return out;
     };
-    // Graphs by (TP, CP, micro batch, recomputation): every depth and optimizer setting shares one.
+    // Bound tables by graph (TP, CP, micro batch, recomputation): every depth and optimizer setting shares one.
     using GraphKey = std::tuple<int, int, int, std::string>;
     auto graph_key = [](const ParallelismConfig& c) {
         return GraphKey{c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute};
     };
-    std::map<GraphKey, layers::LayerGraph> graphs;
     // Operator tables for the bounds, by graph and optimizer shards.
     std::map<std::pair<GraphKey, int>, std::shared_ptr<const OperatorTable>> bound_tables;
     // The quick bound of a layout's time to train, from its bound table alone: the busiest device computes at
@@ -213,12 +217,6 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             c.gradient_accumulation * floor->second * b.straggler_factor / c.pipeline_parallel + b.fixed_step_seconds;
         const RunClock clock{step, 0.0, profile.run_overhead_seconds, c.global_batch, b.scenario.eval_schedule};
         return clock.seconds(trained_samples(b.scenario, profile, b.scenario.samples_mean)) / 60.0;
-    };
-    auto graph_for = [&](const ParallelismConfig& c) -> layers::LayerGraph& {
-        const GraphKey key = graph_key(c);
-        auto it = graphs.find(key);
-        if (it == graphs.end()) it = graphs.emplace(key, build_layout_graph(workload, description, c)).first;
-        return it->second;
     };
     // Recomputation: the workload's own, and where its blocks can be pipelined (a transformer) full recomputation
     // too, unless pinned. It only adds forward work, so the bounds below keep it out wherever memory does not force it.
@@ -303,9 +301,9 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 c.recompute = recompute;
                 // One graph for every depth and optimizer setting: they change memory and the schedule, not the
                 // layers.
-                layers::LayerGraph* graph = nullptr;
+                const layers::LayerGraph* graph = nullptr;
                 try {
-                    graph = &graph_for(c);
+                    graph = &graph_cache.graph(workload, c);
                 } catch (const InputError& e) {
                     // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
                     reject(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
@@ -414,7 +412,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         }
         // Its own table: the bound's shared one holds another layout's memory.
         const std::shared_ptr<const OperatorTable> table = build_operator_table(
-            workload, graphs.at(graph_key(c)), gpu, c, session.optimizer_shards(c), memory);
+            workload, graph_cache.graph(workload, c), gpu, c, session.optimizer_shards(c), memory);
         PreparedScenario scenario =
             prepare_layout(c, {.collectives = &session, .operator_table = table, .eval_table = u.eval_table});
         Prediction p = evaluate(scenario, profile);

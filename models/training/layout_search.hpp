@@ -33,6 +33,8 @@
 
 namespace ttsim {
 
+class LayerGraphCache;
+
 // The checks of `pins` that hold at every GPU count: TP or CP pinned above 1 where the workload does not model it,
 // TP beyond the system's NVLink domain. InputError naming the field given. The search makes them first; a front end
 // that prices many counts (a plan, a user-model scenario) makes them once up front, so an impossible pin is bad
@@ -73,6 +75,8 @@ struct LayoutSearchJob {
     // of this GPU family, as its submission ran it), counted as fitting as prepare_as_answer counts them; the
     // estimate stays in the candidate's memory and the answer warns. Unset: the estimate decides alone.
     std::function<bool(const ParallelismConfig&)> known_to_fit;
+    // Layer graphs kept beyond this search (the other points of a sweep); null: the search keeps its own.
+    LayerGraphCache* graphs = nullptr;
 };
 
 struct LayoutCandidate {

@@ -207,10 +207,14 @@ ConfigNode layer_description(const Workload& workload) {
                                         : ConfigNode::load_string(ref.description_yaml, ref.source);
 }
 
+layers::BuildOptions layout_graph_options(const Workload& workload, const ParallelismConfig& layout) {
+    TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
+    return graph_options(layout, graph_micro_batch(*workload.layer_model, layout));
+}
+
 layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
                                       const ParallelismConfig& layout) {
-    const LayerModelRef& ref = *workload.layer_model;
-    return layers::build_layer_graph(description, ref.file, graph_options(layout, graph_micro_batch(ref, layout)));
+    return layers::build_layer_graph(description, workload.layer_model->file, layout_graph_options(workload, layout));
 }
 
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,

@@ -83,6 +83,8 @@ layers::MemoryAssumptions memory_assumptions_of(const System& system);
 // layer description parsed once, the graph for a layout's micro batch, TP, CP and SP (layouts that differ only in
 // their optimizer sharding share it), and the table from that graph.
 ConfigNode layer_description(const Workload& workload);
+// The build options of `layout`'s graph: its micro batch in graph rows, split, recomputation and precisions.
+layers::BuildOptions layout_graph_options(const Workload& workload, const ParallelismConfig& layout);
 layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
                                       const ParallelismConfig& layout);
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,

@@ -30,6 +30,8 @@
 
 namespace ttsim {
 
+class LayerGraphCache;
+
 // How the layout is chosen (layout_search.hpp): `automatic` is `fastest` when the profile is an operator profile
 // and the workload has a layer graph, else `published` (the lumped model's behaviour, unchanged); `pinned`
 // searches only the layouts that match LayoutPins (`--layout tp=4,cp=2`).
@@ -87,6 +89,9 @@ struct PredictionRequest {
     // Failures, checkpoints and restarts over the run (models/reliability/job_reliability.hpp): rates, a pinned
     // checkpoint interval, storage bandwidth, hot spares; unset fields take reliability.yaml's defaults.
     reliability::ReliabilityRequest reliability;
+    // Layer graphs shared with other requests of one worker (a sweep's points at one GPU count: layer_graph_cache.hpp);
+    // null: each prediction builds its own. Not part of the question: results are the same either way.
+    LayerGraphCache* graphs = nullptr;
 };
 
 struct Prediction {
@@ -238,6 +243,8 @@ struct PrepareReuse {
     // Price no collective (each takes 0 s; ttt_lower_bound_minutes): needs `collectives` (for the optimizer
     // shards, nothing simulated) and `operator_table`.
     bool without_collectives = false;
+    // Where the tables' graphs and layer description come from when they are built here; null: built afresh.
+    LayerGraphCache* graphs = nullptr;
 };
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});
