@@ -180,6 +180,15 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
     };
     // Operator tables for the bounds, by graph and optimizer shards.
     std::map<std::pair<GraphKey, int>, std::shared_ptr<const OperatorTable>> bound_tables;
+    // The optimizer's shards by split (TP, CP, PP; DP follows) and distributed optimizer: the session lists every
+    // weight replica's rank to count them, thousands at thousands of GPUs, and a split has many layouts.
+    std::map<std::tuple<int, int, int, bool>, int> shards_by_split;
+    auto optimizer_shards = [&](const ParallelismConfig& c) {
+        const auto key = std::make_tuple(c.tensor_parallel, c.context_parallel, c.pipeline_parallel, c.distributed_optimizer);
+        auto it = shards_by_split.find(key);
+        if (it == shards_by_split.end()) it = shards_by_split.emplace(key, session.optimizer_shards(c)).first;
+        return it->second;
+    };
     // The quick bound of a layout's time to train, from its bound table alone: the busiest device computes at
     // least its 1/PP share of the micro batches (m x (F + B) / PP, the passes priced without the host's fixed cost
     // spread over them, which only lengthens them, times the straggler factor), each step pays the fixed per-step
@@ -357,7 +366,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     // The kernels' prices depend on the graph and the optimizer's shards only: layouts that differ in
                     // PP, VP or DP share one table for their bounds; the few that are priced get their own (below),
                     // whose memory is their layout's.
-                    const int shards = session.optimizer_shards(layout);
+                    const int shards = optimizer_shards(layout);
                     std::shared_ptr<const OperatorTable>& table = bound_tables[{graph_key(layout), shards}];
                     if (!table) table = build_operator_table(workload, *graph, gpu, layout, shards, memory);
                     LayoutCandidate candidate{layout, std::move(estimate)};
@@ -411,8 +420,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             continue;
         }
         // Its own table: the bound's shared one holds another layout's memory.
-        const std::shared_ptr<const OperatorTable> table = build_operator_table(
-            workload, graph_cache.graph(workload, c), gpu, c, session.optimizer_shards(c), memory);
+        const std::shared_ptr<const OperatorTable> table =
+            table_with_layout_memory(*u.bound_table, workload, graph_cache.graph(workload, c), gpu, c, memory);
         PreparedScenario scenario =
             prepare_layout(c, {.collectives = &session, .operator_table = table, .eval_table = u.eval_table});
         Prediction p = evaluate(scenario, profile);

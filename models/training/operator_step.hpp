@@ -90,6 +90,12 @@ layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
                                                           const GpuSpec& gpu, const ParallelismConfig& layout,
                                                           int optimizer_shards, const layers::MemoryAssumptions& memory = {});
+// `table` (built from `graph` for another layout with the same graph and optimizer shards: one that differs in PP,
+// VP or DP) with `layout`'s memory: the kernels' prices are the graph's and the shards', so nothing is priced again.
+std::shared_ptr<const OperatorTable> table_with_layout_memory(const OperatorTable& table, const Workload& workload,
+                                                              const layers::LayerGraph& graph, const GpuSpec& gpu,
+                                                              const ParallelismConfig& layout,
+                                                              const layers::MemoryAssumptions& memory = {});
 
 // The step as the operator model prices it, per micro step unless said otherwise.
 struct OperatorStepTimes {
