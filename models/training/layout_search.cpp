@@ -55,6 +55,14 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
         throw InputError("vp=" + std::to_string(*pins.virtual_pipeline) +
                              " needs pipeline parallelism: virtual stages interleave chunks over PP >= 2 devices",
                          Field::layout);
+    if (pins.schedule && pins.pipeline_parallel && *pins.pipeline_parallel == 1)
+        throw InputError("schedule=" + *pins.schedule + " needs pipeline parallelism (PP >= 2): pp=1 runs no schedule",
+                         Field::layout);
+    if (pins.schedule && *pins.schedule != to_string(PipeScheduleKind::interleaved) && pins.virtual_pipeline &&
+        *pins.virtual_pipeline > 1)
+        throw InputError("vp=" + std::to_string(*pins.virtual_pipeline) + " needs schedule=interleaved, not schedule=" +
+                             *pins.schedule + ": only the interleaved schedule runs virtual stages",
+                         Field::layout);
     if (pins.tensor_parallel && *pins.tensor_parallel > system.gpus_per_nvlink_domain)
         throw InputError(system.tensor_parallel_domain_problem(*pins.tensor_parallel), tensor_parallel_field);
 }
@@ -253,6 +261,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             for (const std::string& recompute : recompute_choices) {
             for (int pp : pipeline_depths(job.gpus / (tp * cp))) {
             if (pinned_out(pins.pipeline_parallel, pp)) continue;
+            if (pins.schedule && pp == 1) {
+                reject("schedule=" + *pins.schedule + " pinned: PP 1 runs no pipeline schedule");
+                continue;
+            }
             const int dp = job.gpus / (tp * cp * pp);
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;
@@ -308,6 +320,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 c.global_batch = static_cast<int>(global);
                 if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
                 c.recompute = recompute;
+                if (pins.schedule) c.pipeline_schedule = *pins.schedule;
                 // One graph for every depth and optimizer setting: they change memory and the schedule, not the
                 // layers.
                 const layers::LayerGraph* graph = nullptr;
@@ -325,8 +338,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                         reject(fmt::format("PP {} x VP {}: {}", pp, vp, stages));
                         continue;
                     }
-                    const std::string order = schedule_problem(
-                        vp > 1 ? PipeScheduleKind::interleaved : PipeScheduleKind::one_f_one_b, pp, vp, accumulation);
+                    // The search runs Megatron-LM's schedules unless one is pinned: GPipe keeps every micro batch's
+                    // activations in flight for the same bubble as 1F1B, so it never wins at equal memory.
+                    const std::string order =
+                        schedule_problem(pipe_schedule_of(c.pipeline_schedule, vp), pp, vp, accumulation);
                     if (!order.empty()) {
                         reject(fmt::format("PP {} x VP {}: {}", pp, vp, order));
                         continue;
@@ -351,6 +366,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     shape.pipeline_parallel = layout.pipeline_parallel;
                     shape.virtual_pipeline = layout.virtual_pipeline;
                     shape.micro_batches = layout.gradient_accumulation;
+                    shape.all_micro_batches_in_flight =
+                        pp > 1 && pipe_schedule_of(layout.pipeline_schedule, vp) == PipeScheduleKind::gpipe;
                     shape.data_parallel = layout.data_parallel;
                     shape.samples_per_micro_batch = layout.samples_per_micro_batch;
                     shape.distributed_optimizer = layout.distributed_optimizer;

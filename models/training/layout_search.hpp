@@ -105,6 +105,13 @@ struct LayoutSearchResult {
 // (the caller words it: layout_refusal).
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile);
 
+// Why `layout` does not fit on `system`'s GPUs (`memory`, its estimate over HBM): the estimate's figures, what is
+// over (the model state of its layers, or its activations) and the smallest changes that would fit, each with the
+// figure it needs (PP stages, the distributed optimizer, TP only below the NVLink domain, recomputation, fewer
+// tokens per micro batch), after `changes` (the caller's own first: relax the pins, keep less memory free).
+std::string memory_refusal(const Workload& workload, const System& system, const ParallelismConfig& layout,
+                           const layers::MemoryEstimate& memory, std::vector<std::string> changes = {});
+
 // The InputError to raise when no layout fits: the numbers of the smallest layout tried, or why none is valid.
 [[noreturn]] void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result, Field field);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/training/pipeline_schedule.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
 #include "sim/errors.hpp"
 
@@ -171,6 +172,9 @@ layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph
     m.pipeline_parallel = layout.pipeline_parallel;
     m.virtual_pipeline = layout.virtual_pipeline;
     m.micro_batches = layout.gradient_accumulation;
+    m.all_micro_batches_in_flight =
+        layout.pipeline_parallel > 1 &&
+        pipe_schedule_of(layout.pipeline_schedule, layout.virtual_pipeline) == PipeScheduleKind::gpipe;
     if (!layout.recompute.empty()) {
         m.recompute_override = true;
         m.recompute = layout.recompute == "full" ? layers::Recompute::full : layers::Recompute::none;

@@ -40,13 +40,14 @@ struct LayoutPins {
     std::optional<int> tensor_parallel, context_parallel, micro_batch, gradient_accumulation;
     std::optional<int> pipeline_parallel, virtual_pipeline;   // pp=, vp=
     std::optional<std::string> recompute;                     // recompute=none|full
+    std::optional<std::string> schedule;                      // schedule=gpipe|1f1b|interleaved (pipeline_schedule.hpp)
     std::optional<bool> distributed_optimizer;
     // Gradients reduced once backward has ended (true) or bucket by bucket during it (false); unset: as the layout
     // the search starts from (its published recipe: ParallelismConfig::gradient_reduction_after_backward).
     std::optional<bool> reduction_after_backward;
     bool any() const {
         return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || pipeline_parallel ||
-               virtual_pipeline || recompute || distributed_optimizer || reduction_after_backward;
+               virtual_pipeline || recompute || schedule || distributed_optimizer || reduction_after_backward;
     }
 };
 struct LayoutRequest {

@@ -66,9 +66,9 @@ namespace {
 // prepare_as_answer's memory rule (predict.hpp).
 void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request) {
     if (!scenario.operator_table || scenario.operator_table->memory.fits) return;
-    const std::string& summary = scenario.operator_table->memory.summary;
     if (!scenario.ran_as_published.empty()) {
-        scenario.warnings.push_back(ran_over_estimate_warning(summary, scenario.ran_as_published));
+        scenario.warnings.push_back(ran_over_estimate_warning(scenario.operator_table->memory.summary,
+                                                              scenario.ran_as_published));
         return;
     }
     const bool layout_asked = request.layout.mode == LayoutMode::published;
@@ -79,9 +79,14 @@ void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& r
                         : request.samples_per_rank   ? Field::batch_per_rank
                         : layout_asked               ? Field::layout
                                                      : Field::gpus;
-    throw InputError("the layout does not fit in memory: " + summary + " (" +
-                         (request.memory_reserve_bytes ? "keep less memory free, or " : "") +
-                         "split the model further: a larger TP or CP, which the operator model's layout search tries)",
+    // The same explanation as the layout search's refusal, with the changes the search would make named too: this
+    // layout was given or published, not searched.
+    std::vector<std::string> changes;
+    if (request.memory_reserve_bytes) changes.push_back("keep less memory free");
+    if (request.layout.mode != LayoutMode::fastest) changes.push_back("let the layout search choose (layout fastest, operator model)");
+    throw InputError("the layout does not fit in memory: " +
+                         memory_refusal(*scenario.workload, scenario.system, scenario.layout,
+                                        scenario.operator_table->memory, std::move(changes)),
                      field);
 }
 

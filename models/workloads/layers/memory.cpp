@@ -92,6 +92,7 @@ MemoryEstimate memory_per_gpu(const LayerGraph& graph, const MemoryLayout& layou
         return mine;
     };
     auto in_flight_of = [&](int d) {
+        if (layout.all_micro_batches_in_flight) return v * m;
         return v == 1 ? std::min(p - d, m) : std::min((p - d - 1) * 2 + (v - 1) * p + 1, v * m);
     };
     // The fullest device's figures first; only its summary is written (a search estimates thousands of layouts).
