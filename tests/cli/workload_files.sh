@@ -90,6 +90,15 @@ refused "a user model with the lumped model (predict)" "'--model': a user model 
 "$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
   --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe >"$tmp/gpipe.txt"; rc=$?
 check "schedule=gpipe: exit 0, the layout says GPipe" '[[ $rc -eq 0 ]] && grep -q "^  layout  .*PP 8 GPipe" "$tmp/gpipe.txt"'
+"$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
+  --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe --format json >"$tmp/gpipe.json"
+check "schedule=gpipe: the JSON layout names it" \
+  'python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"layout\"][\"schedule\"] == \"gpipe\"" "$tmp/gpipe.json"'
 refused "schedule=foo" "'--layout': schedule must be gpipe, 1f1b or interleaved, not 'foo'" \
   "$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 --layout tp=8,pp=8,schedule=foo
+# A scenario's layout: map takes the key too, checked at its file, line and key.
+sed 's/^layout: {tp: 4, pp: 8, vp: 6, micro: 1}$/layout: {tp: 4, pp: 8, micro: 1, schedule: foo}/' \
+  scenarios/gpt3-175b-300b-tokens.yaml >"$tmp/gpt3-foo.yaml"
+refused "a scenario's layout: schedule: foo" "gpt3-foo.yaml:33" "$ttsim" run "$tmp/gpt3-foo.yaml"
+check "a scenario's layout: schedule: foo names the choices" 'has "$tmp/err.txt" "gpipe" && has "$tmp/err.txt" "1f1b"'
 exit $((fail > 0))
