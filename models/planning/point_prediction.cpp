@@ -125,7 +125,7 @@ std::string compute_what_if_note(const SweepPoint& point, const Prediction& pred
 
 }  // namespace
 
-PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) {
+PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles, LayerGraphCache* graphs) {
     PointOutcome outcome;
     try {
         const System system = point_system(point);
@@ -148,8 +148,9 @@ PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles) 
         PreparedPoint priced;
         auto run_at = [&](std::optional<int> batch, std::optional<int> samples_per_rank = std::nullopt) {
             if (searched) {
-                ExplainedPrediction explained =
-                    predict_explained(point_request(point, batch, samples_per_rank), profiles);
+                PredictionRequest request = point_request(point, batch, samples_per_rank);
+                request.graphs = graphs;
+                ExplainedPrediction explained = predict_explained(request, profiles);
                 priced = PreparedPoint{std::move(explained.scenario), std::move(explained.profile)};
                 return std::move(explained.prediction);
             }

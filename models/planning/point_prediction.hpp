@@ -57,8 +57,9 @@ PreparedPoint prepare_point(const SweepPoint& point, const ProfileSet& profiles,
 // the workload has a layer graph; `layout: published` and the lumped model keep the published layout.
 bool point_searches_layout(const SweepPoint& point, const ProfileSet& profiles);
 
-// Runs the point (all batch rules). Never throws InputError: it becomes !ok with the message.
-PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles);
+// Runs the point (all batch rules). Never throws InputError: it becomes !ok with the message. `graphs`: layer graphs
+// shared with the points run before it on this worker (PredictionRequest::graphs); null: its own.
+PointOutcome predict_point(const SweepPoint& point, const ProfileSet& profiles, LayerGraphCache* graphs = nullptr);
 
 // Global batches the RCP table offers for `workload` (ascending), the candidates of BatchRule::rcp_optimal.
 std::vector<int> rcp_batches(const std::string& workload);

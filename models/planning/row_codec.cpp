@@ -7,7 +7,8 @@
 // The plain structs, field by field under their own names (from_json: every field required).
 namespace ttsim {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ParallelismConfig, tensor_parallel, context_parallel, pipeline_parallel,
-                                   virtual_pipeline, recompute, data_parallel, samples_per_micro_batch, gradient_accumulation, packing_factor,
+                                   virtual_pipeline, recompute, pipeline_schedule, data_parallel, samples_per_micro_batch,
+                                   gradient_accumulation, packing_factor,
                                    global_batch, distributed_optimizer, sharp, sequence_parallel, fp8, cuda_graphs,
                                    eval_batch, eval_samples_per_graph_sample, eval_cuda_graphs, precision,
                                    head_on_all_tokens, gradient_reduction_after_backward, gradient_buckets,

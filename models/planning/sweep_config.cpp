@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "models/training/layout_search.hpp"
+#include "models/training/pipeline_schedule.hpp"
 #include "models/training/predict.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "models/workloads/workload.hpp"
@@ -185,7 +186,8 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
     if (node.is_scalar()) {
         request = node.feeding([&] { return parse_layout_request(node.as_string()); });
     } else {
-        node.check_keys({"tp", "cp", "pp", "vp", "micro", "accumulation", "recompute", "distributed_optimizer", "reduction"});
+        node.check_keys({"tp", "cp", "pp", "vp", "micro", "accumulation", "recompute", "schedule", "distributed_optimizer",
+                         "reduction"});
         request.mode = LayoutMode::pinned;
         const std::pair<const char*, std::optional<int> LayoutPins::*> counts[] = {
             {"tp", &LayoutPins::tensor_parallel},
@@ -198,10 +200,11 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model) {
             if (auto x = node.optional(key)) request.pins.*member = static_cast<int>(x->as_int(1, 1 << 20));
         if (auto x = node.optional("distributed_optimizer")) request.pins.distributed_optimizer = x->as_bool();
         if (auto x = node.optional("recompute")) request.pins.recompute = x->as_choice({"none", "full"});
+        if (auto x = node.optional("schedule")) request.pins.schedule = x->as_choice(kPipeScheduleNames);
         if (auto x = node.optional("reduction"))
             request.pins.reduction_after_backward = x->as_choice(kGradientReductionNames) == gradient_reduction_name(true);
         if (!request.pins.any())
-            node.fail("pins nothing: give tp, cp, pp, vp, micro, recompute, accumulation, distributed_optimizer or reduction (or layout: "
+            node.fail("pins nothing: give tp, cp, pp, vp, micro, recompute, schedule, accumulation, distributed_optimizer or reduction (or layout: "
                       "fastest)");
     }
     if (request.searches() && model != ComputeModel::operator_level)

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "models/training/pipeline_schedule.hpp"
 #include "sim/time.hpp"
 
 namespace ttsim {
@@ -89,12 +90,13 @@ struct IterationPlan {
     std::vector<IterationCollective> layer_collectives;
 
     // Pipeline parallelism (pipeline_step.cpp): PP devices of VP chunks each run the micro steps through their
-    // stages in the 1F1B (VP 1) or interleaved (VP > 1) schedule, pipeline_schedule.hpp; the layers above (which
+    // stages in `pipeline_schedule` (GPipe, 1F1B or interleaved with VP > 1: pipeline_schedule.hpp); the layers above (which
     // must be given) are split into PP x VP stages (layers::pipeline_stages over layer_is_block). Each stage's
     // gradients are reduced after its last backward: bucket_comm_seconds' total is one average device's
     // (1/PP of the gradients), scaled per stage by layer_gradient_bytes. pp_send_seconds: one micro batch's
     // message from device d to (d+1) mod PP (empty: free).
     int pipeline_parallel = 1, virtual_pipeline = 1;
+    PipeScheduleKind pipeline_schedule = PipeScheduleKind::one_f_one_b;
     std::vector<bool> layer_is_block;
     std::vector<double> layer_gradient_bytes;
     std::vector<double> pp_send_seconds;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/training/layer_graph_cache.hpp"
 #include "models/training/pipeline_schedule.hpp"
 #include "models/training/step_bounds.hpp"
 #include "sim/errors.hpp"
@@ -53,6 +54,14 @@ void check_pins_apply(const Workload& workload, const System& system, const Layo
     if (pins.virtual_pipeline && *pins.virtual_pipeline > 1 && pins.pipeline_parallel && *pins.pipeline_parallel == 1)
         throw InputError("vp=" + std::to_string(*pins.virtual_pipeline) +
                              " needs pipeline parallelism: virtual stages interleave chunks over PP >= 2 devices",
+                         Field::layout);
+    if (pins.schedule && pins.pipeline_parallel && *pins.pipeline_parallel == 1)
+        throw InputError("schedule=" + *pins.schedule + " needs pipeline parallelism (PP >= 2): pp=1 runs no schedule",
+                         Field::layout);
+    if (pins.schedule && *pins.schedule != to_string(PipeScheduleKind::interleaved) && pins.virtual_pipeline &&
+        *pins.virtual_pipeline > 1)
+        throw InputError("vp=" + std::to_string(*pins.virtual_pipeline) + " needs schedule=interleaved, not schedule=" +
+                             *pins.schedule + ": only the interleaved schedule runs virtual stages",
                          Field::layout);
     if (pins.tensor_parallel && *pins.tensor_parallel > system.gpus_per_nvlink_domain)
         throw InputError(system.tensor_parallel_domain_problem(*pins.tensor_parallel), tensor_parallel_field);
@@ -143,7 +152,11 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         return job.owned_workload ? prepare_with_layout(job.owned_workload, job.system, job.gpus, c, reuse)
                                   : prepare_with_layout(workload, job.system, job.gpus, c, reuse);
     };
-    const ConfigNode description = layer_description(workload);   // parsed once for every graph below
+    // Graphs by build options, and the layer description parsed once: the caller's (a sweep's points share one) or
+    // the search's own.
+    LayerGraphCache own_graphs;
+    LayerGraphCache& graph_cache = job.graphs ? *job.graphs : own_graphs;
+    const ConfigNode& description = graph_cache.description(workload);
     const layers::MemoryAssumptions memory = memory_assumptions_of(job.system);
     // Evaluation tables by (TP, CP, samples per pass): the evaluation batch does not follow the training micro batch.
     std::map<std::tuple<int, int, double>, std::shared_ptr<const EvalTable>> eval_tables;
@@ -168,14 +181,22 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             if (layers::pipeline_stage_problem(graph, pp * v).empty()) out.push_back(v);
         return out;
     };
-    // Graphs by (TP, CP, micro batch, recomputation): every depth and optimizer setting shares one.
+    // Bound tables by graph (TP, CP, micro batch, recomputation): every depth and optimizer setting shares one.
     using GraphKey = std::tuple<int, int, int, std::string>;
     auto graph_key = [](const ParallelismConfig& c) {
         return GraphKey{c.tensor_parallel, c.context_parallel, c.samples_per_micro_batch, c.recompute};
     };
-    std::map<GraphKey, layers::LayerGraph> graphs;
     // Operator tables for the bounds, by graph and optimizer shards.
     std::map<std::pair<GraphKey, int>, std::shared_ptr<const OperatorTable>> bound_tables;
+    // The optimizer's shards by split (TP, CP, PP; DP follows) and distributed optimizer: the session lists every
+    // weight replica's rank to count them, thousands at thousands of GPUs, and a split has many layouts.
+    std::map<std::tuple<int, int, int, bool>, int> shards_by_split;
+    auto optimizer_shards = [&](const ParallelismConfig& c) {
+        const auto key = std::make_tuple(c.tensor_parallel, c.context_parallel, c.pipeline_parallel, c.distributed_optimizer);
+        auto it = shards_by_split.find(key);
+        if (it == shards_by_split.end()) it = shards_by_split.emplace(key, session.optimizer_shards(c)).first;
+        return it->second;
+    };
     // The quick bound of a layout's time to train, from its bound table alone: the busiest device computes at
     // least its 1/PP share of the micro batches (m x (F + B) / PP, the passes priced without the host's fixed cost
     // spread over them, which only lengthens them, times the straggler factor), each step pays the fixed per-step
@@ -214,12 +235,6 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
         const RunClock clock{step, 0.0, profile.run_overhead_seconds, c.global_batch, b.scenario.eval_schedule};
         return clock.seconds(trained_samples(b.scenario, profile, b.scenario.samples_mean)) / 60.0;
     };
-    auto graph_for = [&](const ParallelismConfig& c) -> layers::LayerGraph& {
-        const GraphKey key = graph_key(c);
-        auto it = graphs.find(key);
-        if (it == graphs.end()) it = graphs.emplace(key, build_layout_graph(workload, description, c)).first;
-        return it->second;
-    };
     // Recomputation: the workload's own, and where its blocks can be pipelined (a transformer) full recomputation
     // too, unless pinned. It only adds forward work, so the bounds below keep it out wherever memory does not force it.
     std::vector<std::string> recompute_choices{job.switches.recompute};
@@ -246,6 +261,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             for (const std::string& recompute : recompute_choices) {
             for (int pp : pipeline_depths(job.gpus / (tp * cp))) {
             if (pinned_out(pins.pipeline_parallel, pp)) continue;
+            if (pins.schedule && pp == 1) {
+                reject("schedule=" + *pins.schedule + " pinned: PP 1 runs no pipeline schedule");
+                continue;
+            }
             const int dp = job.gpus / (tp * cp * pp);
             const long long global = job.samples_per_rank ? static_cast<long long>(*job.samples_per_rank) * dp
                                                           : job.global_batch;
@@ -301,11 +320,12 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                 c.global_batch = static_cast<int>(global);
                 if (c.packing_factor > 1 && micro % c.packing_factor != 0) c.packing_factor = 1;
                 c.recompute = recompute;
+                if (pins.schedule) c.pipeline_schedule = *pins.schedule;
                 // One graph for every depth and optimizer setting: they change memory and the schedule, not the
                 // layers.
-                layers::LayerGraph* graph = nullptr;
+                const layers::LayerGraph* graph = nullptr;
                 try {
-                    graph = &graph_for(c);
+                    graph = &graph_cache.graph(workload, c);
                 } catch (const InputError& e) {
                     // The family's own split checks (heads over TP, sequence over CP): the split is not valid.
                     reject(fmt::format("TP {} x CP {}: {}", tp, cp, e.message()));
@@ -318,8 +338,10 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                         reject(fmt::format("PP {} x VP {}: {}", pp, vp, stages));
                         continue;
                     }
-                    const std::string order = schedule_problem(
-                        vp > 1 ? PipeScheduleKind::interleaved : PipeScheduleKind::one_f_one_b, pp, vp, accumulation);
+                    // The search runs Megatron-LM's schedules unless one is pinned: GPipe keeps every micro batch's
+                    // activations in flight for the same bubble as 1F1B, so it never wins at equal memory.
+                    const std::string order =
+                        schedule_problem(pipe_schedule_of(c.pipeline_schedule, vp), pp, vp, accumulation);
                     if (!order.empty()) {
                         reject(fmt::format("PP {} x VP {}: {}", pp, vp, order));
                         continue;
@@ -344,6 +366,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     shape.pipeline_parallel = layout.pipeline_parallel;
                     shape.virtual_pipeline = layout.virtual_pipeline;
                     shape.micro_batches = layout.gradient_accumulation;
+                    shape.all_micro_batches_in_flight =
+                        pp > 1 && pipe_schedule_of(layout.pipeline_schedule, vp) == PipeScheduleKind::gpipe;
                     shape.data_parallel = layout.data_parallel;
                     shape.samples_per_micro_batch = layout.samples_per_micro_batch;
                     shape.distributed_optimizer = layout.distributed_optimizer;
@@ -359,7 +383,7 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     // The kernels' prices depend on the graph and the optimizer's shards only: layouts that differ in
                     // PP, VP or DP share one table for their bounds; the few that are priced get their own (below),
                     // whose memory is their layout's.
-                    const int shards = session.optimizer_shards(layout);
+                    const int shards = optimizer_shards(layout);
                     std::shared_ptr<const OperatorTable>& table = bound_tables[{graph_key(layout), shards}];
                     if (!table) table = build_operator_table(workload, *graph, gpu, layout, shards, memory);
                     LayoutCandidate candidate{layout, std::move(estimate)};
@@ -413,8 +437,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
             continue;
         }
         // Its own table: the bound's shared one holds another layout's memory.
-        const std::shared_ptr<const OperatorTable> table = build_operator_table(
-            workload, graphs.at(graph_key(c)), gpu, c, session.optimizer_shards(c), memory);
+        const std::shared_ptr<const OperatorTable> table =
+            table_with_layout_memory(*u.bound_table, workload, graph_cache.graph(workload, c), gpu, c, memory);
         PreparedScenario scenario =
             prepare_layout(c, {.collectives = &session, .operator_table = table, .eval_table = u.eval_table});
         Prediction p = evaluate(scenario, profile);

@@ -33,6 +33,8 @@
 
 namespace ttsim {
 
+class LayerGraphCache;
+
 // The checks of `pins` that hold at every GPU count: TP or CP pinned above 1 where the workload does not model it,
 // TP beyond the system's NVLink domain. InputError naming the field given. The search makes them first; a front end
 // that prices many counts (a plan, a user-model scenario) makes them once up front, so an impossible pin is bad
@@ -73,6 +75,8 @@ struct LayoutSearchJob {
     // of this GPU family, as its submission ran it), counted as fitting as prepare_as_answer counts them; the
     // estimate stays in the candidate's memory and the answer warns. Unset: the estimate decides alone.
     std::function<bool(const ParallelismConfig&)> known_to_fit;
+    // Layer graphs kept beyond this search (the other points of a sweep); null: the search keeps its own.
+    LayerGraphCache* graphs = nullptr;
 };
 
 struct LayoutCandidate {
@@ -100,6 +104,13 @@ struct LayoutSearchResult {
 // Throws InputError (the job's pin fields) for pins that cannot multiply out; an empty `fitting` is not an error here
 // (the caller words it: layout_refusal).
 LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfile& profile);
+
+// Why `layout` does not fit on `system`'s GPUs (`memory`, its estimate over HBM): the estimate's figures, what is
+// over (the model state of its layers, or its activations) and the smallest changes that would fit, each with the
+// figure it needs (PP stages, the distributed optimizer, TP only below the NVLink domain, recomputation, fewer
+// tokens per micro batch), after `changes` (the caller's own first: relax the pins, keep less memory free).
+std::string memory_refusal(const Workload& workload, const System& system, const ParallelismConfig& layout,
+                           const layers::MemoryEstimate& memory, std::vector<std::string> changes = {});
 
 // The InputError to raise when no layout fits: the numbers of the smallest layout tried, or why none is valid.
 [[noreturn]] void refuse_layouts(const LayoutSearchJob& job, const LayoutSearchResult& result, Field field);

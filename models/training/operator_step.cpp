@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/training/pipeline_schedule.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
 #include "sim/errors.hpp"
 
@@ -171,6 +172,9 @@ layers::MemoryLayout memory_layout_of(const ParallelismConfig& layout, int graph
     m.pipeline_parallel = layout.pipeline_parallel;
     m.virtual_pipeline = layout.virtual_pipeline;
     m.micro_batches = layout.gradient_accumulation;
+    m.all_micro_batches_in_flight =
+        layout.pipeline_parallel > 1 &&
+        pipe_schedule_of(layout.pipeline_schedule, layout.virtual_pipeline) == PipeScheduleKind::gpipe;
     if (!layout.recompute.empty()) {
         m.recompute_override = true;
         m.recompute = layout.recompute == "full" ? layers::Recompute::full : layers::Recompute::none;
@@ -207,10 +211,14 @@ ConfigNode layer_description(const Workload& workload) {
                                         : ConfigNode::load_string(ref.description_yaml, ref.source);
 }
 
+layers::BuildOptions layout_graph_options(const Workload& workload, const ParallelismConfig& layout) {
+    TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
+    return graph_options(layout, graph_micro_batch(*workload.layer_model, layout));
+}
+
 layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
                                       const ParallelismConfig& layout) {
-    const LayerModelRef& ref = *workload.layer_model;
-    return layers::build_layer_graph(description, ref.file, graph_options(layout, graph_micro_batch(ref, layout)));
+    return layers::build_layer_graph(description, workload.layer_model->file, layout_graph_options(workload, layout));
 }
 
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const GpuSpec& gpu,
@@ -226,6 +234,28 @@ layers::MemoryAssumptions memory_assumptions_of(const System& system) {
     return memory;
 }
 
+namespace {
+
+// A table's memory: `layout`'s per GPU, gradients held as the workload keeps them (Workload::gradient_dtype).
+layers::MemoryEstimate table_memory(const Workload& workload, const layers::LayerGraph& graph, const GpuSpec& gpu,
+                                    const ParallelismConfig& layout, const layers::MemoryAssumptions& memory) {
+    layers::MemoryAssumptions with_gradients = memory;
+    with_gradients.grad_bytes = workload.gradient_element_bytes();
+    return layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro_batch(*workload.layer_model, layout)), gpu,
+                                  with_gradients);
+}
+
+}  // namespace
+
+std::shared_ptr<const OperatorTable> table_with_layout_memory(const OperatorTable& table, const Workload& workload,
+                                                              const layers::LayerGraph& graph, const GpuSpec& gpu,
+                                                              const ParallelismConfig& layout,
+                                                              const layers::MemoryAssumptions& memory) {
+    auto copy = std::make_shared<OperatorTable>(table);
+    copy->memory = table_memory(workload, graph, gpu, layout, memory);
+    return copy;
+}
+
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
                                                           const GpuSpec& gpu, const ParallelismConfig& layout,
                                                           int optimizer_shards, const layers::MemoryAssumptions& memory) {
@@ -239,9 +269,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
     // Gradients as the workload keeps and reduces them (Workload::gradient_dtype): held per GPU and sent by DP.
     const double gradient_element_bytes = workload.gradient_element_bytes();
-    layers::MemoryAssumptions with_gradients = memory;
-    with_gradients.grad_bytes = gradient_element_bytes;
-    table->memory = layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro), gpu, with_gradients);
+    table->memory = table_memory(workload, graph, gpu, layout, memory);
 
     const GpuSpec* floor = reference_floor(gpu);   // once per table: the optimizer's update is bounded the same way
     const layers::Layer* previous = nullptr;
@@ -250,11 +278,10 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
         prices.name = layer.name;
         prices.block = layer.role == layers::LayerRole::block;
         const LayerPrices* repeated = previous ? &table->layers.back() : nullptr;   // the previous layer's prices
-        prices.forward = repeated && prices_alike(layer.forward, previous->forward) ? repeated->forward
-                                                                                      : price_list(layer.forward, gpu);
-        prices.backward = repeated && prices_alike(layer.backward, previous->backward)
-                              ? repeated->backward
-                              : price_list(layer.backward, gpu);
+        prices.forward_as_previous = repeated && prices_alike(layer.forward, previous->forward);
+        prices.backward_as_previous = repeated && prices_alike(layer.backward, previous->backward);
+        prices.forward = prices.forward_as_previous ? repeated->forward : price_list(layer.forward, gpu);
+        prices.backward = prices.backward_as_previous ? repeated->backward : price_list(layer.backward, gpu);
         previous = &layer;
         prices.gradient_bytes = gradient_element_bytes * static_cast<double>(layer.local_trainable);
         table->kernels_per_micro_step += layer.forward.size() + layer.backward.size();
@@ -285,9 +312,11 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     t.forward_layer_gpu_seconds.resize(table.layers.size());
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
-        t.forward_layer_gpu_seconds[i] = pass_seconds(layer.forward, e, speed, stack_speed);
+        t.forward_layer_gpu_seconds[i] = layer.forward_as_previous ? t.forward_layer_gpu_seconds[i - 1]
+                                                                   : pass_seconds(layer.forward, e, speed, stack_speed);
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
-        backward_layer[i] = pass_seconds(layer.backward, e, speed, stack_speed);
+        backward_layer[i] = layer.backward_as_previous ? backward_layer[i - 1]
+                                                       : pass_seconds(layer.backward, e, speed, stack_speed);
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -391,23 +420,31 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
         workload.evaluation ? workload.evaluation->host_kernels_per_sample * table->samples_per_pass : 0.0;
     table->pad_last_batch = workload.evaluation ? workload.evaluation->pad_last_batch : true;
     if (rows == static_cast<int>(training.graph_micro_batch)) {
-        for (const LayerPrices& layer : training.layers) table->layers.push_back({layer.name, layer.block, layer.forward, {}, 0});
+        for (const LayerPrices& layer : training.layers)
+            table->layers.push_back({layer.name, layer.block, layer.forward, {}, 0, layer.forward_as_previous, false});
         return table;
     }
     const layers::LayerGraph graph =
         layers::build_layer_graph(description, workload.layer_model->file, graph_options(layout, rows));
-    for (const layers::Layer& layer : graph.layers)
-        table->layers.push_back({layer.name, layer.role == layers::LayerRole::block, price_list(layer.forward, gpu), {}, 0});
+    const layers::Layer* previous = nullptr;
+    for (const layers::Layer& layer : graph.layers) {
+        const bool as_previous = previous && prices_alike(layer.forward, previous->forward);
+        table->layers.push_back({layer.name, layer.role == layers::LayerRole::block,
+                                 as_previous ? table->layers.back().forward : price_list(layer.forward, gpu), {}, 0,
+                                 as_previous, false});
+        previous = &layer;
+    }
     return table;
 }
 
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill,
                          double stack_speed, double fitted_host_kernels_per_pass) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
-    double gpu = 0;
+    double gpu = 0, layer_gpu = 0;
     std::size_t eager = 0, graphs = 0;
     for (const LayerPrices& layer : table.layers) {
-        gpu += pass_seconds(layer.forward, e, speed, stack_speed);
+        if (!layer.forward_as_previous) layer_gpu = pass_seconds(layer.forward, e, speed, stack_speed);
+        gpu += layer_gpu;
         if (table.cuda_graphs == layers::CudaGraphs::none ||
             (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
             eager += layer.forward.size();

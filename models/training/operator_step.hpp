@@ -45,6 +45,10 @@ struct LayerPrices {
     std::vector<KernelPrice> forward, backward;
     double gradient_bytes = 0;             // this GPU's gradients of the layer (trainable parameters x
                                            // Workload::gradient_element_bytes)
+    // Whether a pass's kernels price as the previous layer's (a repeated block): every pricing takes that layer's
+    // seconds instead of summing the kernels again (an 80-layer decoder sums 2 of its 160 passes; a layout search
+    // prices thousands of tables).
+    bool forward_as_previous = false, backward_as_previous = false;
 };
 
 struct OperatorTable {
@@ -79,11 +83,19 @@ layers::MemoryAssumptions memory_assumptions_of(const System& system);
 // layer description parsed once, the graph for a layout's micro batch, TP, CP and SP (layouts that differ only in
 // their optimizer sharding share it), and the table from that graph.
 ConfigNode layer_description(const Workload& workload);
+// The build options of `layout`'s graph: its micro batch in graph rows, split, recomputation and precisions.
+layers::BuildOptions layout_graph_options(const Workload& workload, const ParallelismConfig& layout);
 layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode& description,
                                       const ParallelismConfig& layout);
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
                                                           const GpuSpec& gpu, const ParallelismConfig& layout,
                                                           int optimizer_shards, const layers::MemoryAssumptions& memory = {});
+// `table` (built from `graph` for another layout with the same graph and optimizer shards: one that differs in PP,
+// VP or DP) with `layout`'s memory: the kernels' prices are the graph's and the shards', so nothing is priced again.
+std::shared_ptr<const OperatorTable> table_with_layout_memory(const OperatorTable& table, const Workload& workload,
+                                                              const layers::LayerGraph& graph, const GpuSpec& gpu,
+                                                              const ParallelismConfig& layout,
+                                                              const layers::MemoryAssumptions& memory = {});
 
 // The step as the operator model prices it, per micro step unless said otherwise.
 struct OperatorStepTimes {

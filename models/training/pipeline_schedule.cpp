@@ -7,13 +7,19 @@
 
 namespace ttsim {
 
-const char* to_string(PipeScheduleKind kind) {
-    switch (kind) {
-        case PipeScheduleKind::gpipe: return "gpipe";
-        case PipeScheduleKind::one_f_one_b: return "1f1b";
-        case PipeScheduleKind::interleaved: return "interleaved";
-    }
-    return "?";
+const char* to_string(PipeScheduleKind kind) { return kPipeScheduleNames[static_cast<int>(kind)].data(); }
+
+std::optional<PipeScheduleKind> pipe_schedule_named(std::string_view name) {
+    for (const auto kind : {PipeScheduleKind::gpipe, PipeScheduleKind::one_f_one_b, PipeScheduleKind::interleaved})
+        if (name == to_string(kind)) return kind;
+    return std::nullopt;
+}
+
+PipeScheduleKind pipe_schedule_of(const std::string& named, int virtual_pipeline) {
+    if (named.empty()) return virtual_pipeline > 1 ? PipeScheduleKind::interleaved : PipeScheduleKind::one_f_one_b;
+    const std::optional<PipeScheduleKind> kind = pipe_schedule_named(named);
+    TTSIM_ASSERT(kind.has_value(), "unknown pipeline schedule '" + named + "'");
+    return *kind;
 }
 
 std::string schedule_problem(PipeScheduleKind kind, int devices, int chunks, int micro_batches) {

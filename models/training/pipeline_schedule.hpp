@@ -20,7 +20,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/errors.hpp"
@@ -30,6 +32,14 @@ namespace ttsim {
 
 enum class PipeScheduleKind { gpipe, one_f_one_b, interleaved };
 const char* to_string(PipeScheduleKind kind);
+// The names a layout gives the schedules (`--layout schedule=`, a scenario's `layout: {schedule: ...}`), in enum
+// order; to_string writes them.
+inline constexpr std::string_view kPipeScheduleNames[] = {"gpipe", "1f1b", "interleaved"};
+// The schedule `name` names; nullopt for another name.
+std::optional<PipeScheduleKind> pipe_schedule_named(std::string_view name);
+// A layout's schedule (ParallelismConfig::pipeline_schedule): the one it names, else interleaved with VP > 1 and
+// 1F1B without.
+PipeScheduleKind pipe_schedule_of(const std::string& named, int virtual_pipeline);
 
 struct PipeTask {
     int device = 0, chunk = 0, micro = 0;

@@ -98,8 +98,7 @@ IterationResult simulate_pipelined_iteration(const IterationPlan& plan) {
                                                  : 0.0);
     const double device_share = total_gradients > 0 ? largest_device / total_gradients : 1.0 / p;
 
-    const Schedule schedule = build_schedule(v > 1 ? PipeScheduleKind::interleaved : PipeScheduleKind::one_f_one_b, p, v,
-                                             plan.micro_steps);
+    const Schedule schedule = build_schedule(plan.pipeline_schedule, p, v, plan.micro_steps);
     const PipeResult pipe = simulate_pipeline(schedule, d, plan.record_timeline);
 
     IterationResult r;

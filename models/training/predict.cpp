@@ -132,6 +132,7 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
         TTSIM_ASSERT(terms.operator_model && s.operator_table, "pipeline parallelism is priced by the operator model");
         plan.pipeline_parallel = c.pipeline_parallel;
         plan.virtual_pipeline = c.virtual_pipeline;
+        plan.pipeline_schedule = pipe_schedule_of(c.pipeline_schedule, c.virtual_pipeline);
         for (const LayerPrices& layer : s.operator_table->layers) {
             plan.layer_is_block.push_back(layer.block);
             plan.layer_gradient_bytes.push_back(layer.gradient_bytes);

@@ -30,6 +30,8 @@
 
 namespace ttsim {
 
+class LayerGraphCache;
+
 // How the layout is chosen (layout_search.hpp): `automatic` is `fastest` when the profile is an operator profile
 // and the workload has a layer graph, else `published` (the lumped model's behaviour, unchanged); `pinned`
 // searches only the layouts that match LayoutPins (`--layout tp=4,cp=2`).
@@ -38,13 +40,14 @@ struct LayoutPins {
     std::optional<int> tensor_parallel, context_parallel, micro_batch, gradient_accumulation;
     std::optional<int> pipeline_parallel, virtual_pipeline;   // pp=, vp=
     std::optional<std::string> recompute;                     // recompute=none|full
+    std::optional<std::string> schedule;                      // schedule=gpipe|1f1b|interleaved (pipeline_schedule.hpp)
     std::optional<bool> distributed_optimizer;
     // Gradients reduced once backward has ended (true) or bucket by bucket during it (false); unset: as the layout
     // the search starts from (its published recipe: ParallelismConfig::gradient_reduction_after_backward).
     std::optional<bool> reduction_after_backward;
     bool any() const {
         return tensor_parallel || context_parallel || micro_batch || gradient_accumulation || pipeline_parallel ||
-               virtual_pipeline || recompute || distributed_optimizer || reduction_after_backward;
+               virtual_pipeline || recompute || schedule || distributed_optimizer || reduction_after_backward;
     }
 };
 struct LayoutRequest {
@@ -87,6 +90,9 @@ struct PredictionRequest {
     // Failures, checkpoints and restarts over the run (models/reliability/job_reliability.hpp): rates, a pinned
     // checkpoint interval, storage bandwidth, hot spares; unset fields take reliability.yaml's defaults.
     reliability::ReliabilityRequest reliability;
+    // Layer graphs shared with other requests of one worker (a sweep's points at one GPU count: layer_graph_cache.hpp);
+    // null: each prediction builds its own. Not part of the question: results are the same either way.
+    LayerGraphCache* graphs = nullptr;
 };
 
 struct Prediction {
@@ -238,6 +244,8 @@ struct PrepareReuse {
     // Price no collective (each takes 0 s; ttt_lower_bound_minutes): needs `collectives` (for the optimizer
     // shards, nothing simulated) and `operator_table`.
     bool without_collectives = false;
+    // Where the tables' graphs and layer description come from when they are built here; null: built afresh.
+    LayerGraphCache* graphs = nullptr;
 };
 PreparedScenario prepare_with_layout(const Workload& workload, const System& system, int gpus,
                                      const ParallelismConfig& layout, const PrepareReuse& reuse = {});

@@ -226,6 +226,7 @@ ExplainedPrediction predict_searched_explained(const PredictionRequest& request,
     TTSIM_ASSERT(!shared || job.switches.sharp == request.sharp.value_or(sharp_by_default(system, n)),
                  "the shared collective session prices another SHARP choice than the search");
     job.collectives = shared;
+    job.graphs = request.graphs;
     if (owned) {
         const int domain = system.gpus_per_nvlink_domain;
         job.always_price = [domain](const ParallelismConfig& l) { return conventional(l, domain); };

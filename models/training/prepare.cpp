@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "models/training/layer_graph_cache.hpp"
 #include "models/training/layer_plan.hpp"
 #include "models/training/layout_search.hpp"
 #include "sim/errors.hpp"
@@ -65,9 +66,9 @@ namespace {
 // prepare_as_answer's memory rule (predict.hpp).
 void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& request) {
     if (!scenario.operator_table || scenario.operator_table->memory.fits) return;
-    const std::string& summary = scenario.operator_table->memory.summary;
     if (!scenario.ran_as_published.empty()) {
-        scenario.warnings.push_back(ran_over_estimate_warning(summary, scenario.ran_as_published));
+        scenario.warnings.push_back(ran_over_estimate_warning(scenario.operator_table->memory.summary,
+                                                              scenario.ran_as_published));
         return;
     }
     const bool layout_asked = request.layout.mode == LayoutMode::published;
@@ -78,9 +79,14 @@ void check_fits_in_memory(PreparedScenario& scenario, const PredictionRequest& r
                         : request.samples_per_rank   ? Field::batch_per_rank
                         : layout_asked               ? Field::layout
                                                      : Field::gpus;
-    throw InputError("the layout does not fit in memory: " + summary + " (" +
-                         (request.memory_reserve_bytes ? "keep less memory free, or " : "") +
-                         "split the model further: a larger TP or CP, which the operator model's layout search tries)",
+    // The same explanation as the layout search's refusal, with the changes the search would make named too: this
+    // layout was given or published, not searched.
+    std::vector<std::string> changes;
+    if (request.memory_reserve_bytes) changes.push_back("keep less memory free");
+    if (request.layout.mode != LayoutMode::fastest) changes.push_back("let the layout search choose (layout fastest, operator model)");
+    throw InputError("the layout does not fit in memory: " +
+                         memory_refusal(*scenario.workload, scenario.system, scenario.layout,
+                                        scenario.operator_table->memory, std::move(changes)),
                      field);
 }
 
@@ -183,14 +189,17 @@ PreparedScenario prepare_with_layout(const Workload& workload, const System& sys
     s.eval_samples_per_rank = eval_samples_per_rank(workload, layout);
     s.eval_steps = workload.eval_on_the_clock ? eval_steps_per_evaluation(workload, layout, s.eval_samples_per_rank) : 0.0;
 
+    // The tables' graphs and layer description: the caller's, else this scenario's own.
+    LayerGraphCache own_graphs;
+    LayerGraphCache& graphs = reuse.graphs ? *reuse.graphs : own_graphs;
     if (reuse.operator_table)
         s.operator_table = reuse.operator_table;
     else if (workload.layer_model && system.gpu->sms)
-        s.operator_table =
-            build_operator_table(workload, *system.gpu, layout, s.optimizer_shards, memory_assumptions_of(system));
+        s.operator_table = build_operator_table(workload, graphs.graph(workload, layout), *system.gpu, layout,
+                                                s.optimizer_shards, memory_assumptions_of(system));
     if (s.operator_table && workload.eval_on_the_clock)
         s.eval_table = reuse.eval_table ? reuse.eval_table
-                                        : build_eval_table(workload, layer_description(workload), *system.gpu, layout,
+                                        : build_eval_table(workload, graphs.description(workload), *system.gpu, layout,
                                                            s.eval_samples_per_rank, *s.operator_table);
 
     s.straggler_sigmas = expected_max_standard_normal(gpus);
@@ -391,6 +400,7 @@ PreparedScenario prepare(const PredictionRequest& request, StepCollectiveSession
 
     PrepareReuse reuse;
     reuse.collectives = collectives;
+    reuse.graphs = request.graphs;
     // Convergence at the batch a per-rank request made is the per-rank batch's to answer for.
     PreparedScenario s = naming_per_rank_batch(request, [&] { return prepare_with_layout(workload, system, n, c, reuse); });
     // What sets memory per GPU is the split, the micro batch, packing and how far the optimizer state is sharded;

@@ -142,8 +142,8 @@ ComputeProfile user_model_profile(const ProfileSet& profiles, const Workload& wo
     if (!chosen)
         throw InputError("the user model " + workload.name + " has no calibrated profile of its own and the profile set has "
                              "no operator-model profile for " + gpu.name +
-                             " to price it with (the lumped model is refused for a user model: it is a curve fitted "
-                             "per workload); use an operator profile set, e.g. from `ttsim calibrate --model operator --out DIR`",
+                             " to price it with (" + std::string(kUserModelOperatorOnly) +
+                             "); use an operator profile set, e.g. from `ttsim calibrate --model operator --out DIR`",
                          Field::profiles);
     ComputeProfile p = *chosen;
     p.workload = workload.name;

@@ -26,6 +26,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "models/compute/compute_profile.hpp"
 #include "models/hardware/gpu_catalog.hpp"
@@ -47,6 +48,10 @@ UserModel load_user_model(const ConfigNode& model);
 // A user model named by file where a workload name goes (`predict --workload my-70b.yaml`, a plan's
 // `workload: my-70b.yaml`): a name ending in .yaml or .yml is a file, never a catalog workload.
 bool names_model_file(const std::string& workload);
+// Why only the operator model prices a user model: every refusal of the lumped model for one says it.
+inline constexpr std::string_view kUserModelOperatorOnly =
+    "a user model is priced by the operator model (its layer graph); the lumped model is a curve fitted per catalog "
+    "workload";
 // The model of such a file: a user-model scenario's `model:` mapping (so a shipped scenario such as
 // scenarios/llama3.1-70b.yaml can be planned as it is), or, without one, the file's top level as the mapping
 // above. Errors point into the file; a missing file is an InputError naming it.

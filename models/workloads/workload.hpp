@@ -41,6 +41,9 @@ struct ParallelismConfig {
     int virtual_pipeline = 1;
     // Activation recomputation where the layout sets it ("none", "full"); empty: the workload description's own.
     std::string recompute;
+    // The pipeline schedule where the layout sets it ("gpipe", "1f1b", "interleaved": pipeline_schedule.hpp);
+    // empty: interleaved 1F1B with VP > 1, else 1F1B (Megatron-LM's choice).
+    std::string pipeline_schedule;
     int data_parallel = 1;                  // gpus / (TP * CP * PP)
     int samples_per_micro_batch = 1;        // per data-parallel rank per micro step (after unpacking)
     int gradient_accumulation = 1;          // micro steps per optimizer step

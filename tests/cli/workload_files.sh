@@ -75,4 +75,30 @@ refused "8B pinned at micro batch 4 on one GPU per replica: the activations are 
   "$ttsim" predict --workload scenarios/llama3.1-8b.yaml --system dgx-h100 --gpus 8 --layout tp=1,cp=1,pp=1,micro=4,recompute=none
 check "8B: fewer tokens per micro batch, full recomputation, more TP of the domain" \
   'has "$tmp/err.txt" "fewer samples (tokens) per micro batch; full recomputation; more tensor parallelism (TP 1 of the 8-GPU NVLink domain"'
+# A published layout over memory (not searched) is explained the same way, with the search named as a change; the
+# reserve is what the request set. No "larger TP or CP": the 8-GPU NVLink domain may have no larger one.
+refused "LoRA's published layout under a 60 GB reserve" "'--memory-reserve': the layout does not fit in memory" \
+  "$ttsim" predict --workload llama2_70b_lora --system dgx-h100 --gpus 8 --layout published --memory-reserve 60GB
+check "LoRA's published layout: what is over, with figures, and the changes" \
+  'has "$tmp/err.txt" "its activations are 50.5 GB beside 17.4 GB of model state, 25.5 GB left after the reserve; to fit: keep less memory free; let the layout search choose"'
+check "LoRA's published layout: no 'larger TP or CP'" '! has "$tmp/err.txt" "a larger TP or CP"'
+refused "a user model with the lumped model (predict)" "'--model': a user model is priced by the operator model" \
+  "$ttsim" predict --workload scenarios/llama3.1-70b.yaml --system dgx-h100 --gpus 64 --model lumped
+
+# Pipeline schedules from --layout: GPipe runs where pinned (its bubble is 1F1B's, its memory every micro batch's
+# activations); an unknown one is refused naming --layout.
+"$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
+  --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe >"$tmp/gpipe.txt"; rc=$?
+check "schedule=gpipe: exit 0, the layout says GPipe" '[[ $rc -eq 0 ]] && grep -q "^  layout  .*PP 8 GPipe" "$tmp/gpipe.txt"'
+"$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
+  --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe --format json >"$tmp/gpipe.json"
+check "schedule=gpipe: the JSON layout names it" \
+  'python3 -c "import json,sys; assert json.load(open(sys.argv[1]))[\"layout\"][\"schedule\"] == \"gpipe\"" "$tmp/gpipe.json"'
+refused "schedule=foo" "'--layout': schedule must be gpipe, 1f1b or interleaved, not 'foo'" \
+  "$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 --layout tp=8,pp=8,schedule=foo
+# A scenario's layout: map takes the key too, checked at its file, line and key.
+sed 's/^layout: {tp: 4, pp: 8, vp: 6, micro: 1}$/layout: {tp: 4, pp: 8, micro: 1, schedule: foo}/' \
+  scenarios/gpt3-175b-300b-tokens.yaml >"$tmp/gpt3-foo.yaml"
+refused "a scenario's layout: schedule: foo" "gpt3-foo.yaml:33" "$ttsim" run "$tmp/gpt3-foo.yaml"
+check "a scenario's layout: schedule: foo names the choices" 'has "$tmp/err.txt" "gpipe" && has "$tmp/err.txt" "1f1b"'
 exit $((fail > 0))

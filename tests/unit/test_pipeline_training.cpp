@@ -16,6 +16,7 @@
 #include "models/training/iteration.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/training/operator_step.hpp"
+#include "models/training/pipeline_schedule.hpp"
 #include "models/training/step_bounds.hpp"
 #include "models/workloads/custom_workload.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
@@ -132,43 +133,68 @@ TEST_CASE("pipelined step: one stage is the data-parallel step's layers exactly"
     CHECK(four.compute_seconds >= data_parallel.compute_seconds / 4);
 }
 
+namespace {
+
+// A pipelined step with free communication and no optimizer or fixed cost (the step is the pipeline's makespan), in
+// `schedule`. Layers of a third, two thirds and one unit of compute alternate so that stages differ; with every layer
+// a block and a layer per virtual stage (`even`), stages are even.
+IterationPlan free_pipeline(int p, int v, int m, bool even, PipeScheduleKind schedule) {
+    IterationPlan plan;
+    plan.micro_steps = m;
+    plan.micro_step_compute_seconds = 0.3;
+    plan.backward_share = 0.64;
+    plan.pipeline_parallel = p;
+    plan.virtual_pipeline = v;
+    plan.pipeline_schedule = schedule;
+    const int n = p * v * (even ? 1 : 3) + (even ? 0 : 2);   // uneven: an embedding and a head beside
+    std::vector<double> weight;
+    for (int i = 0; i < n; ++i) weight.push_back(even ? 1.0 : 1.0 + (i % 3) / 3.0);
+    double total = 0, done = 0;
+    for (double w : weight) total += w;
+    for (int i = 0; i < n; ++i) {
+        IterationLayer l;
+        done += weight[static_cast<std::size_t>(i)];
+        l.forward_kernels_end = l.forward_end = done / total;
+        plan.layers.push_back(l);
+        plan.layer_is_block.push_back(even || (i > 0 && i + 1 < n));
+        plan.layer_gradient_bytes.push_back(1e6);
+    }
+    for (int i = 0; i < n; ++i)   // cumulative in backward order, last layer first
+        plan.layers[static_cast<std::size_t>(i)].backward_kernels_end =
+            plan.layers[static_cast<std::size_t>(i)].backward_end =
+                1.0 - (i == 0 ? 0.0 : plan.layers[static_cast<std::size_t>(i - 1)].forward_end);
+    return plan;
+}
+
+}  // namespace
+
 TEST_CASE("pipelined step: the search's unsimulated bound is at most the simulated makespan, and tight when even",
           "[pipeline][layout_search]") {
-    // Free communication, no optimizer or fixed cost: the step is the pipeline's makespan. Layers of a third, two
-    // thirds and one unit of compute alternate so that stages differ; with every layer a block and a layer per
-    // virtual stage, stages are even and the bound is the bubble itself: 1F1B (m + p - 1)(F + B); interleaved
-    // m (F + B) + (p - 1)(F + B) / v per device, which the schedule meets within its 2 % (the bubble test above).
+    // Even: the bound is the bubble itself: 1F1B and GPipe (m + p - 1)(F + B); interleaved m (F + B) + (p - 1)(F + B)
+    // / v per device, which the schedule meets within its 2 % (the bubble test above).
     for (const bool even : {false, true})
-        for (const auto& [p, v, m] : {std::tuple{4, 1, 8}, {4, 2, 8}, {2, 3, 6}, {8, 2, 16}, {4, 3, 4}}) {
-            IterationPlan plan;
-            plan.micro_steps = m;
-            plan.micro_step_compute_seconds = 0.3;
-            plan.backward_share = 0.64;
-            plan.pipeline_parallel = p;
-            plan.virtual_pipeline = v;
-            const int n = p * v * (even ? 1 : 3) + (even ? 0 : 2);   // uneven: an embedding and a head beside
-            std::vector<double> weight;
-            for (int i = 0; i < n; ++i) weight.push_back(even ? 1.0 : 1.0 + (i % 3) / 3.0);
-            double total = 0, done = 0;
-            for (double w : weight) total += w;
-            for (int i = 0; i < n; ++i) {
-                IterationLayer l;
-                done += weight[static_cast<std::size_t>(i)];
-                l.forward_kernels_end = l.forward_end = done / total;
-                plan.layers.push_back(l);
-                plan.layer_is_block.push_back(even || (i > 0 && i + 1 < n));
-                plan.layer_gradient_bytes.push_back(1e6);
+        for (const auto& [p, v, m] : {std::tuple{4, 1, 8}, {4, 2, 8}, {2, 3, 6}, {8, 2, 16}, {4, 3, 4}})
+            for (const PipeScheduleKind schedule : {pipe_schedule_of("", v), PipeScheduleKind::gpipe}) {
+                if (schedule == PipeScheduleKind::gpipe && v > 1) continue;   // GPipe runs one chunk per device
+                const IterationPlan plan = free_pipeline(p, v, m, even, schedule);
+                const double makespan = simulate_pipelined_iteration(plan).step_seconds;
+                const double bound = pipeline_makespan_lower_bound(plan);
+                INFO(to_string(schedule) << " p " << p << " v " << v << " m " << m << (even ? " even" : " uneven")
+                                         << ": bound " << bound << " s, simulated " << makespan << " s");
+                CHECK(bound <= makespan * (1 + 1e-12));
+                if (even) CHECK(bound >= makespan * 0.98);
             }
-            for (int i = 0; i < n; ++i)   // cumulative in backward order, last layer first
-                plan.layers[static_cast<std::size_t>(i)].backward_kernels_end =
-                    plan.layers[static_cast<std::size_t>(i)].backward_end =
-                        1.0 - (i == 0 ? 0.0 : plan.layers[static_cast<std::size_t>(i - 1)].forward_end);
-            const double makespan = simulate_pipelined_iteration(plan).step_seconds;
-            const double bound = pipeline_makespan_lower_bound(plan);
-            INFO("p " << p << " v " << v << " m " << m << (even ? " even" : " uneven") << ": bound " << bound
-                      << " s, simulated " << makespan << " s");
-            CHECK(bound <= makespan * (1 + 1e-12));
-            if (even) CHECK(bound >= makespan * 0.98);
+}
+
+TEST_CASE("pipelined step: GPipe's and 1F1B's simulated bubbles are (p-1)/m with free p2p and even stages",
+          "[pipeline][physics]") {
+    // The step's schedule comes from the plan (a layout's `schedule`): all forwards then all backwards, or 1F1B's
+    // interleaving of them; with even stages both idle (p-1)/m of the busiest stage's compute.
+    for (const auto& [p, m] : {std::pair{4, 8}, {4, 16}, {8, 32}, {2, 6}})
+        for (const PipeScheduleKind schedule : {PipeScheduleKind::gpipe, PipeScheduleKind::one_f_one_b}) {
+            const IterationResult r = simulate_pipelined_iteration(free_pipeline(p, 1, m, true, schedule));
+            INFO(to_string(schedule) << " p " << p << " m " << m);
+            CHECK(r.bubble_fraction == Approx(double(p - 1) / m).epsilon(0.02));
         }
 }
 
@@ -223,6 +249,44 @@ TEST_CASE("memory: the first pipeline device holds the most, interleaving adds (
     m.virtual_pipeline = 4;
     const double interleaved = layers::memory_per_gpu(graph, m, find_gpu("H100-SXM")).activations;
     CHECK(interleaved / plain == Approx(1.0 + 7.0 / 32).epsilon(0.05));
+}
+
+TEST_CASE("memory: GPipe holds every micro batch in flight, m/p times 1F1B's first device", "[pipeline][memory]") {
+    // A layout's `schedule` reaches the estimate through its table (build_operator_table): 1F1B's first device keeps
+    // PP = 8 micro batches of its stage, GPipe's devices all 64 until their backward.
+    const UserModel gpt3 = user_model("gpt3_175b", "bf16", 64);
+    ParallelismConfig c;
+    c.tensor_parallel = 8;
+    c.sequence_parallel = true;
+    c.pipeline_parallel = 8;
+    c.data_parallel = 1;
+    c.samples_per_micro_batch = 1;
+    c.gradient_accumulation = 64;
+    c.global_batch = 64;
+    auto activations = [&](const std::string& schedule) {
+        c.pipeline_schedule = schedule;
+        return build_operator_table(*gpt3.workload, find_gpu("H100-SXM"), c, 1)->memory.activations;
+    };
+    const double one_f_one_b = activations("1f1b");
+    CHECK(activations("") == one_f_one_b);   // the default without VP
+    const double gpipe = activations("gpipe");
+    CHECK(gpipe > one_f_one_b);
+    CHECK(gpipe / one_f_one_b == Approx(64.0 / 8).epsilon(0.1));
+}
+
+TEST_CASE("layout pins: a pipeline schedule is parsed, printed back and checked against PP and VP", "[pipeline][layout]") {
+    const LayoutRequest r = parse_layout_request("tp=8,pp=8,schedule=gpipe");
+    CHECK(*r.pins.schedule == "gpipe");
+    CHECK(format_layout_pins(r.pins) == "tp=8,pp=8,schedule=gpipe");
+    CHECK_THROWS_WITH(parse_layout_request("pp=4,schedule=foo"),
+                      Catch::Contains("schedule must be gpipe, 1f1b or interleaved, not 'foo'"));
+    const UserModel gpt3 = user_model("gpt3_175b", "bf16", 64);
+    const System h100 = resolve_system("dgx-h100");
+    CHECK_THROWS_WITH(check_pins_apply(*gpt3.workload, h100, parse_layout_request("pp=4,vp=2,schedule=1f1b").pins),
+                      Catch::Contains("vp=2 needs schedule=interleaved"));
+    CHECK_THROWS_WITH(check_pins_apply(*gpt3.workload, h100, parse_layout_request("pp=1,schedule=gpipe").pins),
+                      Catch::Contains("needs pipeline parallelism"));
+    CHECK_NOTHROW(check_pins_apply(*gpt3.workload, h100, parse_layout_request("pp=4,vp=2,schedule=interleaved").pins));
 }
 
 TEST_CASE("public runs' layouts fit in memory and price with a bubble", "[pipeline][memory]") {

@@ -105,10 +105,8 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     const std::optional<UserModel> user_model = user_model_flag(args);
     const std::string workload = user_model ? user_model->workload->name
                                             : args.get_parsed("workload", [](const std::string& s) { return find_workload(s).name; });
+    require_operator_model(args, user_model);
     if (user_model) {
-        if (model_flag(args) != ComputeModel::operator_level)
-            args.fail("model", "a user model is priced by the operator model (its layer graph); the lumped model is a "
-                               "curve fitted per catalog workload");
         // Every candidate trains the model's tokens at its global batch, at the fastest layout that fits.
         query.custom_workload = user_model->workload;
         query.batch = {planning::BatchRule::fixed_global, user_model->global_batch};

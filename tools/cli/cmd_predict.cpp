@@ -122,16 +122,15 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     if (!parser.parse(args, out)) return 0;
     PredictionRequest request;
     request.workload = parser.get("workload");
-    if (const std::optional<UserModel> model = user_model_flag(parser)) {
+    const std::optional<UserModel> model = user_model_flag(parser);
+    require_operator_model(parser, model);
+    if (model) {
         // A user model trains its own tokens at its own global batch (--global-batch may change the batch) and
         // has no published layout: the operator model searches the fastest that fits (or the pins).
         request.custom_workload = model->workload;
         request.workload = model->workload->name;
         request.global_batch = model->global_batch;
         request.compute_efficiency_vs_8gpu = false;
-        if (model_flag(parser) != ComputeModel::operator_level)
-            parser.fail("model", "a user model is priced by the operator model (its layer graph); the lumped model is a "
-                                 "curve fitted per catalog workload");
     }
     request.system = parser.get("system");
     request.fabric = fabric_flags(parser);

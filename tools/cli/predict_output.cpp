@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "models/planning/results_format.hpp"
+#include "models/training/pipeline_schedule.hpp"
 
 namespace ttsim::cli {
 
@@ -239,6 +240,8 @@ std::string format_prediction_json(const PredictionReport& report) {
                    {"gradient_accumulation", p.layout.gradient_accumulation},
                    {"distributed_optimizer", p.layout.distributed_optimizer}, {"sharp", p.layout.sharp},
                    {"gradient_reduction", std::string(gradient_reduction_name(p.layout.gradient_reduction_after_backward))}};
+    if (p.layout.pipeline_parallel > 1)   // the schedule the pipeline ran (pipeline_schedule.hpp)
+        j["layout"]["schedule"] = to_string(pipe_schedule_of(p.layout.pipeline_schedule, p.layout.virtual_pipeline));
     j["ttt_minutes"] = p.ttt_minutes;
     j["ttt_p10_minutes"] = p.ttt_p10_minutes;
     j["ttt_p90_minutes"] = p.ttt_p90_minutes;

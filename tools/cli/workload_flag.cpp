@@ -1,6 +1,7 @@
 #include "tools/cli/workload_flag.hpp"
 
 #include "models/workloads/workload.hpp"
+#include "tools/cli/model_flag.hpp"
 
 namespace ttsim::cli {
 
@@ -27,6 +28,11 @@ std::optional<UserModel> user_model_flag(const ArgParser& parser) {
         if (e.where().line == 0) parser.fail("workload", e.what());   // the file itself: missing, a folder, too big
         throw;
     }
+}
+
+void require_operator_model(const ArgParser& parser, const std::optional<UserModel>& model) {
+    if (model && model_flag(parser) != ComputeModel::operator_level)
+        parser.fail("model", std::string(kUserModelOperatorOnly));
 }
 
 }  // namespace ttsim::cli

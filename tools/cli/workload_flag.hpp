@@ -16,5 +16,8 @@ std::string workload_flag_help();
 // The user model --workload names, or nullopt for a catalog workload's name. An unknown name, or a file that cannot be
 // read is refused naming --workload; a mistake inside it names its file, line and key.
 std::optional<UserModel> user_model_flag(const ArgParser& parser);
+// A user model is priced by the operator model alone (its layer graph): `--model lumped` with one is refused
+// naming --model. Nothing to check for a catalog workload (nullopt).
+void require_operator_model(const ArgParser& parser, const std::optional<UserModel>& model);
 
 }  // namespace ttsim::cli

@@ -86,7 +86,7 @@ std::vector<LayerRange> pipeline_stages(const LayerGraph& graph, int stages) {
     return pipeline_stages(block_flags(graph), stages);
 }
 
-GraphTotals totals(const LayerGraph& graph, LayerRange range) {
+GraphTotals totals(const LayerGraph& graph, LayerRange range, bool with_kernels) {
     TTSIM_ASSERT(range.first <= range.last && range.last <= graph.layers.size(), "layer range out of bounds");
     GraphTotals t;
     for (std::size_t i = range.first; i < range.last; ++i) {
@@ -95,6 +95,10 @@ GraphTotals totals(const LayerGraph& graph, LayerRange range) {
         t.trainable_params += layer.trainable_params;
         t.local_params += layer.local_params;
         t.local_trainable += layer.local_trainable;
+        t.saved_bytes += layer.saved_bytes;
+        if (layer.recomputed)
+            t.largest_layer_saved_bytes = std::max(t.largest_layer_saved_bytes, layer.saved_bytes_no_recompute);
+        if (!with_kernels) continue;
         for (const Kernel& k : layer.forward) {
             t.forward_flops += k.flops;
             t.forward_bytes += k.bytes;
@@ -105,9 +109,6 @@ GraphTotals totals(const LayerGraph& graph, LayerRange range) {
         }
         t.forward_kernels += layer.forward.size();
         t.backward_kernels += layer.backward.size();
-        t.saved_bytes += layer.saved_bytes;
-        if (layer.recomputed)
-            t.largest_layer_saved_bytes = std::max(t.largest_layer_saved_bytes, layer.saved_bytes_no_recompute);
     }
     return t;
 }

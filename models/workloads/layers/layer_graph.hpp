@@ -117,7 +117,9 @@ struct GraphTotals {
     std::size_t forward_kernels = 0, backward_kernels = 0;
     double train_flops() const { return forward_flops + backward_flops; }
 };
-GraphTotals totals(const LayerGraph& graph, LayerRange range);
+// `with_kernels` false leaves the kernels' sums (FLOPs, bytes, counts) at 0: a memory estimate reads the parameters
+// and activations alone, and a layout search makes thousands.
+GraphTotals totals(const LayerGraph& graph, LayerRange range, bool with_kernels = true);
 inline GraphTotals totals(const LayerGraph& graph) { return totals(graph, LayerRange::all(graph)); }
 
 // Whole-model FLOP per sample: this GPU's share scaled by TP x CP and divided by the micro batch. Exact for a

@@ -40,7 +40,7 @@ MemoryEstimate estimate(const LayerGraph& graph, const std::vector<LayerRange>& 
     GraphTotals t;
     double largest = 0;
     for (const LayerRange& range : ranges) {
-        const GraphTotals r = totals(graph, range);
+        const GraphTotals r = totals(graph, range, false);
         t.local_params += r.local_params;
         t.local_trainable += r.local_trainable;
         t.saved_bytes += r.saved_bytes;
@@ -92,6 +92,7 @@ MemoryEstimate memory_per_gpu(const LayerGraph& graph, const MemoryLayout& layou
         return mine;
     };
     auto in_flight_of = [&](int d) {
+        if (layout.all_micro_batches_in_flight) return v * m;
         return v == 1 ? std::min(p - d, m) : std::min((p - d - 1) * 2 + (v - 1) * p + 1, v * m);
     };
     // The fullest device's figures first; only its summary is written (a search estimates thousands of layouts).

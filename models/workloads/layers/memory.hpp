@@ -24,6 +24,9 @@ struct MemoryLayout {
     // Micro batches per pipeline per optimizer step (gradient accumulation): a stage holds no more of them in
     // flight than there are; 0: as many as the schedule would hold.
     int micro_batches = 0;
+    // GPipe: every device holds all its micro batches' activations until their backward (all forwards run first;
+    // Huang et al. 2019, arXiv:1811.06965), not the 1F1B warm-up's count.
+    bool all_micro_batches_in_flight = false;
     int micro_batch = 1;                   // graph rows per micro step (what the graph is built for)
     // The workload's samples in those rows, where rows pack several (BERT: 2 sequences a row); 0: one a row. Only
     // the summary shows it, so a layout's "micro batch 4" does not read as 2 there.
@@ -58,7 +61,8 @@ struct MemoryEstimate {
 // blocks), its chunks' weights, gradients and optimizer shards, and the activations the 1F1B schedule keeps in
 // flight on it: device d holds min(PP - d, micro batches) micro batches of its stage, interleaved min((PP-d-1) x 2 +
 // (VP-1) x PP + 1, VP x micro batches) chunk-micro-batches (Megatron-LM's warm-up; on the first device
-// PP x (VP+1) - 1 = L (1 + (PP-1)/(PP VP)) layers' worth, theoretical_memory_usage.py's interleaving penalty).
+// PP x (VP+1) - 1 = L (1 + (PP-1)/(PP VP)) layers' worth, theoretical_memory_usage.py's interleaving penalty); under
+// GPipe (all_micro_batches_in_flight) every device all VP x micro batches.
 MemoryEstimate memory_per_gpu(const LayerGraph& graph, const MemoryLayout& layout, const GpuSpec& gpu,
                               const MemoryAssumptions& assumptions = {});
 MemoryEstimate memory_per_gpu(const LayerGraph& graph, LayerRange range, const MemoryLayout& layout,
