@@ -12,6 +12,7 @@
 #include "sim/errors.hpp"
 #include "sim/resource_guard.hpp"
 #include "sim/units.hpp"
+#include "topologies/fabric_shape.hpp"
 #include "topologies/superpod_fabric.hpp"
 
 namespace ttsim {
@@ -182,18 +183,19 @@ const PresetInfo& find_node_type(std::string_view system) {
 void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& options) {
     // A radix splits half down, half up at a leaf, into whole cables per trunk: even, 8 (the smallest useful
     // leaf) to 512 (a chassis switch's order).
-    if (options.switch_ports < 8 || options.switch_ports > 512 || options.switch_ports % 2 != 0)
-        throw InputError("switch radix must be an even number of ports from 8 to 512; got " +
+    if (options.switch_ports < kMinSwitchPorts || options.switch_ports > kMaxSwitchPorts || options.switch_ports % 2 != 0)
+        throw InputError("switch radix must be an even number of ports from " + std::to_string(kMinSwitchPorts) + " to " +
+                             std::to_string(kMaxSwitchPorts) + "; got " +
                              std::to_string(options.switch_ports),
                          Field::switch_ports);
-    if (options.planes < 1 || options.planes > 8)
-        throw InputError("planes per NIC must be 1 to 8; got " + std::to_string(options.planes), Field::planes);
+    if (options.planes < 1 || options.planes > kMaxPlanes)
+        throw InputError("planes per NIC must be 1 to " + std::to_string(kMaxPlanes) + "; got " + std::to_string(options.planes), Field::planes);
     if (options.nic.bytes_per_second / options.planes < NicSpeed::kMinBytesPerSecond)
         throw InputError("a plane of " + options.nic.label() + " over " + std::to_string(options.planes) +
                              " planes is below " + kNicBandwidthRange.text,
                          Field::planes);
     if (!std::isfinite(options.spine_oversubscription) || options.spine_oversubscription < 1.0 ||
-        options.spine_oversubscription > 64.0)
+        options.spine_oversubscription > kMaxSpineOversubscription)
         throw InputError("spine oversubscription must be between 1 (non-blocking) and 64; got " +
                              std::to_string(options.spine_oversubscription),
                          Field::spine_oversubscription);

@@ -69,8 +69,10 @@ struct FabricOptions {
     // arXiv 2407.21783 section 3.3.1). Two-tier fabrics have no core: it changes nothing there.
     double spine_oversubscription = 1.0;
     // The switches are InfiniBand (SHARP can reduce in them); false for an Ethernet fabric (Spectrum-X), where
-    // SHARP is refused. Ethernet is otherwise priced as a lossless fat tree with adaptive routing: its own
-    // congestion control and switch latency are not modelled.
+    // SHARP is refused. Ethernet links run at Spectrum-X's effective share of their line rate under load
+    // (models/data/nccl.yaml link_efficiency.ethernet, 95 %, where InfiniBand's NCCL ceiling is 96 %); with static
+    // ECMP their flow collisions are simulated as on InfiniBand. No Spectrum-4 hop latency is published: the hop
+    // latency is InfiniBand's estimate (presets.cpp).
     bool infiniband = true;
 };
 

@@ -82,4 +82,15 @@ double bus_bandwidth_factor(CollectiveOp op, int n) {
     return 0.0;
 }
 
+std::vector<PlaneLoad> plane_loads(const CollectiveResult& result, int planes) {
+    TTSIM_ASSERT(planes >= 1, "plane_loads: no plane");
+    std::vector<PlaneLoad> loads;
+    for (int p = 0; p < planes; ++p)
+        loads.push_back({p,
+                         result.busiest_fabric_link.empty() ? std::string()
+                                                            : "plane" + std::to_string(p) + ":" + result.busiest_fabric_link,
+                         result.max_fabric_link_utilisation, result.nic_bytes_sent / planes});
+    return loads;
+}
+
 }  // namespace ttsim

@@ -77,6 +77,13 @@ struct CollectiveResult {
     std::string busiest_link;            // its name (a spray group's, e.g. "su0.rail3.leaf->spines", under adaptive routing)
     double mean_link_utilisation = 0.0;  // over the links the collective used
     std::size_t links_used = 0;          // links, or spray groups under adaptive routing, counted once each
+    // The scale-out fabric's busiest link (InfiniBand or Ethernet; "" when the group crosses none), its utilisation,
+    // and the bytes the group's NICs sent into the fabric in the simulated bandwidth part. A fabric of P planes is
+    // simulated as one tree of the NIC's rate (FabricOptions::planes): each plane carries 1/P of these bytes, and
+    // its copy of this link is the busiest at the same utilisation.
+    double max_fabric_link_utilisation = 0.0;
+    std::string busiest_fabric_link;
+    double nic_bytes_sent = 0.0;
     std::uint64_t flows_simulated = 0;   // flows in the simulated phases (one step of each phase)
     std::uint64_t flow_classes = 0;      // flows the network ran: one per equivalence class (phase_runner.hpp)
     std::uint64_t events = 0;            // events processed by the phase simulations
@@ -84,5 +91,18 @@ struct CollectiveResult {
     bool cached = false;                 // bandwidth part came from the cache
     std::vector<AlgorithmEstimate> considered;  // filled when the algorithm was Auto
 };
+
+// One plane of a multi-plane fabric in a collective's report. The planes are identical trees with every connection
+// striped evenly over them (topologies/presets.hpp FabricOptions::planes), simulated as one tree of the NIC's rate:
+// each plane's NICs send 1/P of the bytes, and its copy of the fabric's busiest link ("plane1:su0.rail3.leaf->
+// spines") is its busiest, at the same utilisation (1/P of the bytes over 1/P of the capacity).
+struct PlaneLoad {
+    int plane = 0;
+    std::string busiest_link;   // "" when the collective crosses no fabric link
+    double utilisation = 0.0;
+    double nic_bytes_sent = 0.0;
+};
+// The `planes` planes of `result`'s fabric, plane 0 first.
+std::vector<PlaneLoad> plane_loads(const CollectiveResult& result, int planes);
 
 }  // namespace ttsim

@@ -83,7 +83,7 @@ const ClassifiedPlan& CollectiveSimulator::shape(const GroupLayout& layout, Coll
     // aggregation trees are fixed link sets (phase_runner.hpp spray_over_groups).
     if (algorithm != CollectiveAlgorithm::Sharp) spray_over_groups(plan, resources_);
     if (shapes_.size() >= options_.max_cache_entries) shapes_.clear();
-    return shapes_.emplace(std::move(key), classify_plan(plan, resources_.capacity, options_.per_flow))
+    return shapes_.emplace(std::move(key), classify_plan(plan, resources_.capacity, options_.per_flow, &resources_.role))
         .first->second;
 }
 
@@ -135,6 +135,9 @@ CollectiveResult CollectiveSimulator::evaluate(const GroupLayout& layout, const 
     r.busiest_link = sp.busiest_link;
     r.mean_link_utilisation = sp.mean_link_utilisation;
     r.links_used = sp.links_used;
+    r.max_fabric_link_utilisation = sp.max_fabric_utilisation;
+    r.busiest_fabric_link = sp.busiest_fabric_link;
+    r.nic_bytes_sent = sp.nic_bytes_sent;
     r.flows_simulated = sp.flows;
     r.flow_classes = sp.flow_classes;
     r.events = sp.events;

@@ -68,7 +68,7 @@ struct LinkEfficiency {
     double nvlink = 0.0;      // 0 = from the GPU generation (see link_capacity)
     double infiniband = default_link_efficiency(LinkKind::InfiniBand);  // 48 of 50 GB/s per NDR NIC (nccl.yaml)
     double pcie = default_link_efficiency(LinkKind::Pcie);              // 52 of 63 GB/s, PCIe Gen5 x16 H2D (nccl.yaml)
-    double ethernet = default_link_efficiency(LinkKind::Ethernet);      // an estimate (nccl.yaml)
+    double ethernet = default_link_efficiency(LinkKind::Ethernet);      // Spectrum-X's 95 % (nccl.yaml)
 };
 
 // Capacity (bytes/s) the flow network gives one directed link.

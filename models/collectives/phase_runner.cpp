@@ -234,6 +234,7 @@ FlowResources make_flow_resources(const Topology& topology, const std::vector<do
     FlowResources r;
     r.capacity = link_capacity;
     r.of_link.resize(links);
+    r.role = resource_roles(topology);
     for (std::size_t id = 0; id < links; ++id) r.of_link[id] = static_cast<LinkId>(id);
     if (topology.routing() != FabricRouting::Adaptive) return r;
     const auto& groups = topology.spray_groups();
@@ -261,7 +262,8 @@ std::string resource_name(const Topology& topology, LinkId resource) {
     return topology.spray_groups().at(resource - links).name;
 }
 
-ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow) {
+ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow,
+                             const std::vector<std::uint8_t>* roles) {
     PlanClasses classes = classify(plan, capacity, per_flow);
     ClassifiedPlan out;
     out.links_used = classes.used.size();
@@ -270,6 +272,16 @@ ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<doubl
     for (const std::uint32_t l : classes.leader) out.link_resource.push_back(classes.used[l]);
     out.link_members.assign(classes.leader.size(), 0);
     for (const std::uint32_t k : classes.link_class) ++out.link_members[k];
+    if (roles) {
+        out.nic_uplinks.assign(classes.leader.size(), 0);
+        out.fabric_member.assign(classes.leader.size(), kNoLink);
+        for (std::size_t l = 0; l < classes.used.size(); ++l) {
+            const std::uint8_t role = (*roles)[classes.used[l]];
+            const std::uint32_t k = classes.link_class[l];
+            if (role == kNicUplink) ++out.nic_uplinks[k];
+            if (role != kOtherLink && out.fabric_member[k] == kNoLink) out.fabric_member[k] = classes.used[l];
+        }
+    }
     std::uint32_t next_class = 0;  // flow classes come phase by phase (the phase is part of a class's key)
     std::size_t end_flow = 0;      // plan-wide index past the phase's last flow
     for (const PlanPhase& phase : plan.phases) {
@@ -282,6 +294,48 @@ ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<doubl
         out.phases.push_back(p);
     }
     return out;
+}
+
+namespace {
+
+// The scale-out part of a simulated plan (SimulatedPlan's fabric fields), where the classes know their fabric
+// members. Every link of a class carried what its leader did, and a flow class's path lists the leader of each
+// link class once per crossing by the class's flows, so the bytes the class's flows put on each link of a link
+// class are class_bytes x crossings: on its NIC uplinks, that times their count.
+void fabric_summary(const ClassifiedPlan& plan, double scale, const Topology& topology, const FlowNetwork& network,
+                    SimTime window, SimulatedPlan& out) {
+    if (plan.fabric_member.empty()) return;
+    std::size_t busiest = plan.link_resource.size();
+    for (std::size_t c = 0; c < plan.link_resource.size(); ++c) {
+        if (plan.fabric_member[c] == kNoLink) continue;
+        const double u = network.link_utilisation(static_cast<std::uint32_t>(c), window);
+        if (u > out.max_fabric_utilisation) {
+            out.max_fabric_utilisation = u;
+            busiest = c;
+        }
+    }
+    if (busiest < plan.link_resource.size()) out.busiest_fabric_link = resource_name(topology, plan.fabric_member[busiest]);
+    for (const ClassifiedPlan::Phase& phase : plan.phases)
+        for (std::uint32_t k = phase.first_class; k < phase.end_class; ++k)
+            for (std::uint32_t i = plan.class_path_begin[k]; i < plan.class_path_begin[k + 1]; ++i)
+                if (const std::uint32_t c = plan.class_path[i]; plan.nic_uplinks[c] > 0)
+                    out.nic_bytes_sent += static_cast<double>(phase.repeat) * plan.class_bytes[k] * scale *
+                                          plan.nic_uplinks[c];
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> resource_roles(const Topology& topology) {
+    const auto role_of = [&](const LinkSpec& link) -> std::uint8_t {
+        if (link.kind != LinkKind::InfiniBand && link.kind != LinkKind::Ethernet) return kOtherLink;
+        return topology.vertex(link.from).kind == VertexKind::Nic ? kNicUplink : kFabricLink;
+    };
+    std::vector<std::uint8_t> roles;
+    roles.reserve(topology.links().size() + topology.spray_groups().size());
+    for (const LinkSpec& link : topology.links()) roles.push_back(role_of(link));
+    // A spray group's members are alike (a leaf's or a spine's up-links).
+    for (const SprayGroup& group : topology.spray_groups()) roles.push_back(role_of(topology.link(group.members.front())));
+    return roles;
 }
 
 SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, const Topology& topology,
@@ -342,12 +396,14 @@ SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, cons
     }
     if (busiest < plan.link_resource.size()) out.busiest_link = resource_name(topology, plan.link_resource[busiest]);
     out.mean_link_utilisation = sum / static_cast<double>(plan.links_used);
+    fabric_summary(plan, scale, topology, network, window, out);
     return out;
 }
 
 SimulatedPlan simulate_plan(const CollectivePlan& plan, const Topology& topology, const std::vector<double>& capacity,
                             bool check_capacities, bool per_flow) {
-    return simulate_classified(classify_plan(plan, capacity, per_flow), 1.0, topology, capacity, check_capacities);
+    const std::vector<std::uint8_t> roles = resource_roles(topology);
+    return simulate_classified(classify_plan(plan, capacity, per_flow, &roles), 1.0, topology, capacity, check_capacities);
 }
 
 }  // namespace ttsim

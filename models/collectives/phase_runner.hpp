@@ -34,7 +34,14 @@ namespace ttsim {
 struct FlowResources {
     std::vector<double> capacity;  // bytes/s per resource (NCCL-achievable rates, nccl_params.hpp link_capacity)
     std::vector<LinkId> of_link;   // per topology link: the resource its traffic loads (itself, or its group)
+    std::vector<std::uint8_t> role;   // per resource: its ResourceRole
 };
+
+// What a resource is to the per-fabric report (SimulatedPlan's fabric fields): a scale-out fabric link
+// (InfiniBand or Ethernet, or a spray group of them), and of those a NIC's link up into its leaf.
+enum ResourceRole : std::uint8_t { kOtherLink = 0, kFabricLink = 1, kNicUplink = 2 };
+// The role of every resource of `topology`: its links, then its spray groups.
+std::vector<std::uint8_t> resource_roles(const Topology& topology);
 
 // `link_capacity[id]` per topology link. Without adaptive routing every link is its own resource.
 FlowResources make_flow_resources(const Topology& topology, const std::vector<double>& link_capacity);
@@ -57,6 +64,12 @@ struct SimulatedPlan {
     double max_link_utilisation = 0.0;  // over the simulated window (one step of every phase)
     double mean_link_utilisation = 0.0;
     std::string busiest_link;
+    // The scale-out fabric's part (InfiniBand or Ethernet links and spray groups): its busiest link, by the same
+    // rule as busiest_link, and the bytes the NICs sent into it over the whole collective (every phase's step
+    // times its repeats). What the per-plane report divides among a fabric's planes (FabricOptions::planes).
+    double max_fabric_utilisation = 0.0;
+    std::string busiest_fabric_link;
+    double nic_bytes_sent = 0.0;
 };
 
 // A plan reduced to its classes (header comment): what the flow network runs, and what each class of links stands
@@ -73,12 +86,18 @@ struct ClassifiedPlan {
     std::vector<std::uint32_t> class_path;        // link classes, once per crossing of the leader link
     std::vector<LinkId> link_resource;            // per link class: its leader (first used link), a resource id
     std::vector<std::uint32_t> link_members;      // per link class: used links in it
+    // Per link class, of its members (classes may join links of several kinds that carry alike): the NIC uplinks,
+    // and the first fabric link (kNoLink if none). Filled when classify_plan is given the resources' roles.
+    std::vector<std::uint32_t> nic_uplinks;
+    std::vector<LinkId> fabric_member;
     std::size_t links_used = 0;
 };
 
 // `capacity[id]` is the bytes/s the flow network gives resource `id` (FlowResources::capacity, or one entry
 // per topology link when the plan names links only). `per_flow`: no flow classes, the reference.
-ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow);
+// `roles` (resource_roles), when given, fills the classes' fabric members.
+ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<double>& capacity, bool per_flow,
+                             const std::vector<std::uint8_t>* roles = nullptr);
 
 // Simulates a classified plan with every flow's bytes multiplied by `scale`. Builders' flow sizes are linear in
 // the collective's size S (plan.hpp), so a plan built and classified once for S = 1 byte simulates any S with

@@ -226,10 +226,8 @@ System with_fabric(System system, const FabricChoice& choice) {
         if (choice.routing)
             throw InputError("a topology file routes by its own rules (static ECMP); drop one of the two",
                              Field::routing);
-        if (choice.planes || choice.switch_ports || choice.spine_oversubscription)
-            throw InputError("a topology file describes its own switches; drop one of the two",
-                             choice.planes ? Field::planes : choice.switch_ports ? Field::switch_ports
-                                                                                 : Field::spine_oversubscription);
+        if (choice.shape.any())
+            throw InputError("a topology file describes its own switches; drop one of the two", choice.shape.first_field());
         system.topology_file = choice.topology_file;
         const FileShape shape = file_shape(*choice.topology_file);
         system.topology_file_gpus = shape.gpus;
@@ -251,10 +249,7 @@ FabricOptions with_choice(FabricOptions options, const FabricChoice& choice) {
     if (choice.nic) options.nic = *choice.nic;
     if (choice.oversubscription) options.oversubscription = *choice.oversubscription;
     if (choice.routing) options.routing = *choice.routing;
-    if (choice.planes) options.planes = *choice.planes;
-    if (choice.switch_ports) options.switch_ports = *choice.switch_ports;
-    if (choice.spine_oversubscription) options.spine_oversubscription = *choice.spine_oversubscription;
-    return options;
+    return choice.shape.applied_to(options);
 }
 
 System with_gpu(System system, std::shared_ptr<const GpuSpec> gpu, std::string label) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "models/hardware/gpu_catalog.hpp"
+#include "topologies/fabric_shape.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/topology.hpp"
 
@@ -106,8 +107,7 @@ struct FabricChoice {
     std::optional<double> oversubscription = std::nullopt;
     std::optional<FabricRouting> routing = std::nullopt;
     std::optional<std::string> topology_file = std::nullopt;
-    std::optional<int> planes = std::nullopt, switch_ports = std::nullopt;   // FabricOptions' (topologies/presets.hpp)
-    std::optional<double> spine_oversubscription = std::nullopt;
+    FabricShape shape = {};   // planes, radix, spine oversubscription (topologies/fabric_shape.hpp)
 };
 // `system` with the choice applied. InputError keyed by the choice's field ("nic", "oversubscription",
 // "routing", "topology") where it cannot apply: fabric options together with a topology file, which describes

@@ -210,6 +210,7 @@ std::string format_plan_table(const PlanReportContext& ctx, const PlanAnswer& an
     if (q.topology_file) add("topology " + *q.topology_file);
     if (q.network.nic != NicSpeed::Ndr400) add(q.network.nic.description() + " NICs");
     if (q.network.oversubscription != 1.0) add(units::format_number(q.network.oversubscription) + ":1 oversubscribed");
+    if (q.network.shape.any()) add(q.network.shape.describe());
     if (q.batch.rule != BatchRule::published) add("batch " + q.batch.label());
     std::string systems;
     for (const auto& s : q.systems) systems += (systems.empty() ? "" : ", ") + s;
@@ -368,6 +369,7 @@ std::string format_plan_json(const std::string& name, const PlanReportContext& c
     j["systems"] = q.systems;
     if (q.routing != FabricRouting::Adaptive) j["routing"] = to_string(q.routing);   // only when not the default
     if (q.sharp) j["sharp"] = *q.sharp ? "on" : "off";                                 // only when asked for
+    if (q.network.shape.any()) j["fabric_shape"] = fabric_shape_json(q.network.shape);   // only when asked for
     j["model_error"] = {{"command", kModelErrorCommand},
                         {"not_quoted", q.model_errors ? json(nullptr) : json(q.model_error_not_quoted)}};
     j["energy_model"] = describe_energy_model(*ctx.energy);

@@ -140,14 +140,16 @@ void check_plan_range(const PlanQuery& query) {
             if (const std::vector<int> counts = plan_counts_for(query, label); !counts.empty())
                 reached = std::max(reached, counts.back());
             const System system = resolve_system(base_system_of(label, query.variants));
-            if (const int most = max_cluster_gpus(system.node_shape(), system.fabric); most > largest) {
+            const FabricOptions fabric = query.network.shape.applied_to(system.fabric);
+            if (const int most = max_cluster_gpus(system.node_shape(), fabric); most > largest) {
                 largest = most;
-                holder = system.name + ": three tiers of " + std::to_string(system.fabric.switch_ports) + "-port switches";
+                holder = system.name + ": three tiers of " + std::to_string(fabric.switch_ports) + "-port switches";
             }
         }
+        // With a radix asked for, the radix is what cannot hold the range.
         if (reached > largest)
             throw InputError("no system searched holds more than " + std::to_string(largest) + " GPUs (" + holder + ")",
-                             Field::max_gpus);
+                             query.network.shape.switch_ports ? Field::switch_ports : Field::max_gpus);
     }
     for (const std::string& system : query.systems)
         if (plan_counts_for(query, system).empty())

@@ -41,8 +41,22 @@ std::vector<std::string> variant_unit_notes(const GpuSpec& base, const GpuSpec& 
 System point_system(const SweepPoint& point) {
     System system = with_allocation_where_applicable(resolve_system(point.base_system), point.allocation);
     // On a topology file the rented unit is the file's server (with_fabric), not the preset's DGX node or rack.
-    if (point.topology_file) system = with_fabric(std::move(system), FabricChoice{.topology_file = point.topology_file});
+    if (point.topology_file) return with_fabric(std::move(system), FabricChoice{.topology_file = point.topology_file});
+    // The point's fabric shape (planes multiply the switches its energy is charged for), where it runs on one.
+    if (system.spans_domains(point.gpus)) system.fabric = point.network.shape.applied_to(system.fabric);
     return system;
+}
+
+FabricChoice network_choice(const NetworkOption& network, FabricRouting routing, bool one_domain) {
+    // Within one NVLink domain no NIC or switch is used: such a point runs on its domain as it is (predict() refuses
+    // the options there), so a series over GPU counts stays whole.
+    FabricChoice choice;
+    if (one_domain) return choice;
+    if (network.nic != NicSpeed::Ndr400) choice.nic = network.nic;   // `ndr` keeps the system's (or variant's) own
+    if (network.oversubscription != 1.0) choice.oversubscription = network.oversubscription;
+    if (routing != FabricOptions{}.routing) choice.routing = routing;
+    choice.shape = network.shape;
+    return choice;
 }
 
 PredictionRequest point_request(const SweepPoint& point, std::optional<int> global_batch,
@@ -59,13 +73,7 @@ PredictionRequest point_request(const SweepPoint& point, std::optional<int> glob
     const System system = resolve_system(point.base_system);
     const bool one_domain = !point.topology_file && !system.spans_domains(point.gpus);
     if (request.sharp.value_or(false) && one_domain) request.sharp = false;
-    // `ndr`, the default option, keeps the system's (or the variant's) own NIC. Within one NVLink domain no NIC
-    // or switch is used, so a NIC or routing option leaves such a point as it is (predict() refuses them there).
-    if (point.network.nic != NicSpeed::Ndr400 && !one_domain) request.fabric.nic = point.network.nic;
-    // Oversubscription shapes leaf uplinks, which a job within one NVLink domain never uses: such a point runs on
-    // its non-blocking domain (predict() refuses the option there), so the series stays whole.
-    if (point.network.oversubscription != 1.0 && !one_domain) request.fabric.oversubscription = point.network.oversubscription;
-    if (point.routing != FabricOptions{}.routing && !one_domain) request.fabric.routing = point.routing;
+    request.fabric = network_choice(point.network, point.routing, one_domain);
     request.fabric.topology_file = point.topology_file;
     request.memory_reserve_bytes = point.memory_reserve_bytes;
     request.reliability = point.reliability;

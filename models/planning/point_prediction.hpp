@@ -3,7 +3,7 @@
 //    profile are those of the catalog GPU it derives from (a what-if GPU is laid out exactly like the real one),
 //    and its own FLOP/s, HBM, NVLink and NIC rates act through compute_profile.hpp and the simulated fabric;
 //  - a network option's NIC (hdr, xdr or a bandwidth; `ndr`, the default, keeps the system's or variant's own
-//    NIC), oversubscription and SHARP go into the request's fabric, so every point's collectives are simulated
+//    NIC), oversubscription, fabric shape (planes, radix, spine tier) and SHARP go into the request's fabric, so every point's collectives are simulated
 //    on the system's topology with that fabric, as `ttsim predict` would;
 //  - the sweep's routing and topology file likewise.
 #pragma once
@@ -35,6 +35,11 @@ struct PointOutcome {
 // The point's catalog system rented by the point's allocation unit (InputError keyed "allocation" where the
 // system has no such unit).
 System point_system(const SweepPoint& point);
+// The fabric a network option and routing ask for: nothing for a job within one NVLink domain (`one_domain`: it
+// uses no NIC and no switch, so the option leaves it as it is, where predict() would refuse it), else the option's
+// NIC (`ndr`, the default, keeps the system's own), oversubscription, shape and the routing, each where it is not
+// the default. Its SHARP is the caller's (SweepPoint::requested_sharp).
+FabricChoice network_choice(const NetworkOption& network, FabricRouting routing, bool one_domain);
 // Notes on a what-if GPU's bandwidths that are 8x off the base GPU's (bits written for bytes, or the reverse).
 std::vector<std::string> variant_unit_notes(const GpuSpec& base, const GpuSpec& variant);
 

@@ -7,7 +7,7 @@ namespace ttsim::planning {
 
 PredictionCost cost_of_prediction(const Prediction& prediction, const std::string& system_name,
                                   const EnergyParameters& energy, const CostParameters& cost,
-                                  std::optional<AllocationUnit> allocation) {
+                                  std::optional<AllocationUnit> allocation, const FabricShape& shape) {
     const System system = with_allocation(resolve_system(system_name), allocation);
     // The point and outcome a sweep would have made of this prediction: what run_profile_of reads.
     SweepPoint point;
@@ -15,6 +15,7 @@ PredictionCost cost_of_prediction(const Prediction& prediction, const std::strin
     point.system = point.base_system = system.name;
     point.gpus = prediction.gpus;
     point.allocation = allocation;
+    point.network.shape = shape;
     PointOutcome outcome;
     outcome.ok = true;
     outcome.prediction = prediction;

@@ -22,9 +22,11 @@ struct PredictionCost {
 };
 
 // `system` is the system the prediction ran on (a preset or GPU name, as PredictionRequest::system); `allocation`
-// what it is rented by where the user chose (a GB200 NVL72's trays), else the system's own unit.
+// what it is rented by where the user chose (a GB200 NVL72's trays), else the system's own unit; `shape` the fabric
+// shape it ran on (planes multiply the switches charged), where it spans NVLink domains.
 PredictionCost cost_of_prediction(const Prediction& prediction, const std::string& system,
                                   const EnergyParameters& energy, const CostParameters& cost,
-                                  std::optional<AllocationUnit> allocation = std::nullopt);
+                                  std::optional<AllocationUnit> allocation = std::nullopt,
+                                  const FabricShape& shape = {});
 
 }  // namespace ttsim::planning

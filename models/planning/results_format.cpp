@@ -58,6 +58,14 @@ std::string csv_field(const std::string& text) {
 
 std::string layout_choice_text(const Prediction& p) { return p.layout_choice.empty() ? "published" : p.layout_choice; }
 
+nlohmann::ordered_json fabric_shape_json(const FabricShape& shape) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    if (shape.planes) j["planes"] = *shape.planes;
+    if (shape.switch_ports) j["switch_ports"] = *shape.switch_ports;
+    if (shape.spine_oversubscription) j["spine_oversubscription"] = *shape.spine_oversubscription;
+    return j;
+}
+
 nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a) {
     return {{"basis", a.label}, {"layout", describe_layout(a.layout)}, {"ttt_minutes", a.ttt_minutes},
             {"step_ms", a.step_ms}, {"memory_per_gpu_bytes", a.memory_per_gpu_bytes}, {"memory_fits", a.memory_fits}};
@@ -487,6 +495,8 @@ std::string format_sweep_json(const std::string& kind, const std::string& name, 
         e["network"] = {{"name", pt.network.name}, {"nic", pt.network.nic.label()},
                         {"nic_gbit_per_s", pt.network.nic.gigabits_per_second()},
                         {"sharp", sharp_text(pt)}, {"oversubscription", pt.network.oversubscription}};
+        // The shape only where the option sets one (planes, radix, spine tier); absent, the system's own.
+        if (pt.network.shape.any()) e["network"]["fabric_shape"] = fabric_shape_json(pt.network.shape);
         e["routing"] = to_string(pt.routing);
         e["batch_rule"] = pt.batch.label();
         e["status"] = r.outcome.ok ? "ok" : "error";

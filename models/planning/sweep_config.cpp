@@ -84,22 +84,30 @@ BatchChoice read_batch(const ConfigNode& node) {
     return b;
 }
 
+}  // namespace
+
 NetworkOption read_network(const ConfigNode& node) {
-    node.check_keys({"name", "nic", "sharp", "oversubscription"});
+    std::vector<std::string> keys = {"name", "nic", "sharp", "oversubscription"};
+    keys.insert(keys.end(), std::begin(kFabricShapeKeys), std::end(kFabricShapeKeys));
+    node.check_keys(keys);
     NetworkOption n;
     if (auto nic = node.optional("nic")) n.nic = nic->feeding([&] { return parse_nic_speed(nic->as_string()); });
     if (auto sharp = node.optional("sharp")) n.sharp = sharp->as_bool();
     if (auto over = node.optional("oversubscription")) n.oversubscription = over->as_double(1.0, 64.0);
+    n.shape = read_fabric_shape(node);
     if (auto name = node.optional("name")) {
         n.name = name->as_string();
     } else {
         n.name = n.nic.label() +
                  (n.sharp ? (*n.sharp ? "-sharp" : "-nosharp") : "") +
-                 (n.oversubscription > 1.0 ? "-over" + short_number(n.oversubscription) : "");
+                 (n.oversubscription > 1.0 ? "-over" + short_number(n.oversubscription) : "") +
+                 (n.shape.any() ? "-" + n.shape.label() : "");
         if (n.is_default()) n.name = "default";
     }
     return n;
 }
+
+namespace {
 
 std::string read_format(const ConfigNode& root) {
     if (auto output = root.optional("output")) {
@@ -150,8 +158,9 @@ void read_sweep_cluster(const ConfigNode& cluster, const ConfigNode& root, Sweep
         routing->fail("a topology file routes by its own rules (static ECMP); drop 'routing' or 'cluster'");
     if (auto network = root.optional("network"))
         for (const NetworkOption& n : spec.networks)
-            if (n.nic != NicSpeed::Ndr400 || n.oversubscription != 1.0)
-                network->fail("network option '" + n.name + "' sets a NIC or oversubscription, but topology " +
+            if (n.shapes_scale_out())
+                network->fail("network option '" + n.name + "' sets a NIC, an oversubscription or a fabric shape (planes, "
+                              "switch_ports, spine_oversubscription), but topology " +
                               path.string() + " describes its own fabric; only 'sharp' applies");
 }
 
@@ -313,10 +322,20 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         for (const ConfigNode& item : items) {
             NetworkOption n = read_network(item);
             if (!names.insert(n.name).second) item.fail("duplicate network option name '" + n.name + "'");
-            if (!any_spans && (n.nic != NicSpeed::Ndr400 || n.oversubscription > 1.0))
-                item.fail("network option '" + n.name + "' sets a " + (n.oversubscription > 1.0 ? "leaf oversubscription" : "NIC") +
+            if (!any_spans && n.shapes_scale_out())
+                item.fail("network option '" + n.name + "' sets a " +
+                          (n.oversubscription > 1.0 ? "leaf oversubscription" : n.shape.any() ? "fabric shape" : "NIC") +
                           ", but no point of this sweep spans NVLink domains (largest " +
                           std::to_string(s.spec.gpu_counts.back()) + " GPUs): it would change nothing");
+            // A radix three tiers of which cannot hold the largest count is refused at its key, not row by row.
+            if (n.shape.switch_ports && !root.has("cluster") && !s.spec.gpu_counts.empty())
+                item.required("switch_ports").feeding([&] {
+                    for (const std::string& base : bases) {
+                        const System system = resolve_system(base);
+                        check_radix_holds(system.node_shape(), s.spec.gpu_counts.back(), n.shape.applied_to(system.fabric));
+                    }
+                    return 0;
+                });
             s.spec.networks.push_back(std::move(n));
         }
         if (s.spec.networks.empty()) network->fail("must list at least one network option");

@@ -59,5 +59,9 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model);
 // `gpus:` of a sweep (or a user-model scenario): a list, one count, or {from, to} doubling; ascending, each once,
 // every count checked against the resource guard at its key.
 std::vector<int> read_gpu_counts(const ConfigNode& node);
+// One network option (a sweep's `network:` item, a plan's or user model's `network:`): {name, nic, sharp,
+// oversubscription, planes, switch_ports, spine_oversubscription}, each optional; unnamed, it is named by what it
+// sets ("xdr-sharp-2planes").
+NetworkOption read_network(const ConfigNode& node);
 
 }  // namespace ttsim::planning

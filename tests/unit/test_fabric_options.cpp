@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "models/collectives/collective_simulator.hpp"
+#include "models/collectives/nccl_params.hpp"
 #include "models/hardware/system.hpp"
 #include "sim/errors.hpp"
 #include "topologies/presets.hpp"
@@ -52,6 +53,79 @@ TEST_CASE("a 2-plane NIC halves a ring's per-plane traffic, each plane at its po
     // Planes are separate switches: twice the switch equivalents of one plane (energy, switch failures).
     CHECK(fabric_switch_equivalents(1024, 8, FabricOptions{.planes = 2}) ==
           Approx(2 * fabric_switch_equivalents(1024, 8, FabricOptions{})));
+}
+
+TEST_CASE("the collective report names each plane's busiest link and traffic", "[fabric]") {
+    // Ring all-reduce of S = 1 GiB on 1,024 H100s (128 DGX) with a 400G NIC per GPU, as one plane and as two planes
+    // of 200G ports. A ring of n ranks sends 2(n - 1)/n x S over each of its hops, over all its channels together;
+    // of a channel's n hops, the 128 between nodes leave through a NIC. So the NICs send 128 x 2(n - 1)/n x S into
+    // the fabric, however many planes carry it.
+    const Topology one = build_preset("dgx-h100", 1024, FabricOptions{.nic = NicSpeed::Ndr400});
+    const Topology two = build_preset("dgx-h100", 1024, FabricOptions{.nic = NicSpeed::Ndr400, .planes = 2});
+    const CollectiveResult r1 = run(one, CollectiveOp::AllReduce, CollectiveAlgorithm::Ring);
+    const CollectiveResult r2 = run(two, CollectiveOp::AllReduce, CollectiveAlgorithm::Ring);
+    const double n = 1024;
+    const double sent = 128 * 2 * (n - 1) / n * static_cast<double>(kGiB);
+    CHECK(r1.nic_bytes_sent == Approx(sent).epsilon(1e-9));
+    CHECK(r2.nic_bytes_sent == Approx(sent).epsilon(1e-9));
+
+    const std::vector<PlaneLoad> planes = plane_loads(r2, 2);
+    REQUIRE(planes.size() == 2);
+    for (const PlaneLoad& plane : planes) {
+        CAPTURE(plane.plane, plane.busiest_link);
+        // Half the bytes on each plane, its copy of the fabric's busiest link named with the plane.
+        CHECK(plane.nic_bytes_sent == Approx(sent / 2).epsilon(1e-9));
+        CHECK(plane.busiest_link == "plane" + std::to_string(plane.plane) + ":" + r2.busiest_fabric_link);
+        CHECK(plane.utilisation == r2.max_fabric_link_utilisation);
+        CHECK(plane.utilisation > 0.0);
+        CHECK(plane.utilisation <= 1.0 + 1e-9);
+        // The bandwidth bound of a plane: each of its 1,024 ports (200G = 25 GB/s per direction) sends 1/1,024 of
+        // the plane's bytes, no faster than its line rate.
+        const double per_port_seconds = plane.nic_bytes_sent / 1024 / (NicSpeed::Ndr400.bytes_per_second / 2);
+        CHECK((r2.bandwidth_time - r2.floor_excess).seconds() >= per_port_seconds * (1 - 1e-9));
+    }
+    CHECK(planes[0].busiest_link != planes[1].busiest_link);
+    // One plane: one entry, the whole traffic.
+    const std::vector<PlaneLoad> single = plane_loads(r1, 1);
+    REQUIRE(single.size() == 1);
+    CHECK(single[0].nic_bytes_sent == Approx(sent).epsilon(1e-9));
+    // Within one node no NIC is used: no fabric link to name.
+    const CollectiveResult node = run(build_preset("dgx-h100", 8), CollectiveOp::AllReduce, CollectiveAlgorithm::Ring);
+    CHECK(node.busiest_fabric_link.empty());
+    CHECK(node.nic_bytes_sent == 0.0);
+}
+
+TEST_CASE("Ethernet (Spectrum-X) differs from InfiniBand only by its effective bandwidth, never beating its bound",
+          "[fabric]") {
+    // h100-100k at 1,024 GPUs (Ethernet, 128-port switches) against the same fat tree with InfiniBand switches. A
+    // 400G NIC (50 GB/s) is the narrowest link of a node's traffic (PCIe Gen5 x16: 63 GB/s x 0.83 = 52 GB/s), so the
+    // NICs bind: each link kind runs at line rate x its efficiency (nccl.yaml link_efficiency), 0.95 on Ethernet
+    // (Spectrum-X's reported throughput) and 0.96 on InfiniBand (NCCL's per-NIC ceiling), and a collective's
+    // simulated part scales by their ratio and nothing else.
+    FabricOptions infiniband = preset_fabric("h100-100k");
+    REQUIRE_FALSE(infiniband.infiniband);
+    infiniband.infiniband = true;
+    const Topology ethernet_fabric = build_preset("h100-100k", 1024);
+    const Topology infiniband_fabric = build_preset("h100-100k", 1024, infiniband);
+    const double eth = default_link_efficiency(LinkKind::Ethernet);
+    const double ib = default_link_efficiency(LinkKind::InfiniBand);
+    CHECK(eth == 0.95);
+    for (const auto& [op, algorithm] : {std::pair{CollectiveOp::AllReduce, CollectiveAlgorithm::Ring},
+                                        std::pair{CollectiveOp::AllReduce, CollectiveAlgorithm::Tree},
+                                        std::pair{CollectiveOp::AllGather, CollectiveAlgorithm::Ring},
+                                        std::pair{CollectiveOp::AllToAll, CollectiveAlgorithm::Direct}}) {
+        CAPTURE(to_string(op), to_string(algorithm));
+        const CollectiveResult e = run(ethernet_fabric, op, algorithm);
+        const CollectiveResult i = run(infiniband_fabric, op, algorithm);
+        CHECK(e.latency == i.latency);   // the same NCCL latency terms: no Ethernet latency of its own
+        CHECK((e.bandwidth_time - e.floor_excess).seconds() ==
+              Approx((i.bandwidth_time - i.floor_excess).seconds() * ib / eth).epsilon(1e-6));
+        CHECK(e.nic_bytes_sent == Approx(i.nic_bytes_sent).epsilon(1e-12));
+        // Never faster than its bound: the line-rate lower bound, and each NIC's share of the bytes at 50 GB/s.
+        CHECK(e.duration >= e.lower_bound);
+        CHECK((e.bandwidth_time - e.floor_excess).seconds() >= e.nic_bytes_sent / 1024 / NicSpeed::Ndr400.bytes_per_second);
+        CHECK(e.max_link_utilisation <= 1.0 + 1e-9);
+    }
 }
 
 TEST_CASE("spine oversubscription thins the spine-core cables of a three-tier fabric only", "[fabric]") {

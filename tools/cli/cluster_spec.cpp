@@ -25,8 +25,13 @@ Topology ClusterSpec::build() const {
     return build_preset(system, gpus, fabric);
 }
 
-int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric) {
+int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
+                         const FabricShape& asked) {
     const int count = checked_gpu_request(gpus);   // the resource guard first: 10^8 GPUs, with the estimate
+    // A radix asked for that cannot hold the count: the radix's fault (an unknown system is validate_preset's).
+    if (asked.switch_ports)
+        for (const PresetInfo& node : preset_systems())
+            if (node.name == system) check_radix_holds(node, count, fabric);
     validate_preset(system, count, fabric);        // an unknown system before the count it cannot hold
     return count;
 }
@@ -92,10 +97,14 @@ void declare_fabric_shape_flags(ArgParser& args) {
 }
 
 void fabric_shape_flags(const ArgParser& args, FabricChoice& choice) {
-    if (args.has("planes")) choice.planes = static_cast<int>(args.get_int("planes", 1, 8));
-    if (args.has("switch-ports")) choice.switch_ports = static_cast<int>(args.get_int("switch-ports", 8, 512));
+    if (args.has("planes")) choice.shape.planes = static_cast<int>(args.get_int("planes", 1, kMaxPlanes));
+    if (args.has("switch-ports")) {
+        choice.shape.switch_ports = static_cast<int>(args.get_int("switch-ports", kMinSwitchPorts, kMaxSwitchPorts));
+        if (*choice.shape.switch_ports % 2 != 0)
+            args.fail("switch-ports", "a switch's ports split half down, half up at a leaf: give an even radix");
+    }
     if (args.has("spine-oversubscription"))
-        choice.spine_oversubscription = args.get_double("spine-oversubscription", 1.0, 64.0);
+        choice.shape.spine_oversubscription = args.get_double("spine-oversubscription", 1.0, kMaxSpineOversubscription);
 }
 
 bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }
@@ -118,10 +127,14 @@ FabricRouting routing_flag(const ArgParser& args) {
 }
 
 ClusterSpec read_cluster(const ConfigNode& node) {
-    node.check_keys({"system", "gpus", "nic", "oversubscription", "routing", "sharp", "topology_file"});
+    std::vector<std::string> keys = {"system", "gpus", "nic", "oversubscription", "routing", "sharp", "topology_file"};
+    keys.insert(keys.end(), std::begin(kFabricShapeKeys), std::end(kFabricShapeKeys));
+    node.check_keys(keys);
     ClusterSpec spec;
     if (auto file = node.optional("topology_file")) {
-        for (const char* key : {"system", "gpus", "nic", "oversubscription", "routing"})
+        std::vector<std::string> fabric_keys = {"system", "gpus", "nic", "oversubscription", "routing"};
+        fabric_keys.insert(fabric_keys.end(), std::begin(kFabricShapeKeys), std::end(kFabricShapeKeys));
+        for (const std::string& key : fabric_keys)
             if (node.has(key)) node.required(key).fail("cannot be combined with topology_file");
         spec.topology_file = topology_file_path(*file);
     } else {
@@ -133,8 +146,10 @@ ClusterSpec read_cluster(const ConfigNode& node) {
             spec.fabric.nic = nic->feeding([&] { return parse_nic_speed(nic->as_string()); });
         if (auto over = node.optional("oversubscription")) spec.fabric.oversubscription = over->as_double(1.0, 64.0);
         if (auto routing = node.optional("routing")) spec.fabric.routing = read_fabric_routing(*routing);
+        const FabricShape shape = read_fabric_shape(node);
+        spec.fabric = shape.applied_to(spec.fabric);
         // Check the preset now (without building it), so the error points at the scenario line.
-        spec.gpus = node.feeding_keys(gpus, [&] { return check_preset_cluster(spec.system, requested, spec.fabric); });
+        spec.gpus = node.feeding_keys(gpus, [&] { return check_preset_cluster(spec.system, requested, spec.fabric, shape); });
     }
     if (auto sharp = node.optional("sharp")) spec.sharp = sharp->as_bool();
     return spec;

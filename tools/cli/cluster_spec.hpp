@@ -33,7 +33,7 @@ double memory_reserve_flag(const ArgParser& args);
 // which names the same flag).
 void declare_fabric_flags(ArgParser& args);
 FabricChoice fabric_flags(const ArgParser& args);
-// The fabric's shape (predict, collective): --planes, --switch-ports, --spine-oversubscription, on top of the
+// The fabric's shape (predict, plan, collective): --planes, --switch-ports, --spine-oversubscription, on top of the
 // system's (a preset's own radix and planes); each unset flag keeps it.
 void declare_fabric_shape_flags(ArgParser& args);
 void fabric_shape_flags(const ArgParser& args, FabricChoice& choice);
@@ -55,10 +55,13 @@ struct ClusterSpec {
 // resource guard first (sim/resource_guard.hpp: 10^8 GPUs is refused with its estimate), then the preset
 // itself without building it (validate_preset: system, whole nodes, at most kMaxPresetGpus). The first
 // problem is an InputError naming its Field (system, gpus, nic, oversubscription), for the front end to name
-// as its user wrote it. Returns the GPU count.
-int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric);
+// as its user wrote it. Returns the GPU count. `asked`: the shape the user set on top of the preset's (`fabric`
+// has it applied); a radix in it that three tiers of cannot hold the count is refused naming switch_ports.
+int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
+                         const FabricShape& asked = {});
 
-// Reads a `cluster:` mapping: {system, gpus, nic, oversubscription, routing, sharp} or {topology_file, sharp}.
+// Reads a `cluster:` mapping: {system, gpus, nic, oversubscription, routing, planes, switch_ports,
+// spine_oversubscription, sharp} or {topology_file, sharp}.
 // Relative topology_file paths are resolved against the scenario file's directory.
 ClusterSpec read_cluster(const ConfigNode& node);
 

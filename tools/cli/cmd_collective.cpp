@@ -131,7 +131,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
         fabric_shape_flags(args, choice);
         spec.cluster.fabric = with_choice(spec.cluster.fabric, choice);
         spec.cluster.gpus =
-            args.naming_flags([&] { return check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric); });
+            args.naming_flags([&] { return check_preset_cluster(spec.cluster.system, gpus, spec.cluster.fabric, choice.shape); });
     }
     spec.cluster.sharp = sharp_flag(args);
     spec.op = args.get_parsed("op", [](const std::string& s) { return parse_collective_op(s); });

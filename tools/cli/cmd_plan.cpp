@@ -94,6 +94,7 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
     declare_memory_reserve_flag(args);
     declare_price_flags(args);
     declare_fabric_flags(args);
+    declare_fabric_shape_flags(args);
     declare_model_flag(args);
     declare_reliability_flags(args);
     declare_round_flag(args);
@@ -117,10 +118,12 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
             args.fail("system", query.systems.back() + " is listed twice");
     }
     if (query.systems.empty()) args.fail("system", "name at least one system");
-    const FabricChoice fabric = fabric_flags(args);
+    FabricChoice fabric = fabric_flags(args);
+    fabric_shape_flags(args, fabric);
     query.routing = fabric.routing.value_or(FabricOptions{}.routing);
     if (fabric.nic) query.network.nic = *fabric.nic;
     if (fabric.oversubscription) query.network.oversubscription = *fabric.oversubscription;
+    query.network.shape = fabric.shape;
     query.topology_file = fabric.topology_file;
     // A topology file describes its own fabric (with_fabric says which flag cannot join it).
     if (fabric.topology_file)
@@ -164,11 +167,12 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         query.gpu_counts = {file_gpus};
         query.refine = false;
     }
-    if (query.network.oversubscription != 1.0 && std::none_of(query.systems.begin(), query.systems.end(), [&](const std::string& s) {
+    if ((query.network.oversubscription != 1.0 || query.network.shape.any()) &&
+        std::none_of(query.systems.begin(), query.systems.end(), [&](const std::string& s) {
             return resolve_system(s).spans_domains(query.gpu_counts.back());
         }))
-        args.fail("oversubscription", "no configuration searched spans two NVLink domains, so no leaf switch is "
-                                      "used (raise --max-gpus)");
+        args.fail(query.network.oversubscription != 1.0 ? "oversubscription" : std::string(flag_name(query.network.shape.first_field())),
+                  "no configuration searched spans two NVLink domains, so no NIC or switch is used (raise --max-gpus)");
     if (args.has("sharp")) query.sharp = sharp_flag(args);
     if (args.has("memory-reserve")) query.memory_reserve_bytes = memory_reserve_flag(args);
     query.reliability = reliability_flags(args);

@@ -194,7 +194,7 @@ int run_predict(const CommandArgs& args, std::ostream& out) {
     report.band = &band;
     report.prices = &prices;
     report.energy = &energy;
-    report.cost = planning::cost_of_prediction(p, request.system, energy, prices, allocation);
+    report.cost = planning::cost_of_prediction(p, request.system, energy, prices, allocation, request.fabric.shape);
     report.explain = parser.get_flag("explain");
     const std::string results_json = format_prediction_json(report), results_csv = format_prediction_csv(report);
     const std::string text = format == "json"  ? results_json

@@ -11,6 +11,8 @@
 //   cost: {...}                  # optional: prices per GPU-hour, as a sweep's (cost_config.hpp)
 //   energy: {...}                # optional: node and switch power, PUE, as a sweep's
 //   allocation: tray             # optional: rack | tray, what a rack-scale system is rented by, as a plan's
+//   network: {planes: 2}         # optional: one network option, as a plan's (nic, oversubscription, sharp,
+//                                #   planes, switch_ports, spine_oversubscription)
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
 #include <algorithm>
@@ -24,6 +26,7 @@
 #include "models/compute/profile_files.hpp"
 #include "models/planning/cost_config.hpp"
 #include "models/planning/plan_format.hpp"
+#include "models/planning/point_prediction.hpp"
 #include "models/planning/prediction_cost.hpp"
 #include "models/planning/results_format.hpp"
 #include "models/planning/sweep_config.hpp"
@@ -131,7 +134,7 @@ std::string json(const std::string& name, const std::string& system, const UserM
 
 int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& context, std::ostream& out) {
     root.check_keys({"scenario", "name", "model", "system", "gpus", "layout", "profiles", "like", "round", "output",
-                     "memory_reserve", "cost", "energy", "allocation", "reliability"});
+                     "memory_reserve", "cost", "energy", "allocation", "reliability", "network"});
     const std::string name = root.required("name").as_string();
     const UserModel model = load_user_model(root.required("model"));
     const ConfigNode system_node = root.required("system");
@@ -192,6 +195,21 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
             return 0;
         });
     }
+    // The fabric every count runs on (`network:`, one option as a plan's: nic, oversubscription, planes,
+    // switch_ports, spine_oversubscription, sharp); counts within one NVLink domain use none of it.
+    planning::NetworkOption network;
+    if (auto node = root.optional("network")) {
+        if (node->is_sequence()) node->fail("a user model runs on one network option; compare several with a sweep");
+        network = planning::read_network(*node);
+        if (network.shapes_scale_out() && counts.back() <= resolved.gpus_per_nvlink_domain)
+            node->fail("no count spans two NVLink domains (largest " + std::to_string(counts.back()) +
+                       " GPUs), so no NIC or switch is used: the option would change nothing");
+        if (network.shape.switch_ports)
+            node->required("switch_ports").feeding([&] {
+                check_radix_holds(resolved.node_shape(), counts.back(), network.shape.applied_to(resolved.fabric));
+                return 0;
+            });
+    }
     const ScenarioProfiles chosen = read_scenario_profiles(root, ComputeModel::operator_level, {gpu});
     const ProfileSet& profiles = chosen.profiles;
 
@@ -208,13 +226,16 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         request.memory_reserve_bytes = memory_reserve;
         request.reliability = reliability;
         request.compute_efficiency_vs_8gpu = false;
+        const bool one_domain = !resolved.spans_domains(counts[i]);
+        request.fabric = planning::network_choice(network, FabricOptions{}.routing, one_domain);
+        if (network.sharp) request.sharp = *network.sharp && !one_domain;   // no SHARP within one domain, as a sweep's
         const ConfigNode at = count_node(counts[i]);
         // A count where no layout is valid or fits is a row saying why.
         Row row;
         row.gpus = counts[i];
         try {
             row.p = predict(request, profiles);
-            row.cost = planning::cost_of_prediction(row.p, system, energy, cost, allocation);
+            row.cost = planning::cost_of_prediction(row.p, system, energy, cost, allocation, network.shape);
         } catch (const InputError& e) {
             // Only a layout refusal (refuse_layouts: no split valid or fitting) is a row; anything else, such as a
             // count that is not whole nodes, is bad input at its key.
@@ -248,6 +269,13 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         << "  training     " << model.train_note << "; " << model.batch_note << "\n"
         << "  system       " << system << ", layouts searched with the operator model ("
         << chosen.source << ")\n";
+    if (!network.is_default()) {
+        std::string fabric = network.nic != NicSpeed::Ndr400 ? network.nic.description() + " NICs" : "the system's NICs";
+        if (network.oversubscription != 1.0) fabric += ", " + units::format_number(network.oversubscription) + ":1 oversubscribed";
+        if (network.shape.any()) fabric += ", " + network.shape.describe();
+        if (network.sharp) fabric += std::string(", SHARP ") + (*network.sharp ? "on" : "off");
+        out << "  network      " << fabric << " (counts spanning NVLink domains)\n";
+    }
     for (const std::string& note : all_notes(chosen.notes)) out << "  note         " << note << "\n";
     out << "  cost         rented GPU-hours x price per GPU-hour: " << cost.describe_prices({resolved.name})
         << "; GPU-hours are billed in whole allocation units"

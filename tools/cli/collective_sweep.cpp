@@ -146,6 +146,10 @@ std::string format_sweep_csv(const CollectiveSweepResult& result) {
     return out;
 }
 
+int collective_planes(const CollectiveSweepSpec& spec) {
+    return spec.cluster.topology_file ? 1 : spec.cluster.fabric.planes;
+}
+
 std::string format_sweep_json(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
     nlohmann::ordered_json doc;
     doc["schema"] = "ttsim.collective/1";
@@ -172,6 +176,14 @@ std::string format_sweep_json(const CollectiveSweepSpec& spec, const CollectiveS
         entry["lower_bound_us"] = r.lower_bound.microseconds_f();
         entry["max_link_utilisation"] = r.max_link_utilisation;
         entry["busiest_link"] = r.busiest_link;
+        // The scale-out fabric plane by plane (collective.hpp PlaneLoad): one entry per plane, none where the
+        // group crosses no fabric link.
+        nlohmann::ordered_json planes = nlohmann::ordered_json::array();
+        if (!r.busiest_fabric_link.empty())
+            for (const PlaneLoad& plane : plane_loads(r, collective_planes(spec)))
+                planes.push_back({{"plane", plane.plane}, {"busiest_link", plane.busiest_link},
+                                  {"max_link_utilisation", plane.utilisation}, {"nic_bytes_sent", plane.nic_bytes_sent}});
+        entry["planes"] = planes;
         entry["fingerprint"] = r.fingerprint;
         results.push_back(entry);
     }

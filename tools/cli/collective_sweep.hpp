@@ -51,6 +51,8 @@ CollectiveSweepResult run_collective_sweep(const CollectiveSweepSpec& spec,
 
 // "8 x H100-SXM (dgx-h100, ...)": the cluster as the table header and JSON name it.
 std::string describe_collective_cluster(const ClusterSpec& cluster);
+// Planes of the sweep's fabric (FabricOptions::planes; 1 on a topology file, which describes its own).
+int collective_planes(const CollectiveSweepSpec& spec);
 
 // A collective moves data between GPUs: one GPU has nothing to send (time 0, "1 GPUs"), so it is refused.
 inline constexpr int kMinCollectiveGpus = 2;

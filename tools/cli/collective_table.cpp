@@ -86,8 +86,21 @@ std::string format_collective_table_row(const CollectiveSweepSpec& spec, const C
                        r.lower_bound.microseconds_f());
 }
 
-std::string format_collective_table_footer(const CollectiveSweepSpec&, const CollectiveSweepResult& result) {
+std::string format_collective_table_footer(const CollectiveSweepSpec& spec, const CollectiveSweepResult& result) {
     std::string out;
+    // A multi-plane fabric: each plane's traffic and busiest link, size by size (collective.hpp PlaneLoad).
+    if (const int planes = collective_planes(spec); planes > 1 && !result.rows.empty()) {
+        out += fmt::format("# per plane: {} planes, each a copy of the fabric at 1/{} of the NIC's rate, every connection "
+                           "striped evenly over them\n",
+                           planes, planes);
+        for (const CollectiveSweepRow& row : result.rows)
+            for (const PlaneLoad& plane : plane_loads(row.result, planes))
+                out += plane.busiest_link.empty()
+                           ? fmt::format("# {:>12} B  plane {}: no fabric link crossed\n", row.bytes, plane.plane)
+                           : fmt::format("# {:>12} B  plane {}: {:.4g} GB sent by the NICs, busiest link {} at {:.1f} %\n",
+                                         row.bytes, plane.plane, plane.nic_bytes_sent / 1e9, plane.busiest_link,
+                                         100 * plane.utilisation);
+    }
     if (result.interrupted)
         out += fmt::format("# interrupted: {} of {} sizes finished, only those are shown\n", result.rows.size(),
                            result.sizes_requested);
