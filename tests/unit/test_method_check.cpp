@@ -19,9 +19,9 @@ TEST_CASE("method check: each round's results at scale, predicted from its small
     check_options.shared = SharedFit::operator_defaults();
     const MethodCheck check = method_check(check_options);
     // round -> {results predicted, MAPE bound %, largest-error bound %}: the figures measured, rounded up at the
-    // second decimal (v4.0 9.99 / 18.11, v4.1 7.35 / 22.57, v5.0 16.25 / 47.94).
+    // second decimal (v4.0 9.68 / 16.95, v4.1 7.38 / 23.02, v5.0 17.90 / 45.20).
     const std::map<std::string, std::tuple<std::size_t, double, double>> today = {
-        {"4.0", {8, 10.00, 18.12}}, {"4.1", {8, 7.36, 22.58}}, {"5.0", {13, 16.26, 47.95}}};
+        {"4.0", {8, 9.69, 16.96}}, {"4.1", {8, 7.39, 23.03}}, {"5.0", {13, 17.91, 45.21}}};
     REQUIRE(check.rounds.size() == 3);
     for (const RoundHoldout& r : check.rounds) {
         INFO("v" << r.round << ": MAPE " << r.mape_percent << "%, largest " << r.max_abs_percent << "%\n"
@@ -33,10 +33,10 @@ TEST_CASE("method check: each round's results at scale, predicted from its small
     }
     // The p10-p90 band on the same held-out results (convergence spread, parameter uncertainty, and the other
     // rounds' held-out RMS log error as the model term): the aim is 60-95 % of the published scores inside. Guarded
-    // at the figure measured when the bands were written (24 of 29, printed by `ttsim validate
-    // --method-check` and by `ttsim validate --error-model` on the same fits).
+    // at today's figure (25 of 29, printed by `ttsim validate --method-check` and by `ttsim validate --error-model`
+    // on the same fits).
     const BandCoverage coverage = total_coverage(band_coverage(check));
     INFO("band coverage " << coverage.inside << "/" << coverage.results << "\n" << format_method_check(check, check_options));
     CHECK(coverage.results == 29);
-    CHECK(coverage.inside >= 24);
+    CHECK(coverage.inside >= 25);
 }
