@@ -116,11 +116,6 @@ double stack_location_penalty(const std::vector<double>& log_values) {
     return location * location * kRobustScale * kRobustScale;
 }
 
-namespace {
-
-
-}  // namespace
-
 std::vector<ParameterEstimate> laplace_estimates(const std::function<double(const std::vector<double>&)>& loss,
                                                  const std::vector<double>& x, const std::vector<std::string>& names,
                                                  const std::vector<const ParamSpec*>& specs,
@@ -158,13 +153,16 @@ std::vector<ParameterEstimate> laplace_estimates(const std::function<double(cons
         }
     }
     // Precision of the log-parameters: the objective's curvature (data and priors) in units of the Gaussian
-    // likelihood (sd kRobustScale per log error), its negative directions clamped to 0.
+    // likelihood (sd kRobustScale per log error).
     const double scale = 1.0 / (2 * kRobustScale * kRobustScale);
-    // The covariance is its inverse, through the same eigen-decomposition (positive definite wherever the roofs'
-    // max() does not bend the objective: every parameter's prior is in its curvature).
+    // The covariance is its inverse, through the same eigen-decomposition. Every parameter's prior is in the
+    // objective, so no direction curves less than the weakest prior; where the roofs' max() bends the difference
+    // quotients below that (or negative), the weakest prior's precision stands in, so the covariance stays finite.
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> curvature(
         Eigen::Map<const Eigen::MatrixXd>(hessian.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n)));
-    const Eigen::VectorXd precision = curvature.eigenvalues().cwiseMax(0.0) * scale;
+    double widest = 0;
+    for (std::size_t i : free) widest = std::max(widest, specs[i]->log_sd);
+    const Eigen::VectorXd precision = (curvature.eigenvalues() * scale).cwiseMax(1 / (widest * widest));
     const Eigen::MatrixXd& vectors = curvature.eigenvectors();
     std::vector<double> cov(x.size() * x.size(), 0.0);
     for (std::size_t i = 0; i < n; ++i)

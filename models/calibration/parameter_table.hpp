@@ -12,8 +12,9 @@
 // The bounds stay as the physics' hard limits.
 //
 // Identifiability (the Laplace approximation): at the fit's optimum x (log values), the Hessian H of the objective
-// by central differences; the posterior precision of the log-parameters is H / (2 kRobustScale^2), its negative
-// curvature clamped to 0 (the loss is piecewise smooth: max() of roofs). Its inverse is the
+// by central differences; the posterior precision of the log-parameters is H / (2 kRobustScale^2), each eigenvalue
+// at least the weakest prior's precision (the loss is piecewise smooth, max() of roofs, and can bend a difference
+// quotient below the priors' curvature that every direction has). Its inverse is the
 // parameter covariance. A parameter whose posterior sd is under half its prior sd was determined by the data; one
 // above 0.9 of it stayed at its prior; one within a step of a bound sits on it (the Gaussian reading does not hold
 // there, and the bound, not the data, placed it).

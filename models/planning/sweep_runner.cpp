@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
+#include <numeric>
 #include <map>
 
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -33,38 +36,49 @@ std::vector<std::optional<PointOutcome>> predict_points(const std::vector<SweepP
                                                        const ProfileSet& profiles, const SweepOptions& options) {
     std::vector<std::optional<PointOutcome>> outcomes(indices.size());   // slot k written by the one worker of k
     // The points of one workload at one GPU count search the same splits on every system, GPU variant and fabric
-    // (a layer graph does not depend on the GPU): they run one after another on one worker, sharing its graphs
-    // (layer_graph_cache.hpp; a 4 x 12 x 3 sweep builds a third as many). Slots in sweep order within a group.
-    std::vector<std::vector<std::size_t>> groups;
+    // (a layer graph does not depend on the GPU), so they are scheduled next to one another and each worker thread
+    // keeps the graphs of the group it is in (layer_graph_cache.hpp; a 4 x 12 x 3 sweep builds a third as many),
+    // emptied when it moves to another group. A graph is a function of its key alone, so results do not depend on
+    // which thread ran which point; every point stays its own task, so a sweep of one group uses every thread.
+    std::vector<std::size_t> order(indices.size()), group_of(indices.size());
     {
-        std::map<std::pair<std::string, int>, std::size_t> group_of;
+        std::map<std::pair<std::string, int>, std::size_t> groups;
         for (std::size_t k = 0; k < indices.size(); ++k) {
             const SweepPoint& point = points.at(indices[k]);
-            const auto [it, added] = group_of.try_emplace({point.workload, point.gpus}, groups.size());
-            if (added) groups.emplace_back();
-            groups[it->second].push_back(k);
+            group_of[k] = groups.try_emplace({point.workload, point.gpus}, groups.size()).first->second;
         }
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return group_of[a] < group_of[b]; });
     }
+    struct WorkerGraphs {
+        std::size_t group = std::numeric_limits<std::size_t>::max();
+        LayerGraphCache graphs;
+    };
+    tbb::enumerable_thread_specific<WorkerGraphs> workers;
     std::atomic<std::size_t> finished{0};
     std::atomic<bool> stop{false};
     auto work = [&] {
         tbb::task_group_context context;
-        // Grain 1: groups differ widely in cost (rcp_optimal tries many batches), so let TBB balance them.
+        // Grain 1: points differ widely in cost (rcp_optimal tries many batches), so let TBB balance them.
         tbb::parallel_for(
-            tbb::blocked_range<std::size_t>(0, groups.size(), 1),
+            tbb::blocked_range<std::size_t>(0, order.size(), 1),
             [&](const auto& range) {
-                for (std::size_t g = range.begin(); g != range.end(); ++g) {
-                    LayerGraphCache graphs;
-                    for (std::size_t k : groups[g]) {
-                        if (stop.load(std::memory_order_relaxed) || (options.cancelled && options.cancelled())) {
-                            stop = true;
-                            context.cancel_group_execution();   // ranges not yet started are dropped
-                            return;
-                        }
-                        outcomes[k] = predict_point(points.at(indices[k]), profiles, &graphs);
-                        const std::size_t count = ++finished;
-                        if (options.progress) options.progress(count, indices.size());
+                for (std::size_t i = range.begin(); i != range.end(); ++i) {
+                    if (stop.load(std::memory_order_relaxed) || (options.cancelled && options.cancelled())) {
+                        stop = true;
+                        context.cancel_group_execution();   // ranges not yet started are dropped
+                        return;
                     }
+                    const std::size_t k = order[i];
+                    // The call owns its cache while it runs: a point this thread steals while waiting inside it
+                    // (the failure simulation runs its trials in parallel) finds the slot empty and starts its own.
+                    WorkerGraphs& slot = workers.local();
+                    LayerGraphCache graphs = slot.group == group_of[k] ? std::move(slot.graphs) : LayerGraphCache{};
+                    slot.group = std::numeric_limits<std::size_t>::max();
+                    outcomes[k] = predict_point(points.at(indices[k]), profiles, &graphs);
+                    workers.local() = WorkerGraphs{group_of[k], std::move(graphs)};
+                    const std::size_t count = ++finished;
+                    if (options.progress) options.progress(count, indices.size());
                 }
             },
             context);

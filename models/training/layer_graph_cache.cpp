@@ -6,9 +6,6 @@
 
 namespace ttsim {
 
-// The key below names every BuildOptions field: a new field changes the size and must join the key.
-static_assert(sizeof(layers::BuildOptions) == 40, "BuildOptions changed: add the new field to LayerGraphCache's key");
-
 LayerGraphCache::Described& LayerGraphCache::described(const Workload& workload) {
     TTSIM_ASSERT(workload.layer_model.has_value(), "workload " + workload.name + " has no layer graph");
     const LayerModelRef& ref = *workload.layer_model;
@@ -23,14 +20,9 @@ const ConfigNode& LayerGraphCache::description(const Workload& workload) { retur
 const layers::LayerGraph& LayerGraphCache::graph(const Workload& workload, const ParallelismConfig& layout) {
     Described& d = described(workload);
     const layers::BuildOptions o = layout_graph_options(workload, layout);
-    // -1: an unset precision (the description's own).
-    auto precision = [](const std::optional<layers::MathPrecision>& p) { return p ? static_cast<int>(*p) : -1; };
-    const OptionsKey key{o.micro_batch,        o.tensor_parallel,         o.context_parallel,
-                         o.sequence_parallel,  o.recompute_override,      static_cast<int>(o.recompute),
-                         precision(o.precision), o.head_on_all_tokens,    precision(o.attention_precision)};
-    auto it = d.graphs.find(key);
+    auto it = d.graphs.find(o);
     if (it == d.graphs.end())
-        it = d.graphs.emplace(key, layers::build_layer_graph(d.description, workload.layer_model->file, o)).first;
+        it = d.graphs.emplace(o, layers::build_layer_graph(d.description, workload.layer_model->file, o)).first;
     return it->second;
 }
 

@@ -4,13 +4,13 @@
 // options alone (build_layout_graph), so a cached graph is the one a build would return, bit for bit, and results do
 // not depend on which points share a cache.
 //
-// Not thread-safe: one cache per worker (the sweep runner gives each group of points its own), no shared mutable
-// state. Memory: a 70B decoder's graph is about 0.8 MB (3,400 kernels), so a cache lives as long as one group.
+// Not thread-safe: one cache per worker thread (the sweep runner's, emptied when the worker moves to another
+// workload or GPU count), no shared mutable state. Memory: a 70B decoder's graph is about 0.8 MB (3,400 kernels),
+// so a cache holds one group's graphs at a time.
 #pragma once
 
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 
 #include "models/workloads/layers/layer_graph.hpp"
@@ -31,11 +31,9 @@ public:
     std::size_t graphs() const;   // built and kept
 
 private:
-    // BuildOptions' fields, in declaration order, as an ordered key.
-    using OptionsKey = std::tuple<int, int, int, bool, bool, int, int, bool, int>;
     struct Described {
         ConfigNode description;
-        std::map<OptionsKey, layers::LayerGraph> graphs;
+        std::map<layers::BuildOptions, layers::LayerGraph> graphs;   // ordered by every field (its operator<=>)
     };
     Described& described(const Workload& workload);
     // By the workload's layer description: its file and, for a user's model, its YAML text.

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <string>
+
+#include <unistd.h>
 
 #include "models/calibration/calibration.hpp"
 #include "models/calibration/like_system.hpp"
@@ -47,7 +50,9 @@ TEST_CASE("rounds.yaml names every round's files and the default round", "[round
 }
 
 TEST_CASE("rounds.yaml: the in-network reduction submitters are a list, each once", "[rounds]") {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ttsim-test-rounds";
+    // A folder of its own (the process id), so parallel test runs do not share it.
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("ttsim-test-rounds-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     for (const char* name : {"r.csv", "u.csv", "t.csv"}) std::ofstream(dir / name) << "x\n";
     auto load = [&](const std::string& sharp) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <compare>
 #include <optional>
 #include <string>
 #include <vector>
@@ -64,6 +65,8 @@ struct BuildOptions {
     // The attention kernels' precision where a submission runs them in FP8 (Transformer Engine's FP8 dot-product
     // attention, NVIDIA's Llama2-70B LoRA FP8_DPA=1); unset: bf16/fp16, the tensor rate every other run uses.
     std::optional<MathPrecision> attention_precision{};
+    // Every field, in order: a graph is a function of its description and these (LayerGraphCache keys by them).
+    auto operator<=>(const BuildOptions&) const = default;
 };
 
 // Facts about how a workload is trained that are not layer shapes; each is in the workload YAML with a source.
