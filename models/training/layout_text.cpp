@@ -77,7 +77,13 @@ std::string memory_refusal(const Workload& workload, const System& system, const
         if (l.samples_per_micro_batch > 1) changes.push_back("fewer samples (tokens) per micro batch");
         if (l.recompute != "full" && workload.pipeline_parallel_modelled()) changes.push_back("full recomputation");
         // Under 1F1B the first stage keeps PP micro batches of its 1/PP of the layers: more stages leave its
-        // activations as they are, so only a smaller share of each micro batch helps.
+        // activations as they are, so only a smaller share of each micro batch helps. GPipe keeps every micro
+        // batch in flight: 1F1B keeps PP of them.
+        if (l.pipeline_parallel > 1 &&
+            pipe_schedule_of(l.pipeline_schedule, l.virtual_pipeline) == PipeScheduleKind::gpipe &&
+            l.gradient_accumulation > l.pipeline_parallel)
+            changes.push_back(fmt::format("the 1F1B schedule ({} micro batches in flight instead of {})",
+                                          l.pipeline_parallel, l.gradient_accumulation));
         if (l.tensor_parallel < domain && workload.tensor_parallel_modelled())
             changes.push_back(fmt::format("more tensor parallelism (TP {} of the {}-GPU NVLink domain; with sequence "
                                           "parallelism it splits the activations)",

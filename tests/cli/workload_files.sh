@@ -90,6 +90,10 @@ refused "a user model with the lumped model (predict)" "'--model': a user model 
 "$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
   --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe >"$tmp/gpipe.txt"; rc=$?
 check "schedule=gpipe: exit 0, the layout says GPipe" '[[ $rc -eq 0 ]] && grep -q "^  layout  .*PP 8 GPipe" "$tmp/gpipe.txt"'
+# Without recomputation GPipe's 192 micro batches in flight do not fit; the refusal offers 1F1B's 8.
+"$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
+  --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe,recompute=none >/dev/null 2>"$tmp/gpipe-over.err"; rc=$?
+check "schedule=gpipe over memory: exit 2, 1F1B offered" '[[ $rc -eq 2 ]] && grep -q "the 1F1B schedule (8 micro batches in flight instead of 192)" "$tmp/gpipe-over.err"'
 "$ttsim" predict --workload scenarios/gpt3-175b-300b-tokens.yaml --system dgx-h100 --gpus 512 \
   --layout tp=8,pp=8,cp=1,micro=1,schedule=gpipe --format json >"$tmp/gpipe.json"
 check "schedule=gpipe: the JSON layout names it" \
