@@ -619,7 +619,23 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     s.query.unit_of = [variants = s.query.variants, unit = s.query.allocation](const std::string& system) {
         return plan_unit(with_allocation_where_applicable(resolve_system(base_system_of(system, variants)), unit));
     };
-    if (auto gpus = root.optional("gpus")) gpus->feeding([&] { check_plan_range(s.query); });
+    // The range must fit some system's fabric; where the network option asks for a radix, a radix that cannot hold
+    // it is named at its key. A NIC, oversubscription or shape where no candidate leaves its NVLink domain would
+    // change nothing, as the CLI's plan refuses it.
+    const auto gpus = root.optional("gpus");
+    const auto network = root.optional("network");
+    const bool one_network = network && !network->is_sequence();
+    if (one_network && s.query.network.shape.switch_ports)
+        network->feeding_keys(gpus ? *gpus : *network, [&] { check_plan_range(s.query); });
+    else if (gpus)
+        gpus->feeding([&] { check_plan_range(s.query); });
+    if (one_network && s.query.network.shapes_scale_out() &&
+        std::none_of(bases.begin(), bases.end(), [&](const std::string& base) {
+            return resolve_system(base).spans_domains(s.query.gpu_counts.back());
+        }))
+        network->fail("the network option sets a NIC, oversubscription or fabric shape, but no configuration searched "
+                      "spans two NVLink domains (largest " + std::to_string(s.query.gpu_counts.back()) +
+                      " GPUs): it would change nothing (raise gpus.to)");
     });
     errors.attempt([&] { s.format = read_format(root); });
     errors.attempt([&] { s.model = user_model ? ComputeModel::operator_level : read_compute_model(root); });

@@ -101,5 +101,19 @@ for p in two:
     assert p["busiest_link"].startswith("plane%d:" % p["plane"]) and 0 < p["max_link_utilisation"] <= 1 + 1e-9, p
 PY'
 
+# A plan scenario's network option: a radix that cannot hold the range is named at its key (with or without a
+# `gpus:` range), and a shape where no candidate leaves its NVLink domain is refused, as the CLI's plan does.
+plan_yaml() { printf 'scenario: plan\nworkload: bert\nsystems: [dgx-h100]\ndeadline: 1min\nminimise: gpus\n%bnetwork: %s\n' "$1" "$2"; }
+plan_yaml 'gpus: {from: 8, to: 8192}\n' '{switch_ports: 16}' >"$tmp/plan16.yaml"
+"$ttsim" run "$tmp/plan16.yaml" --out "$tmp/plan16" >/dev/null 2>"$tmp/err"; rc=$?
+check "plan scenario: a radix too small is refused at network.switch_ports" '[[ $rc -eq 2 ]] && grep -q "plan16.yaml:7:.*network.switch_ports.*16-port switches" "$tmp/err"'
+plan_yaml '' '{switch_ports: 16}' >"$tmp/plan16d.yaml"
+"$ttsim" run "$tmp/plan16d.yaml" --out "$tmp/plan16d" >/dev/null 2>"$tmp/err"; rc=$?
+check "plan scenario without gpus: the radix is checked against the default range" '[[ $rc -eq 2 ]] && grep -q "plan16d.yaml:6:.*network.switch_ports" "$tmp/err"'
+plan_yaml 'gpus: {from: 8, to: 8}\n' '{planes: 2}' >"$tmp/plan8.yaml"
+"$ttsim" run "$tmp/plan8.yaml" --out "$tmp/plan8" >/dev/null 2>"$tmp/err"; rc=$?
+check "plan scenario: planes where no candidate spans NVLink domains are refused at network" '[[ $rc -eq 2 ]] && grep -q "plan8.yaml:7:.*.network.: .*no configuration searched spans two NVLink domains" "$tmp/err"'
+for d in plan16 plan16d plan8; do check "plan scenario refused: no output folder $d" '[[ ! -e "$tmp/'$d'" ]]'; done
+
 echo "fabric shape: $fail failed"
 [[ $fail -eq 0 ]]
