@@ -83,6 +83,9 @@ check "user model takes a network option with a shape" '[[ $rc -eq 0 ]] && grep 
 sed 's/^gpus: .*/gpus: [8]/' "$tmp/um.yaml" >"$tmp/um8.yaml"
 "$ttsim" run "$tmp/um8.yaml" >/dev/null 2>"$tmp/err"; rc=$?
 check "user model: a shape where no count spans NVLink domains is refused at the key" '[[ $rc -eq 2 ]] && grep -q "um8.yaml:.*network.*no count spans two NVLink domains" "$tmp/err"'
+sed 's/^network: {planes: 2, switch_ports: 128}/network: {name: two, planes: 2}/' "$tmp/um.yaml" >"$tmp/umname.yaml"
+"$ttsim" run "$tmp/umname.yaml" >/dev/null 2>"$tmp/err"; rc=$?
+check "user model: a network option's name is refused at its key" '[[ $rc -eq 2 ]] && grep -q "umname.yaml:.*network.name.*no name labels" "$tmp/err"'
 
 # Per plane: on a 2-plane fabric the collective table and JSON name each plane's busiest link and traffic.
 "$ttsim" collective --system dgx-h100 --gpus 64 --planes 2 --op allreduce --algo ring --min-size 1GiB --max-size 1GiB >"$tmp/planes.txt"

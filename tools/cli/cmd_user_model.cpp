@@ -200,6 +200,8 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
     planning::NetworkOption network;
     if (auto node = root.optional("network")) {
         if (node->is_sequence()) node->fail("a user model runs on one network option; compare several with a sweep");
+        if (auto name = node->optional("name"))
+            name->fail("a user model runs on one network option, which no name labels (a sweep names its options)");
         network = planning::read_network(*node);
         if (network.shapes_scale_out() && counts.back() <= resolved.gpus_per_nvlink_domain)
             node->fail("no count spans two NVLink domains (largest " + std::to_string(counts.back()) +
