@@ -298,29 +298,18 @@ ClassifiedPlan classify_plan(const CollectivePlan& plan, const std::vector<doubl
 
 namespace {
 
-// The scale-out part of a simulated plan (SimulatedPlan's fabric fields), where the classes know their fabric
-// members. Every link of a class carried what its leader did, and a flow class's path lists the leader of each
+// The bytes the NICs sent into the scale-out fabric (SimulatedPlan::nic_bytes_sent), where the classes know their
+// NIC uplinks. Every link of a class carried what its leader did, and a flow class's path lists the leader of each
 // link class once per crossing by the class's flows, so the bytes the class's flows put on each link of a link
 // class are class_bytes x crossings: on its NIC uplinks, that times their count.
-void fabric_summary(const ClassifiedPlan& plan, double scale, const Topology& topology, const FlowNetwork& network,
-                    SimTime window, SimulatedPlan& out) {
-    if (plan.fabric_member.empty()) return;
-    std::size_t busiest = plan.link_resource.size();
-    for (std::size_t c = 0; c < plan.link_resource.size(); ++c) {
-        if (plan.fabric_member[c] == kNoLink) continue;
-        const double u = network.link_utilisation(static_cast<std::uint32_t>(c), window);
-        if (u > out.max_fabric_utilisation) {
-            out.max_fabric_utilisation = u;
-            busiest = c;
-        }
-    }
-    if (busiest < plan.link_resource.size()) out.busiest_fabric_link = resource_name(topology, plan.fabric_member[busiest]);
+double nic_bytes_sent(const ClassifiedPlan& plan, double scale) {
+    double bytes = 0;
     for (const ClassifiedPlan::Phase& phase : plan.phases)
         for (std::uint32_t k = phase.first_class; k < phase.end_class; ++k)
             for (std::uint32_t i = plan.class_path_begin[k]; i < plan.class_path_begin[k + 1]; ++i)
                 if (const std::uint32_t c = plan.class_path[i]; plan.nic_uplinks[c] > 0)
-                    out.nic_bytes_sent += static_cast<double>(phase.repeat) * plan.class_bytes[k] * scale *
-                                          plan.nic_uplinks[c];
+                    bytes += static_cast<double>(phase.repeat) * plan.class_bytes[k] * scale * plan.nic_uplinks[c];
+    return bytes;
 }
 
 }  // namespace
@@ -384,8 +373,11 @@ SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, cons
     out.events = sim.events_processed();
     // Every used link carried exactly what its class's leader did. The busiest is the first used link with the
     // highest utilisation: the leader (first used link) of the first class, in class order, that has it.
+    // The scale-out fabric's busiest link by the same rule, over the classes with a fabric member (where the classes
+    // know them: classify_plan given the resources' roles).
+    const bool fabric = !plan.fabric_member.empty();
     double sum = 0.0;
-    std::size_t busiest = plan.link_resource.size();
+    std::size_t busiest = plan.link_resource.size(), busiest_fabric = plan.link_resource.size();
     for (std::size_t k = 0; k < plan.link_resource.size(); ++k) {
         const double u = network.link_utilisation(static_cast<std::uint32_t>(k), window);
         sum += u * plan.link_members[k];
@@ -393,10 +385,16 @@ SimulatedPlan simulate_classified(const ClassifiedPlan& plan, double scale, cons
             out.max_link_utilisation = u;
             busiest = k;
         }
+        if (fabric && plan.fabric_member[k] != kNoLink && u > out.max_fabric_utilisation) {
+            out.max_fabric_utilisation = u;
+            busiest_fabric = k;
+        }
     }
     if (busiest < plan.link_resource.size()) out.busiest_link = resource_name(topology, plan.link_resource[busiest]);
+    if (busiest_fabric < plan.link_resource.size())
+        out.busiest_fabric_link = resource_name(topology, plan.fabric_member[busiest_fabric]);
     out.mean_link_utilisation = sum / static_cast<double>(plan.links_used);
-    fabric_summary(plan, scale, topology, network, window, out);
+    if (fabric) out.nic_bytes_sent = nic_bytes_sent(plan, scale);
     return out;
 }
 
