@@ -356,25 +356,8 @@ LayoutSearchResult search_layouts(const LayoutSearchJob& job, const ComputeProfi
                     ++result.enumerated;
                     // The memory estimate first, from the graph the table would be built from (its shape options)
                     // and the layout's split: most layouts of a large model are over HBM and need no kernels priced.
-                    layers::MemoryLayout shape;
-                    shape.tensor_parallel = graph->options.tensor_parallel;
-                    shape.context_parallel = graph->options.context_parallel;
-                    shape.sequence_parallel = graph->options.sequence_parallel;
-                    shape.micro_batch = graph->options.micro_batch;
-                    shape.recompute_override = graph->options.recompute_override;
-                    shape.recompute = graph->options.recompute;
-                    shape.pipeline_parallel = layout.pipeline_parallel;
-                    shape.virtual_pipeline = layout.virtual_pipeline;
-                    shape.micro_batches = layout.gradient_accumulation;
-                    shape.all_micro_batches_in_flight =
-                        pp > 1 && pipe_schedule_of(layout.pipeline_schedule, vp) == PipeScheduleKind::gpipe;
-                    shape.data_parallel = layout.data_parallel;
-                    shape.samples_per_micro_batch = layout.samples_per_micro_batch;
-                    shape.distributed_optimizer = layout.distributed_optimizer;
-                    layers::MemoryAssumptions held = memory;
-                    held.grad_bytes = workload.gradient_element_bytes();
                     const bool known_to_fit = job.known_to_fit && job.known_to_fit(layout);
-                    layers::MemoryEstimate estimate = layers::memory_per_gpu(*graph, shape, gpu, held);
+                    layers::MemoryEstimate estimate = layout_memory(workload, *graph, gpu, layout, memory);
                     if (vp == 1 && dopt == (layout.weight_replicas() > 1) && !job.known_to_fit) least_over = !estimate.fits;
                     if (!estimate.fits && !known_to_fit) {
                         result.too_big.push_back(LayoutCandidate{layout, std::move(estimate)});

@@ -234,25 +234,20 @@ layers::MemoryAssumptions memory_assumptions_of(const System& system) {
     return memory;
 }
 
-namespace {
-
-// A table's memory: `layout`'s per GPU, gradients held as the workload keeps them (Workload::gradient_dtype).
-layers::MemoryEstimate table_memory(const Workload& workload, const layers::LayerGraph& graph, const GpuSpec& gpu,
-                                    const ParallelismConfig& layout, const layers::MemoryAssumptions& memory) {
+layers::MemoryEstimate layout_memory(const Workload& workload, const layers::LayerGraph& graph, const GpuSpec& gpu,
+                                     const ParallelismConfig& layout, const layers::MemoryAssumptions& memory) {
     layers::MemoryAssumptions with_gradients = memory;
     with_gradients.grad_bytes = workload.gradient_element_bytes();
     return layers::memory_per_gpu(graph, memory_layout_of(layout, graph_micro_batch(*workload.layer_model, layout)), gpu,
                                   with_gradients);
 }
 
-}  // namespace
-
 std::shared_ptr<const OperatorTable> table_with_layout_memory(const OperatorTable& table, const Workload& workload,
                                                               const layers::LayerGraph& graph, const GpuSpec& gpu,
                                                               const ParallelismConfig& layout,
                                                               const layers::MemoryAssumptions& memory) {
     auto copy = std::make_shared<OperatorTable>(table);
-    copy->memory = table_memory(workload, graph, gpu, layout, memory);
+    copy->memory = layout_memory(workload, graph, gpu, layout, memory);
     return copy;
 }
 
@@ -269,7 +264,7 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
     table->cuda_graphs = cuda_graphs_named(layout.cuda_graphs, graph.facts.cuda_graphs);
     // Gradients as the workload keeps and reduces them (Workload::gradient_dtype): held per GPU and sent by DP.
     const double gradient_element_bytes = workload.gradient_element_bytes();
-    table->memory = table_memory(workload, graph, gpu, layout, memory);
+    table->memory = layout_memory(workload, graph, gpu, layout, memory);
 
     const GpuSpec* floor = reference_floor(gpu);   // once per table: the optimizer's update is bounded the same way
     const layers::Layer* previous = nullptr;

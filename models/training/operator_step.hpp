@@ -90,6 +90,10 @@ layers::LayerGraph build_layout_graph(const Workload& workload, const ConfigNode
 std::shared_ptr<const OperatorTable> build_operator_table(const Workload& workload, const layers::LayerGraph& graph,
                                                           const GpuSpec& gpu, const ParallelismConfig& layout,
                                                           int optimizer_shards, const layers::MemoryAssumptions& memory = {});
+// `layout`'s memory per GPU from `graph` (built for it: build_layout_graph), gradients held as the workload keeps
+// them (Workload::gradient_dtype): what a table built for `layout` carries.
+layers::MemoryEstimate layout_memory(const Workload& workload, const layers::LayerGraph& graph, const GpuSpec& gpu,
+                                     const ParallelismConfig& layout, const layers::MemoryAssumptions& memory = {});
 // `table` (built from `graph` for another layout with the same graph and optimizer shards: one that differs in PP,
 // VP or DP) with `layout`'s memory: the kernels' prices are the graph's and the shards', so nothing is priced again.
 std::shared_ptr<const OperatorTable> table_with_layout_memory(const OperatorTable& table, const Workload& workload,
