@@ -31,8 +31,9 @@ std::filesystem::path results_path(const CalibrationOptions& options) {
 // The layout a published result ran: its submitter's own where v4.1_submission_layouts.yaml gives it (`own`, which
 // must match the result's GPU family, count and global batch); else NVIDIA's published layout at the nearest
 // scale, with the result's GPU count, global batch and gradient accumulation; CP doubled while the batch does not
-// split over DP x accumulation.
-ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int accumulation,
+// split over DP x accumulation; SHARP where the job spans NVLink domains of `system` (an NVL72 job of 64 GPUs has
+// no switch fabric to reduce in).
+ParallelismConfig layout_of(const Workload& workload, const System& system, const MlperfResult& r, int accumulation,
                             const PublishedParallelism* own) {
     if (own) {
         if (own->system_family != r.accelerator_family || own->gpus != r.n_accelerators ||
@@ -63,8 +64,9 @@ ParallelismConfig layout_of(const Workload& workload, const MlperfResult& r, int
     c.gradient_accumulation = accumulation;
     c.samples_per_micro_batch = gbs / (c.data_parallel * accumulation);
     c.global_batch = gbs;
-    // Multi-node runs of the submitters that reduce in the switches (models/data/mlperf/rounds.yaml says whose).
-    c.sharp = n > 8 && mlperf_rounds().in_network_reduction_submitters.count(r.submitter) > 0;
+    // Runs across NVLink domains of the submitters that reduce in the switches (models/data/mlperf/rounds.yaml says
+    // whose).
+    c.sharp = system.spans_domains(n) && mlperf_rounds().in_network_reduction_submitters.count(r.submitter) > 0;
     return c;
 }
 
@@ -195,7 +197,7 @@ std::vector<CalibrationPoint> load_calibration_points(const CalibrationOptions& 
             p.result = r;
             p.result.round = round;
             try {
-                const ParallelismConfig layout = layout_of(workload, r, r.gradient_accumulation_steps.value_or(1),
+                const ParallelismConfig layout = layout_of(workload, system, r, r.gradient_accumulation_steps.value_or(1),
                                                            facts && facts->layout ? &*facts->layout : nullptr);
                 p.scenario = prepare_with_layout(workload, system, r.n_accelerators, layout);
             } catch (const InputError& e) {
@@ -369,9 +371,9 @@ CalibrationReport calibrate(const CalibrationOptions& options, std::vector<Skipp
                                                 : std::string("; all GPU counts")) +
                               "\nresults used: " + std::to_string(used.size()) +
                               "\nmodel: collectives simulated on the preset topology of each result's GPU "
-                              "(CollectiveSimulator, auto algorithm, SHARP for NVIDIA multi-node); the fit uses each "
-                              "result's published convergence (samples_to_converge_mean, RetinaNet epochs x train "
-                              "samples), predictions use the RCPs" +
+                              "(CollectiveSimulator, auto algorithm, SHARP for the submitters that reduce in the "
+                              "switches, across NVLink domains); the fit uses each result's published convergence "
+                              "(samples_to_converge_mean, RetinaNet epochs x train samples), predictions use the RCPs" +
                               (options.shared.run_logs
                                    ? std::string("; results whose runs converged at different points are fitted run by "
                                                  "run instead (target: each run's minutes in its round's runs CSV at its own "

@@ -1,7 +1,8 @@
 // What a fit must satisfy before its profiles are written: the physics any reading of them has to allow.
 //
-// 1. Ranges. Every fitted quantity within its physical range: kernel-class efficiencies in (0, 1], and no faster
-//    than the roofline once the GPU family's speed divides the roofs (efficiency x speed <= 1); launch costs > 0;
+// 1. Ranges. Every fitted quantity within its physical range: kernel-class efficiencies in (0, 1] (the pricing
+//    holds a kernel at its roof where a family's or a stack's speed would take it past: operator_step.cpp
+//    roof_over_speed); launch costs > 0;
 //    host costs, overheads and the step-time spread >= 0; the exposed share of TP/CP traffic in [0, 1].
 // 2. Compute at scale. At a fixed per-GPU batch (a published layout with only its data parallelism changed: the
 //    same TP, CP, PP, micro batch, micro steps and recipe), the compute part of a step (Prediction::compute_ms
@@ -10,8 +11,10 @@
 //        compute(N) <= compute(8) x (1 + kMaxStepCv x (sigma_N - sigma_8)),
 //    sigma_N = E[max of N standard normals] over the GPUs (or the nodes, ComputeProfile::step_jitter_per_node).
 // 3. Speedup bounds. The fitted 8 -> 64 GPU speedup S = TTT(8) / TTT(64) at that batch lies between
-//      ideal:               S_ideal = max(steps(8) / steps(64), 8 x evaluations(8) / evaluations(64))
-//                           (every part of the work split over 8x the GPUs, a step as long as at 8 GPUs), and
+//      ideal:               S_ideal = max(steps(8) / steps(64) x t(8) / (t(8) - o(8) + o(64)),
+//                                         8 x evaluations(8) / evaluations(64))
+//                           (every part of the work split over 8x the GPUs, a step as long as at 8 GPUs, t(8),
+//                           less what a distributed optimizer's smaller shard saves, o(8) - o(64)), and
 //      communication-bound: S_comm  = (steps(8) c(8) + E(8)) / (steps(64) (c(64) + comm(64)) + n_E(64) e(8))
 //                           (each 64-GPU step pays its compute c(64) and all of its communication comm(64),
 //                           data-parallel and TP/CP, nothing hidden; each of its n_E(64) evaluations takes as

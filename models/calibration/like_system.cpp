@@ -124,8 +124,8 @@ ProfileSet with_round(const ProfileSet& profiles, const std::string& round, cons
                                 "(profiles){}",
                                 round,
                                 pooled.empty() ? std::string()
-                                               : fmt::format("; no offset fitted for {} (that round has no results of "
-                                                             "it): the default round's software",
+                                               : fmt::format("; no offset for {} (results of only one of the two "
+                                                             "rounds, or of neither): the family's fitted speed",
                                                              fmt::join(pooled, ", "))));
     return out;
 }

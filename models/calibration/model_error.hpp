@@ -8,8 +8,8 @@
 //               >= 72 (the method check, method_check.hpp).
 //   gpu_family  a GPU family with no results at scale: per round, every family besides the reference H100-SXM
 //               with results above one node (8 GPUs) has those held out of one fit, which predicts them.
-//   stack       a software stack never seen: the default round's two largest submitters besides NVIDIA, left out of
-//               one fit and predicted at the population's speed (leave submitters out).
+//   stack       a software stack never seen: the default round's second and third largest submitters (the largest
+//               holds most results at scale), left out of one fit and predicted at the population's speed.
 //   round       another round: profiles fitted on one round predicting the next round's results (4.0 -> 4.1,
 //               4.1 -> 5.0), on the GPU families the fit has.
 // Each kind's figure is the root mean square of log(predicted / published) over its predictions (bias included:

@@ -180,7 +180,9 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, bool eva
     Layout L;
     std::set<std::string>& gpus = L.gpus;
     std::set<std::string>& workloads = L.workloads;
-    std::set<std::string> round_offsets, rounds;
+    std::set<std::string> rounds;
+    std::map<std::string, std::pair<std::string, std::string>> round_offsets;   // key -> its (workload, GPU family)
+    std::set<std::pair<std::string, std::string>> default_round_cells;         // (workload, GPU family)
     std::map<std::string, std::string> stacks;   // a stack's key and its GPU family
     // Per workload: a time to train among its results (the per-run overhead is visible), an evaluation the loss
     // sees (a time to train of a run with evaluations on the clock, or a logged evaluation), its per-GPU batches.
@@ -192,8 +194,10 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, bool eva
         gpus.insert(p->scenario.gpu->name);
         workloads.insert(w);
         rounds.insert(p->result.round);
+        if (p->result.round.empty() || p->result.round == mlperf_rounds().default_round)
+            default_round_cells.insert({w, p->scenario.gpu->name});
         for (const std::string& key : speed_keys(*p)) {
-            if (is_round_offset(key)) round_offsets.insert(key);
+            if (is_round_offset(key)) round_offsets[key] = {w, p->scenario.gpu->name};
             else stacks[key] = p->scenario.gpu->name;
         }
         if (p->published_minutes > 0) run_visible.insert(w);
@@ -253,10 +257,16 @@ Layout build_layout(const std::vector<const CalibrationPoint*>& points, bool eva
         L.stack_speed[stack] = L.add("speed", ParamScope::software_stack, stack);
         L.family_stacks[family].push_back(L.stack_speed[stack]);
     }
-    // A fit over several rounds: each round's software per workload and GPU family, besides the default round's
-    // (the reference, 1), with the stacks' bounds and prior. One round alone has nothing to offset against.
+    // A fit over several rounds: each round's software per workload and GPU family against the default round's
+    // (the reference, 1), with the stacks' bounds and prior, where the default round has results of that workload
+    // on that family to offset against. Elsewhere (a family or workload only other rounds ran: GB200 and the AMD
+    // parts only in v5.0) the offset and the family's speed are one unknown: its results price the family's
+    // physics directly, which the default round's predictions then use (an offset there, held to 1 only by its
+    // prior, would let one outlying cell drag the family's speed while another cell's offset took up the rest).
+    // One round alone has nothing to offset against.
     if (rounds.size() > 1)
-        for (const std::string& key : round_offsets) L.stack_speed[key] = L.add("speed", ParamScope::round, key);
+        for (const auto& [key, cell] : round_offsets)
+            if (default_round_cells.count(cell)) L.stack_speed[key] = L.add("speed", ParamScope::round, key);
     return L;
 }
 

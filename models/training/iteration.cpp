@@ -145,6 +145,7 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     const double gradients_ready = comm_done.seconds();
     const double wait = std::max(0.0, gradients_ready - backward_end.seconds());
     r.compute_seconds = micro * plan.micro_steps + plan.optimizer_seconds;
+    r.optimizer_seconds = plan.optimizer_seconds;
     r.exposed_comm_seconds = wait + plan.param_all_gather_seconds;
     r.total_comm_seconds = comm_busy + plan.param_all_gather_seconds;
     // The host prepares the step while the graph replays: it waits only for what the GPU's step does not cover.

@@ -111,6 +111,7 @@ struct IterationPlan {
 struct IterationResult {
     double step_seconds = 0;
     double compute_seconds = 0;              // forward+backward of all micro steps + optimizer (straggler incl.)
+    double optimizer_seconds = 0;            // the optimizer update's part of compute_seconds
     double exposed_comm_seconds = 0;
     double total_comm_seconds = 0;           // busy time of the communication stream
     double fixed_seconds = 0;

@@ -113,12 +113,18 @@ double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
 }
 
 // The roof over the GPU family's `speed`, never above the reference GPU's roof where the part is at least the
-// reference on every roof (KernelPrice::reference_*; reference_floor).
-double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double speed) {
-    const double own = roof_seconds(k, e) / speed;
-    if (k.reference_compute_seconds < 0) return own;
-    return std::min(own, layers::combined_roofs(k.reference_compute_seconds / class_efficiency(k, e),
-                                                k.reference_memory_seconds / memory_efficiency(k, e), e.roof_exponent));
+// reference on every roof (KernelPrice::reference_*; reference_floor), and never below the kernel's bare roofline
+// (every efficiency 1: the datasheet's peaks) once the stack's offset `stack_speed` divides it: the offsets scale
+// the fraction of its roofs a kernel reaches, which no kernel passes (a family or a submitter fitted faster than
+// the reference on GEMMs, with convolutions already at their roof there, leaves the convolutions at the roof). At
+// roof_exponent 0 this is each roof's efficiency x the offsets held at 1.
+double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double speed, double stack_speed) {
+    double seconds = roof_seconds(k, e) / speed;
+    if (k.reference_compute_seconds >= 0)
+        seconds = std::min(seconds, layers::combined_roofs(k.reference_compute_seconds / class_efficiency(k, e),
+                                                           k.reference_memory_seconds / memory_efficiency(k, e),
+                                                           e.roof_exponent));
+    return std::max(seconds, stack_speed * layers::combined_roofs(k.compute_seconds, k.memory_seconds, e.roof_exponent));
 }
 
 // The kernels' roofs in kernel order over `speed` (a GPU family's or a stack's offset against its roofline), plus
@@ -139,7 +145,7 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
         sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size() - streaming) +
               e.streaming_overhead_seconds * static_cast<double>(streaming);
     }
-    for (const KernelPrice& k : kernels) sum += roof_over_speed(k, e, speed);
+    for (const KernelPrice& k : kernels) sum += roof_over_speed(k, e, speed, stack_speed);
     return sum / stack_speed;
 }
 
@@ -156,7 +162,7 @@ double memory_bound_share(const OperatorTable& table, const layers::Efficiency& 
     for (const LayerPrices& layer : table.layers)
         for (const auto* list : {&layer.forward, &layer.backward})
             for (const KernelPrice& k : *list) {
-                const double seconds = roof_over_speed(k, e, speed);
+                const double seconds = roof_over_speed(k, e, speed, 1.0);
                 total += seconds;
                 if (!compute_bound(k, e)) memory_bound += seconds;
             }
@@ -344,6 +350,8 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     double optimizer_memory = table.optimizer_memory_seconds / e.memory / speed;
     if (table.optimizer_reference_memory_seconds > 0)
         optimizer_memory = std::min(optimizer_memory, table.optimizer_reference_memory_seconds / e.memory);
+    // Never below the bare HBM roof once the stack's offset divides it (roof_over_speed).
+    optimizer_memory = std::max(optimizer_memory, stack_speed * table.optimizer_memory_seconds);
     // The optimizer's update kernels stream (no tensor-core work).
     const double optimizer_gpu = (optimizer_memory + table.optimizer_kernels * layers::kernel_overhead(false, e)) /
                                  stack_speed;   // at speed 1 the same to the bit as the earlier (memory + overheads) / speed

@@ -105,6 +105,7 @@ IterationResult simulate_pipelined_iteration(const IterationPlan& plan) {
     const double optimizer = plan.optimizer_seconds * device_share;
     const double gather = average_device > 0 ? plan.param_all_gather_seconds * largest_device / average_device : 0.0;
     r.compute_seconds = pipe.busy_seconds + optimizer;
+    r.optimizer_seconds = optimizer;
     r.bubble_seconds = pipe.makespan_seconds - pipe.busy_seconds;
     r.bubble_fraction = pipe.bubble_fraction;
     r.exposed_comm_seconds = pipe.exposed_dp_seconds + gather;

@@ -231,6 +231,7 @@ Prediction evaluate(const PreparedScenario& s, const ComputeProfile& profile) {
     p.ttt_p90_minutes = minutes_for(trained_samples(s, profile, s.samples_p90), nullptr, nullptr);
     p.step_ms = it.step_seconds * 1e3;
     p.compute_ms = it.compute_seconds * 1e3;
+    p.optimizer_ms = it.optimizer_seconds * 1e3;
     p.exposed_comm_ms = it.exposed_comm_seconds * 1e3;
     p.comm_total_ms = it.total_comm_seconds * 1e3;
     p.tp_cp_comm_ms = s.tp_cp_comm_seconds_per_micro_step * c.gradient_accumulation * 1e3;

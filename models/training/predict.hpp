@@ -110,6 +110,8 @@ struct Prediction {
     int global_batch = 0;
     long long steps = 0;
     double step_ms = 0, compute_ms = 0, exposed_comm_ms = 0, comm_total_ms = 0, fixed_ms = 0;
+    // The optimizer update's part of compute_ms: a distributed optimizer's shard, so it shrinks as DP grows.
+    double optimizer_ms = 0;
     // Tensor/context-parallel collectives per optimizer step (all micro steps): their total time, and the share not
     // hidden behind GEMMs (ComputeProfile::tp_comm_exposed_fraction), which compute_ms includes. comm_total_ms and
     // exposed_comm_ms are the data-parallel gradient collectives only.

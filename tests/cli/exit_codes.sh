@@ -75,14 +75,18 @@ check "validate --rounds with an unknown round exits 2 naming the flag and the k
 check "validate --rounds without --method-check exits 2" '[[ $rc -eq 2 ]] && grep -q -- "--rounds" "$tmp/rounds2.err"'
 "$ttsim" validate --round 5.0 --log-parts >"$tmp/parts50.txt" 2>&1; rc=$?
 check "validate --round 5.0 prices that round's results, GB200 among them" '[[ $rc -eq 0 ]] && grep -q "GB200" "$tmp/parts50.txt"'
-"$ttsim" predict --workload bert --system h100 --gpus 64 --round 5.0 >/dev/null 2>"$tmp/round.err"; rc=$?
+# The shipped profiles are fitted on every round together; the lumped ones hold no round's offsets.
+"$ttsim" predict --workload bert --system h100 --gpus 64 --format json >"$tmp/r0.json"
+"$ttsim" predict --workload bert --system h100 --gpus 64 --round 5.0 --model lumped >/dev/null 2>"$tmp/round.err"; rc=$?
 check "predict --round without that round's offsets exits 2 naming the flag" '[[ $rc -eq 2 ]] && grep -q -- "--round" "$tmp/round.err" && grep -q "calibrate --rounds" "$tmp/round.err"'
+"$ttsim" predict --workload bert --system h100 --gpus 64 --round 5.0 --format json >"$tmp/r5.json"; rc=$?
+check "predict --round 5.0 with the shipped profiles prices v5.0's software and says so" '[[ $rc -eq 0 ]] && ! cmp -s "$tmp/r5.json" "$tmp/r0.json" && grep -q "round 5.0: kernel times divided by" "$tmp/r5.json"'
 "$ttsim" predict --workload bert --system h100 --gpus 64 --format json >"$tmp/r0.json"
 "$ttsim" predict --workload bert --system h100 --gpus 64 --format json --round 4.1 >"$tmp/r1.json"; rc=$?
 check "predict --round 4.1 (the default round) is the prediction without the flag" '[[ $rc -eq 0 ]] && cmp -s "$tmp/r0.json" "$tmp/r1.json"'
-printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [64]\nround: "5.0"\n' >"$tmp/round.yaml"
+printf 'scenario: sweep\nworkloads: [bert]\nsystem: dgx-h100\ngpus: [64]\nmodel: lumped\nround: "5.0"\n' >"$tmp/round.yaml"
 "$ttsim" run "$tmp/round.yaml" >/dev/null 2>"$tmp/round_yaml.err"; rc=$?
-check "a scenario's round: without that round's offsets exits 2 naming file:line" '[[ $rc -eq 2 ]] && grep -q "round.yaml:5" "$tmp/round_yaml.err"'
+check "a scenario's round: without that round's offsets exits 2 naming file:line" '[[ $rc -eq 2 ]] && grep -q "round.yaml:6" "$tmp/round_yaml.err"'
 "$ttsim" predict --workload bert --system h100 --gpus 64 --round 3.0 >/dev/null 2>"$tmp/round3.err"; rc=$?
 check "predict --round with an unknown round exits 2" '[[ $rc -eq 2 ]] && grep -q "unknown MLPerf round" "$tmp/round3.err"'
 

@@ -16,6 +16,8 @@ check "one row per workload and 'all'" '[[ $(grep -c "^| " "$tmp/summary.md") -e
 # The table describes the shipped profiles only: another profile set or model is refused, naming the flag.
 "$ttsim" validate --summary --model lumped >"$tmp/out" 2>&1; rc=$?
 check "--summary --model lumped refused" '[[ $rc -eq 2 ]] && grep -q "'"'"'--model'"'"'" "$tmp/out"'
+"$ttsim" validate --summary --round 5.0 >"$tmp/out" 2>&1; rc=$?
+check "--summary --round 5.0 refused (its hold-out column is v4.1's)" '[[ $rc -eq 2 ]] && grep -q "'"'"'--round'"'"'" "$tmp/out"'
 
 echo "readme_accuracy: $fail failed"
 [[ $fail -eq 0 ]]

@@ -38,17 +38,18 @@ std::vector<CalibrationPoint> h100_up_to_8(const std::string& workload) { return
 
 }  // namespace
 
-TEST_CASE("operator model: in-sample MAPE stays at or below 5.2%", "[operator][calibration]") {
+TEST_CASE("operator model: in-sample MAPE stays at or below 4.9%", "[operator][calibration]") {
     const ProfileSet profiles = operator_profiles();
     std::vector<PointError> errors;
     for (const CalibrationPoint& p : points()) errors.push_back(evaluate_point(p, profiles));
     INFO(format_point_table(errors));
-    // 5.10 % with the operator model and its default switches. convergence-lag raises it: it prices every result at
+    // 4.81 % with the shipped profiles (every round fitted together; a fit of v4.1 alone gave 5.10 %) and the
+    // default switches. convergence-lag raises it: it prices every result at
     // the RCP mean times its workload's lag, and the fit's residuals at the published convergence are mostly
     // positive already. The evaluation terms make the model fit the minutes less closely and the logs' parts far
     // better.
     // The target is 3.5 %.
-    CHECK(mean_absolute_percentage_error(errors) <= 5.2);
+    CHECK(mean_absolute_percentage_error(errors) <= 4.9);
 }
 
 // Extrapolation inside the <= 64-GPU results (`ttsim validate --cross-validate`, its forward chaining): each <= 64-GPU count
@@ -63,16 +64,17 @@ TEST_CASE("operator model: forward-chaining CV MAPE stays at or below 4.4%", "[o
     CHECK(forward.mape_percent <= 4.4);
 }
 
-TEST_CASE("operator model: hold-out MAPE stays at or below 7.4%", "[operator][calibration]") {
+TEST_CASE("operator model: hold-out MAPE stays at or below 7.6%", "[operator][calibration]") {
     const HoldoutReport report = holdout_validation(points(), 64, 128, SharedFit::operator_defaults());
     for (const auto& fitted : report.fit.fitted) CHECK(fitted.gpus <= 64);
     REQUIRE(report.predicted.size() == 8);
     INFO(format_point_table(report.predicted) << "hold-out MAPE " << report.mape_percent << "%");
-    // 7.38 % with the operator model, which takes LoRA's per-run overhead from the fit results' logs,
+    // 7.51 % with the operator model (7.38 % before kernels were held at their roofs: operator_step.cpp
+    // roof_over_speed), which takes LoRA's per-run overhead from the fit results' logs,
     // 9.4 s, where a searched one comes to 24 s. The figure is sensitive to that overhead, which the <= 64-GPU runs
     // fix only weakly (how the gradients are reduced over DP x CP moves it, and the figure, by points).
     // The target is 10 %.
-    CHECK(report.mape_percent <= 7.4);
+    CHECK(report.mape_percent <= 7.6);
     // The shipped hold-out file plans quote (`ttsim validate --holdout-yaml`, default model) is this fit's.
     std::ifstream shipped(data_file("validation/holdout.yaml"), std::ios::binary);
     std::ostringstream text;

@@ -61,11 +61,11 @@ std::string calibrate_user_file(const ArgParser& parser, const CalibrationOption
 int run_calibrate(const CommandArgs& args, std::ostream& out) {
     ArgParser parser("calibrate",
                      "[--rounds LIST | --data FILE [--runs FILE] [--timing FILE]] [--max-gpus N] [--model M] [--shared LIST] [--out DIR]",
-                     "Fit the compute profiles (per workload and GPU) to MLPerf Training results with NLopt (the "
-                     "default round's, or every round in --rounds together), print predicted vs published for every "
-                     "result used and every published result not used with why, and write DIR/profiles.yaml (--model operator: "
-                     "DIR/operator_profiles.yaml). The operator fit (the default model) takes about a minute on 2 "
-                     "cores; --model lumped a few seconds.");
+                     "Fit the compute profiles (per workload and GPU) to MLPerf Training results with NLopt (every "
+                     "round in --rounds together), print predicted vs published for every result used and every "
+                     "published result not used with why, and write DIR/profiles.yaml (--model operator: "
+                     "DIR/operator_profiles.yaml). The operator fit (the default model) of every shipped round takes "
+                     "about ten minutes on 2 cores, of one round two; --model lumped a few seconds.");
     parser.option("data", "FILE",
                   "results CSV: the v4.1_results.csv format, or your own measured runs in the user-runs format "
                   "(docs/user-runs.md; told apart by the header)",
@@ -77,7 +77,8 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                 "shipped models/data/mlperf/v4.1_timing.csv")
         .option("rounds", "LIST",
                 "MLPerf rounds to fit together, comma-separated from models/data/mlperf/rounds.yaml (4.0, 4.1, 5.0)",
-                "the default round, " + mlperf_rounds().default_round)
+                "operator model: every round, as the shipped profiles are fitted; lumped: the default round, " +
+                    mlperf_rounds().default_round)
         .option("max-gpus", "N",
                 "fit only results with at most N GPUs (user runs: the larger ones are predicted and their error printed)")
         .option("out", "DIR",
@@ -91,7 +92,6 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     CalibrationOptions options;
     if (parser.has("rounds") && parser.has("data"))
         parser.fail("rounds", "reads the shipped rounds; --data names a results file of its own");
-    options.rounds = rounds_flag(parser, false);
     if (parser.has("data")) options.results_csv = parser.get("data");
     for (const char* flag : {"data", "runs", "timing"})
         if (parser.has(flag) && !regular_file_exists(parser.get(flag)))
@@ -103,6 +103,9 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
             parser.fail(flag, "goes with --data (the shipped rounds name their own run logs and timings)");
     if (parser.has("shared")) options.shared = parser.get_parsed("shared", SharedFit::parse);
     options.shared = fit_for_model(parser, options.shared);
+    // The operator model fits every round together, with a software offset per (round, workload, GPU family); the
+    // lumped curves have no offsets, so they fit one round's software.
+    options.rounds = rounds_flag(parser, options.shared.operator_model);
     options.shared.parameter_uncertainty = true;   // the identifiability report below
     const std::filesystem::path file_name =
         profile_file("", options.shared.operator_model ? ComputeModel::operator_level : ComputeModel::lumped);
@@ -110,7 +113,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
     // Default ./profiles: a plain `ttsim calibrate` must not overwrite the shipped, tested profiles.
     const std::filesystem::path dir = parser.get("out");
     OutputDir output(dir.string());   // an unusable --out fails before the fit; the folder is made after it
-    // The shipped profiles are what predictions, `validate` and the tests read: only a fit of the shipped v4.1
+    // The shipped profiles are what predictions, `validate` and the tests read: only a fit of the shipped rounds'
     // results on every GPU count may replace them (how they are regenerated), never one of other data.
     std::error_code ignored;
     if (std::filesystem::equivalent(dir, ProfileSet::default_dir(), ignored))

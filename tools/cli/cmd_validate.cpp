@@ -245,7 +245,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
         parser.fail("model", "--compare reports both models");
     // The summary's hold-out column is the shipped file, which measures the shipped default profiles only.
     if (parser.get_flag("summary"))
-        for (const char* flag : {"model", "profiles", "data", "runs"})
+        for (const char* flag : {"model", "profiles", "data", "runs", "round"})
             if (parser.has(flag))
                 parser.fail(flag, "--summary describes the shipped default profiles on the v4.1 results (its hold-out "
                                   "column is models/data/validation/holdout.yaml); run 'ttsim validate' without "
