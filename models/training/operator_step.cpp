@@ -128,8 +128,14 @@ double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double
 // slower than H100 wherever the overheads dominate (small per-GPU batches).
 // A software stack's offset (`stack_speed`: the fitted per-stack speed, --like) divides the whole, overheads
 // included: a slower cluster or software release (clocks under a power cap, older libraries) slows both.
+double pass_kernel_sum(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed);
 double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
                     double stack_speed) {
+    return pass_kernel_sum(kernels, e, speed) / stack_speed;
+}
+
+// pass_seconds before the stack's offset divides it (LayerKernelSums).
+double pass_kernel_sum(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed) {
     // The overheads first, then each roof (the order every fit so far was computed in: at speed 1 the sum is the
     // same to the bit, and the operator fits are sensitive to the last bits).
     double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
@@ -140,7 +146,7 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
               e.streaming_overhead_seconds * static_cast<double>(streaming);
     }
     for (const KernelPrice& k : kernels) sum += roof_over_speed(k, e, speed);
-    return sum / stack_speed;
+    return sum;
 }
 
 }  // namespace
@@ -161,6 +167,39 @@ double memory_bound_share(const OperatorTable& table, const layers::Efficiency& 
                 if (!compute_bound(k, e)) memory_bound += seconds;
             }
     return total > 0 ? memory_bound / total : 0.0;
+}
+
+LayerKernelSums layer_kernel_sums(const std::vector<LayerPrices>& layers, const layers::Efficiency& e, double speed) {
+    LayerKernelSums sums;
+    sums.forward.resize(layers.size());
+    sums.backward.resize(layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const LayerPrices& layer = layers[i];
+        sums.forward[i] = layer.forward_as_previous ? sums.forward[i - 1] : pass_kernel_sum(layer.forward, e, speed);
+        sums.backward[i] =
+            layer.backward_as_previous ? sums.backward[i - 1] : pass_kernel_sum(layer.backward, e, speed);
+    }
+    return sums;
+}
+
+bool same_kernel_prices(const std::vector<LayerPrices>& a, const std::vector<LayerPrices>& b) {
+    auto same = [](const std::vector<KernelPrice>& x, const std::vector<KernelPrice>& y) {
+        if (x.size() != y.size()) return false;
+        for (std::size_t k = 0; k < x.size(); ++k)
+            if (x[k].kind_class != y[k].kind_class || x[k].compute_seconds != y[k].compute_seconds ||
+                x[k].memory_seconds != y[k].memory_seconds ||
+                x[k].reference_compute_seconds != y[k].reference_compute_seconds ||
+                x[k].reference_memory_seconds != y[k].reference_memory_seconds)
+                return false;
+        return true;
+    };
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].forward_as_previous != b[i].forward_as_previous ||
+            a[i].backward_as_previous != b[i].backward_as_previous || !same(a[i].forward, b[i].forward) ||
+            !same(a[i].backward, b[i].backward))
+            return false;
+    return true;
 }
 
 namespace {
@@ -298,8 +337,10 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
 }
 
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed,
-                                      double host_seconds_per_pass, double stack_speed) {
+                                      double host_seconds_per_pass, double stack_speed, const LayerKernelSums* sums) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
+    TTSIM_ASSERT(!sums || (sums->forward.size() == table.layers.size() && sums->backward.size() == table.layers.size()),
+                 "kernel sums of another table");
     OperatorStepTimes t;
     std::size_t eager_forward = 0, eager_backward = 0, graphs_per_pass = 0;
     std::vector<double>& backward_layer = t.backward_layer_gpu_seconds;
@@ -308,10 +349,12 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
         t.forward_layer_gpu_seconds[i] = layer.forward_as_previous ? t.forward_layer_gpu_seconds[i - 1]
-                                                                   : pass_seconds(layer.forward, e, speed, stack_speed);
+                                         : sums ? sums->forward[i] / stack_speed
+                                                : pass_seconds(layer.forward, e, speed, stack_speed);
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
         backward_layer[i] = layer.backward_as_previous ? backward_layer[i - 1]
-                                                       : pass_seconds(layer.backward, e, speed, stack_speed);
+                            : sums ? sums->backward[i] / stack_speed
+                                   : pass_seconds(layer.backward, e, speed, stack_speed);
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -433,12 +476,15 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
 }
 
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill,
-                         double stack_speed, double fitted_host_kernels_per_pass) {
+                         double stack_speed, double fitted_host_kernels_per_pass, const LayerKernelSums* sums) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
+    TTSIM_ASSERT(!sums || sums->forward.size() == table.layers.size(), "kernel sums of another table");
     double gpu = 0, layer_gpu = 0;
     std::size_t eager = 0, graphs = 0;
-    for (const LayerPrices& layer : table.layers) {
-        if (!layer.forward_as_previous) layer_gpu = pass_seconds(layer.forward, e, speed, stack_speed);
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+        const LayerPrices& layer = table.layers[i];
+        if (!layer.forward_as_previous)
+            layer_gpu = sums ? sums->forward[i] / stack_speed : pass_seconds(layer.forward, e, speed, stack_speed);
         gpu += layer_gpu;
         if (table.cuda_graphs == layers::CudaGraphs::none ||
             (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
@@ -456,15 +502,16 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, do
 
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double samples_per_rank,
                              double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows,
-                             double stack_speed, double fitted_host_kernels_per_sample) {
+                             double stack_speed, double fitted_host_kernels_per_sample, const LayerKernelSums* sums) {
     const double fitted_per_pass = fitted_host_kernels_per_sample * table.samples_per_pass;
     const double whole = std::floor(samples_per_rank / table.samples_per_pass + 1e-9);
     const double rest = std::max(0.0, samples_per_rank - whole * table.samples_per_pass) / table.samples_per_pass;
     const double tp_cp_per_pass = 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step * table.rows_per_pass / training_rows;
-    double seconds = whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed, fitted_per_pass) + tp_cp_per_pass);
+    double seconds =
+        whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed, fitted_per_pass, sums) + tp_cp_per_pass);
     if (rest > 1e-9) {
         const double fill = table.pad_last_batch ? 1.0 : rest;
-        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed, fitted_per_pass) + fill * tp_cp_per_pass;
+        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed, fitted_per_pass, sums) + fill * tp_cp_per_pass;
     }
     return seconds;
 }
