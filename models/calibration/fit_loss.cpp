@@ -19,8 +19,9 @@ double log_error_loss(double log_error, bool robust) {
     return 2 * kRobustScale * kRobustScale * (std::sqrt(1 + r * r) - 1);
 }
 
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms) {
-    const RunClock clock = run_clock(point.fit_scenario, profile);
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms,
+                  const ScenarioKernelSums* sums) {
+    const RunClock clock = run_clock(point.fit_scenario, profile, sums);
     // Measured step and evaluation times (the rounds' logs, or a user's runs: user_runs.hpp), each one more log
     // error on the same loss.
     double measured = 0;

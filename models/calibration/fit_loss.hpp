@@ -24,7 +24,9 @@ double log_error_loss(double log_error, bool robust);
 // with `step_logs` the log error of its measured step time and with `eval_logs` that of its seconds per evaluation,
 // where it has them (the rounds' logs, or a user's runs). A point with only a step time (published_minutes 0) has
 // only the measured terms.
-double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms);
+// `sums`: the point's kernel_sums under `profile` (predict.hpp), where the caller has them.
+double point_loss(const CalibrationPoint& point, const ComputeProfile& profile, const LossTerms& terms,
+                  const ScenarioKernelSums* sums = nullptr);
 // The time-to-train part of point_loss, for a run clock already built.
 double time_to_train_loss(const CalibrationPoint& point, const RunClock& clock, bool run_logs, bool robust);
 

@@ -66,6 +66,10 @@ struct Layout {
 struct Problem {
     const std::vector<const CalibrationPoint*>* points;
     std::vector<std::vector<int>> speed_indices;   // per point: the search indices of its fitted stack/round speeds
+    // Results on one GPU whose tables price alike (same_kernel_prices: the same layout on the same GPU, as many
+    // submitters run) share one kernel_sums per evaluation, which is most of a result's pricing: per point its
+    // group, per group its first point.
+    std::vector<std::size_t> sums_group, group_points;
     Layout layout;
     LossTerms terms;
     // Evaluations priced as the framework's own passes with their host work (ComputeProfile::operator_eval_passes);
@@ -136,15 +140,23 @@ struct Problem {
     double operator()(const std::vector<double>& searched) const {
         ++*evaluations;
         const std::vector<double> x = expand(searched);
-        // Each result's loss on TBB threads (every one simulates its own iteration), summed in result order, so
-        // the fit is the same at any thread count.
+        // Each group's kernel sums, then each result's loss, on TBB threads (every result simulates its own
+        // iteration), the losses summed in result order, so the fit is the same at any thread count.
+        using Range = tbb::blocked_range<std::size_t>;
+        std::vector<ScenarioKernelSums> sums(group_points.size());
+        tbb::parallel_for(Range(0, group_points.size()), [&](const Range& range) {
+            for (std::size_t g = range.begin(); g != range.end(); ++g) {
+                const PreparedScenario& s = (*points)[group_points[g]]->fit_scenario;
+                sums[g] = kernel_sums(s, profile(x, s.workload->name, s.gpu->name));
+            }
+        });
         std::vector<double> losses(points->size());
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, points->size()), [&](const tbb::blocked_range<std::size_t>& range) {
+        tbb::parallel_for(Range(0, points->size()), [&](const Range& range) {
             for (std::size_t i = range.begin(); i != range.end(); ++i) {
                 const CalibrationPoint& point = *(*points)[i];
                 ComputeProfile p = profile(x, point.scenario.workload->name, point.scenario.gpu->name);
                 p.operator_stack_speed *= stack_speed(x, i);
-                losses[i] = point_loss(point, p, terms);
+                losses[i] = point_loss(point, p, terms, &sums[sums_group[i]]);
             }
         });
         double sum = 0;
@@ -381,6 +393,14 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         problem.evaluations = &report.objective_evaluations;
         problem.layout = build_layout(points, evaluation_terms);
         for (const CalibrationPoint* p : points) {
+            const std::vector<std::size_t>& firsts = problem.group_points;
+            const auto alike = std::find_if(firsts.begin(), firsts.end(), [&](std::size_t first) {
+                const PreparedScenario& q = points[first]->fit_scenario;
+                return q.workload->name == p->fit_scenario.workload->name && q.gpu->name == p->fit_scenario.gpu->name &&
+                       same_kernel_prices(q, p->fit_scenario);
+            });
+            problem.sums_group.push_back(static_cast<std::size_t>(alike - firsts.begin()));
+            if (alike == problem.group_points.end()) problem.group_points.push_back(problem.sums_group.size() - 1);
             std::vector<int>& indices = problem.speed_indices.emplace_back();
             for (const std::string& key : speed_keys(*p))
                 if (const auto found = problem.layout.stack_speed.find(key); found != problem.layout.stack_speed.end())

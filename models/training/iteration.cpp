@@ -5,7 +5,6 @@
 #include <boost/math/distributions/normal.hpp>
 
 #include "sim/errors.hpp"
-#include "sim/event_queue.hpp"
 
 namespace ttsim {
 
@@ -80,9 +79,9 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
     }
     std::vector<CommItem> items;
     std::vector<SimTime> item_start;
+    std::vector<std::size_t> order;   // items in the order the streams serve them
     SimTime comm_done, tp_free;
     double comm_busy = 0;   // the gradient buckets' (the data-parallel communication IterationResult reports)
-    std::uint64_t events = 0;
     // Simulates the TP/CP collectives of micro steps first_micro.. and the buckets. Micro steps are identical, so
     // when the last one's TP/CP collectives, starting on an idle stream, end within it, every earlier one's ended
     // within its own too and none delays the last: only the last is simulated (first_micro = last), which keeps
@@ -116,26 +115,28 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
             items.push_back({ready, SimTime::from_seconds(seconds), seconds, static_cast<int>(b), -1, micro_steps - 1, true});
         }
 
-        Simulation sim;
+        // Each stream serves its items one at a time in the order they become ready, ties in issue order (the
+        // (time, sequence) order of the event engine), and every ready time is known before the first item
+        // starts: a stream's schedule is Lindley's recursion, start = max(ready, the previous item's end), with
+        // no queue of events to keep.
+        order.resize(items.size());
+        for (std::size_t k = 0; k < items.size(); ++k) order[k] = k;
+        const auto earlier = [&items](std::size_t a, std::size_t b) { return items[a].ready < items[b].ready; };
+        if (!std::is_sorted(order.begin(), order.end(), earlier)) std::stable_sort(order.begin(), order.end(), earlier);
         SimTime comm_free[2] = {SimTime::zero(), SimTime::zero()};   // gradient buckets, TP/CP collectives
         comm_done = backward_end;
         comm_busy = 0;
         item_start.assign(items.size(), SimTime::zero());
-        for (std::size_t k = 0; k < items.size(); ++k) {
+        for (const std::size_t k : order) {
             const CommItem& item = items[k];
-            sim.schedule_at(item.ready, [&sim, &comm_free, &item_start, &item, &comm_busy, &done = comm_done, k] {
-                SimTime& free = comm_free[item.bucket >= 0 ? 0 : 1];
-                const SimTime start = std::max(sim.now(), free);
-                const SimTime end = start + item.duration;
-                item_start[k] = start;
-                free = end;
-                if (item.bucket >= 0) comm_busy += item.seconds;
-                sim.schedule_at(end, [&done, end] { done = std::max(done, end); });
-            });
+            SimTime& free = comm_free[item.bucket >= 0 ? 0 : 1];
+            const SimTime start = std::max(item.ready, free);
+            item_start[k] = start;
+            free = start + item.duration;
+            if (item.bucket >= 0) comm_busy += item.seconds;
+            comm_done = std::max(comm_done, free);
         }
-        sim.run();
         tp_free = comm_free[1];
-        events += sim.events_processed();
     };
     int first_micro = micro_steps - 1;
     simulate(first_micro);
@@ -153,7 +154,6 @@ IterationResult simulate_iteration(const IterationPlan& plan) {
         std::max(0.0, plan.overlapped_host_seconds - (r.compute_seconds + r.exposed_comm_seconds));
     r.fixed_seconds = plan.fixed_step_seconds + host_wait;
     r.step_seconds = r.compute_seconds + r.exposed_comm_seconds + r.fixed_seconds;
-    r.events = events;
 
     if (plan.record_timeline) {
         auto& t = r.timeline;

@@ -1,4 +1,4 @@
-// One optimizer step of synchronous data-parallel training, simulated on the event engine (sim/event_queue.hpp).
+// One optimizer step of synchronous data-parallel training, simulated at picosecond resolution (SimTime).
 //
 // Per GPU there are two streams: compute (forward, backward, optimizer) and communication. Micro steps before the
 // last one accumulate gradients locally (no communication). In the last micro step backward produces gradient
@@ -16,6 +16,11 @@
 // wait (the rest of them overlaps the layer's kernels). Gradient buckets are released when the backward of the
 // layer completing them ends. Without layers the micro step is one block split by backward_share (the lumped
 // model).
+//
+// The compute stream's times are fixed by the plan, so every collective's ready time is known before the first
+// starts: each FIFO stream's schedule follows in one pass over its collectives in (time, issue order), the order
+// the event engine (sim/event_queue.hpp) would run them, as start = max(ready, the previous one's end). The
+// pipelined step, whose stages wait on each other's messages, runs on the event engine (pipeline_schedule.hpp).
 #pragma once
 
 #include <string>
@@ -118,7 +123,7 @@ struct IterationResult {
     // Pipeline parallelism: the busiest device's idle time between its first and last pass (fill and drain,
     // imbalance, waits on p2p), and that over its compute: the simulated bubble fraction.
     double bubble_seconds = 0, bubble_fraction = 0;
-    unsigned long long events = 0;
+    unsigned long long events = 0;           // the pipelined step's simulated events (a data-parallel step has none)
     std::vector<TimelineSpan> timeline;      // empty unless IterationPlan::record_timeline (see TimelineSpan)
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "models/training/pipeline_schedule.hpp"
 #include "models/workloads/layers/layer_workload.hpp"
@@ -118,13 +119,18 @@ double roof_seconds(const KernelPrice& k, const layers::Efficiency& e) {
 // the fraction of its roofs a kernel reaches, which no kernel passes (a family or a submitter fitted faster than
 // the reference on GEMMs, with convolutions already at their roof there, leaves the convolutions at the roof). At
 // roof_exponent 0 this is each roof's efficiency x the offsets held at 1.
+double roof_before_cap(const KernelPrice& k, const layers::Efficiency& e, double speed) {
+    const double seconds = roof_seconds(k, e) / speed;
+    if (k.reference_compute_seconds < 0) return seconds;
+    return std::min(seconds, layers::combined_roofs(k.reference_compute_seconds / class_efficiency(k, e),
+                                                    k.reference_memory_seconds / memory_efficiency(k, e),
+                                                    e.roof_exponent));
+}
+double bare_roof(const KernelPrice& k, const layers::Efficiency& e) {
+    return layers::combined_roofs(k.compute_seconds, k.memory_seconds, e.roof_exponent);
+}
 double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double speed, double stack_speed) {
-    double seconds = roof_seconds(k, e) / speed;
-    if (k.reference_compute_seconds >= 0)
-        seconds = std::min(seconds, layers::combined_roofs(k.reference_compute_seconds / class_efficiency(k, e),
-                                                           k.reference_memory_seconds / memory_efficiency(k, e),
-                                                           e.roof_exponent));
-    return std::max(seconds, stack_speed * layers::combined_roofs(k.compute_seconds, k.memory_seconds, e.roof_exponent));
+    return std::max(roof_before_cap(k, e, speed), stack_speed * bare_roof(k, e));
 }
 
 // The kernels' roofs in kernel order over `speed` (a GPU family's or a stack's offset against its roofline), plus
@@ -134,8 +140,18 @@ double roof_over_speed(const KernelPrice& k, const layers::Efficiency& e, double
 // slower than H100 wherever the overheads dominate (small per-GPU batches).
 // A software stack's offset (`stack_speed`: the fitted per-stack speed, --like) divides the whole, overheads
 // included: a slower cluster or software release (clocks under a power cap, older libraries) slows both.
+double pass_kernel_sum(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
+                       double stack_speed, double* uncapped_up_to = nullptr);
 double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
                     double stack_speed) {
+    return pass_kernel_sum(kernels, e, speed, stack_speed) / stack_speed;
+}
+
+// pass_seconds before the stack's offset divides it (LayerKernelSums). `uncapped_up_to`, where given, receives the
+// largest stack offset at which no kernel of the pass reaches its roof (roof_over_speed), rounded down by a part in
+// 10^12 so that an offset at or below it gives the same sum to the bit.
+double pass_kernel_sum(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
+                       double stack_speed, double* uncapped_up_to) {
     // The overheads first, then each roof (the order every fit so far was computed in: at speed 1 the sum is the
     // same to the bit, and the operator fits are sensitive to the last bits).
     double sum = e.kernel_overhead_seconds * static_cast<double>(kernels.size());
@@ -146,7 +162,13 @@ double pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Effic
               e.streaming_overhead_seconds * static_cast<double>(streaming);
     }
     for (const KernelPrice& k : kernels) sum += roof_over_speed(k, e, speed, stack_speed);
-    return sum / stack_speed;
+    if (uncapped_up_to) {
+        *uncapped_up_to = std::numeric_limits<double>::infinity();
+        for (const KernelPrice& k : kernels)
+            if (const double bare = bare_roof(k, e); bare > 0)
+                *uncapped_up_to = std::min(*uncapped_up_to, roof_before_cap(k, e, speed) / bare * (1 - 1e-12));
+    }
+    return sum;
 }
 
 }  // namespace
@@ -167,6 +189,48 @@ double memory_bound_share(const OperatorTable& table, const layers::Efficiency& 
                 if (!compute_bound(k, e)) memory_bound += seconds;
             }
     return total > 0 ? memory_bound / total : 0.0;
+}
+
+LayerKernelSums layer_kernel_sums(const std::vector<LayerPrices>& layers, const layers::Efficiency& e, double speed) {
+    LayerKernelSums sums;
+    for (auto* v : {&sums.forward, &sums.backward, &sums.forward_up_to, &sums.backward_up_to}) v->resize(layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        const LayerPrices& layer = layers[i];
+        // Offset 0: every kernel at its roof before the cap (pass_kernel_sum), valid up to the offset it reports.
+        if (layer.forward_as_previous) {
+            sums.forward[i] = sums.forward[i - 1];
+            sums.forward_up_to[i] = sums.forward_up_to[i - 1];
+        } else {
+            sums.forward[i] = pass_kernel_sum(layer.forward, e, speed, 0.0, &sums.forward_up_to[i]);
+        }
+        if (layer.backward_as_previous) {
+            sums.backward[i] = sums.backward[i - 1];
+            sums.backward_up_to[i] = sums.backward_up_to[i - 1];
+        } else {
+            sums.backward[i] = pass_kernel_sum(layer.backward, e, speed, 0.0, &sums.backward_up_to[i]);
+        }
+    }
+    return sums;
+}
+
+bool same_kernel_prices(const std::vector<LayerPrices>& a, const std::vector<LayerPrices>& b) {
+    auto same = [](const std::vector<KernelPrice>& x, const std::vector<KernelPrice>& y) {
+        if (x.size() != y.size()) return false;
+        for (std::size_t k = 0; k < x.size(); ++k)
+            if (x[k].kind_class != y[k].kind_class || x[k].compute_seconds != y[k].compute_seconds ||
+                x[k].memory_seconds != y[k].memory_seconds ||
+                x[k].reference_compute_seconds != y[k].reference_compute_seconds ||
+                x[k].reference_memory_seconds != y[k].reference_memory_seconds)
+                return false;
+        return true;
+    };
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i].forward_as_previous != b[i].forward_as_previous ||
+            a[i].backward_as_previous != b[i].backward_as_previous || !same(a[i].forward, b[i].forward) ||
+            !same(a[i].backward, b[i].backward))
+            return false;
+    return true;
 }
 
 namespace {
@@ -304,8 +368,10 @@ std::shared_ptr<const OperatorTable> build_operator_table(const Workload& worklo
 }
 
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& e, double speed,
-                                      double host_seconds_per_pass, double stack_speed) {
+                                      double host_seconds_per_pass, double stack_speed, const LayerKernelSums* sums) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
+    TTSIM_ASSERT(!sums || (sums->forward.size() == table.layers.size() && sums->backward.size() == table.layers.size()),
+                 "kernel sums of another table");
     OperatorStepTimes t;
     std::size_t eager_forward = 0, eager_backward = 0, graphs_per_pass = 0;
     std::vector<double>& backward_layer = t.backward_layer_gpu_seconds;
@@ -314,10 +380,14 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
         t.forward_layer_gpu_seconds[i] = layer.forward_as_previous ? t.forward_layer_gpu_seconds[i - 1]
-                                                                   : pass_seconds(layer.forward, e, speed, stack_speed);
+                                         : sums && stack_speed <= sums->forward_up_to[i]
+                                             ? sums->forward[i] / stack_speed
+                                             : pass_seconds(layer.forward, e, speed, stack_speed);
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
         backward_layer[i] = layer.backward_as_previous ? backward_layer[i - 1]
-                                                       : pass_seconds(layer.backward, e, speed, stack_speed);
+                            : sums && stack_speed <= sums->backward_up_to[i]
+                                ? sums->backward[i] / stack_speed
+                                : pass_seconds(layer.backward, e, speed, stack_speed);
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -441,12 +511,16 @@ std::shared_ptr<const EvalTable> build_eval_table(const Workload& workload, cons
 }
 
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double fill,
-                         double stack_speed, double fitted_host_kernels_per_pass) {
+                         double stack_speed, double fitted_host_kernels_per_pass, const LayerKernelSums* sums) {
     TTSIM_ASSERT(speed > 0 && stack_speed > 0, "operator speed offsets must be positive");
+    TTSIM_ASSERT(!sums || sums->forward.size() == table.layers.size(), "kernel sums of another table");
     double gpu = 0, layer_gpu = 0;
     std::size_t eager = 0, graphs = 0;
-    for (const LayerPrices& layer : table.layers) {
-        if (!layer.forward_as_previous) layer_gpu = pass_seconds(layer.forward, e, speed, stack_speed);
+    for (std::size_t i = 0; i < table.layers.size(); ++i) {
+        const LayerPrices& layer = table.layers[i];
+        if (!layer.forward_as_previous)
+            layer_gpu = sums && stack_speed <= sums->forward_up_to[i] ? sums->forward[i] / stack_speed
+                                                                      : pass_seconds(layer.forward, e, speed, stack_speed);
         gpu += layer_gpu;
         if (table.cuda_graphs == layers::CudaGraphs::none ||
             (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
@@ -464,15 +538,16 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, do
 
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& e, double speed, double samples_per_rank,
                              double exposed_fraction, double tp_cp_seconds_per_micro_step, double training_rows,
-                             double stack_speed, double fitted_host_kernels_per_sample) {
+                             double stack_speed, double fitted_host_kernels_per_sample, const LayerKernelSums* sums) {
     const double fitted_per_pass = fitted_host_kernels_per_sample * table.samples_per_pass;
     const double whole = std::floor(samples_per_rank / table.samples_per_pass + 1e-9);
     const double rest = std::max(0.0, samples_per_rank - whole * table.samples_per_pass) / table.samples_per_pass;
     const double tp_cp_per_pass = 0.5 * exposed_fraction * tp_cp_seconds_per_micro_step * table.rows_per_pass / training_rows;
-    double seconds = whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed, fitted_per_pass) + tp_cp_per_pass);
+    double seconds =
+        whole * (eval_pass_seconds(table, e, speed, 1.0, stack_speed, fitted_per_pass, sums) + tp_cp_per_pass);
     if (rest > 1e-9) {
         const double fill = table.pad_last_batch ? 1.0 : rest;
-        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed, fitted_per_pass) + fill * tp_cp_per_pass;
+        seconds += eval_pass_seconds(table, e, speed, fill, stack_speed, fitted_per_pass, sums) + fill * tp_cp_per_pass;
     }
     return seconds;
 }

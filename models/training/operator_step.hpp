@@ -126,14 +126,31 @@ bool compute_bound(const KernelPrice& kernel, const layers::Efficiency& efficien
 // overheads left out) in kernels whose memory roof sets their time: what a FLOP/s what-if cannot move.
 double memory_bound_share(const OperatorTable& table, const layers::Efficiency& efficiency, double speed = 1.0);
 
+// Each layer's kernels summed per pass at `efficiency` and the GPU family's `speed`, per-kernel overheads included,
+// before a software stack's offset divides them: the sums price_operator_step and eval_pass_seconds make, in the
+// same order. They depend on the kernels' prices, the efficiency and the speed alone, so a caller that prices many
+// jobs with equal tables under one profile (the calibration's objective, operator_fit.cpp) sums each distinct
+// table once and passes the sums in: the prices are the same to the bit.
+struct LayerKernelSums {
+    std::vector<double> forward, backward;   // per layer, execution order
+    // Per layer, the largest software-stack offset at which the sum holds: no kernel of the pass at its roof
+    // (operator_step.cpp roof_over_speed); a larger offset is priced kernel by kernel.
+    std::vector<double> forward_up_to, backward_up_to;
+};
+LayerKernelSums layer_kernel_sums(const std::vector<LayerPrices>& layers, const layers::Efficiency& efficiency,
+                                  double speed);
+// Whether two tables' layers price alike: the same kernel prices and repeats, so equal sums at any efficiency.
+bool same_kernel_prices(const std::vector<LayerPrices>& a, const std::vector<LayerPrices>& b);
+
 // Prices the table with `efficiency`; `speed` (> 0, the GPU family's offset) divides every kernel's roofs, not its
 // per-kernel overhead, and `stack_speed` (> 0, a software stack's offset) divides both (pass_seconds in
 // operator_step.cpp says why).
 // `host_seconds_per_pass` is host work besides the launches that each pass's launches wait behind (the fixed
 // per-step cost spread over the passes, ComputeProfile::operator_host_overlap; 0 otherwise).
+// `sums`: the table's layer_kernel_sums at `efficiency` and `speed`, where the caller has them.
 OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::Efficiency& efficiency,
                                       double speed = 1.0, double host_seconds_per_pass = 0.0,
-                                      double stack_speed = 1.0);
+                                      double stack_speed = 1.0, const LayerKernelSums* sums = nullptr);
 
 // One on-the-clock evaluation on a data-parallel rank (Workload::evaluation, EvalPasses): forward passes of the
 // evaluation batch, each the layer graph's forward kernels at the pass's rows, launched as the evaluation
@@ -172,7 +189,8 @@ int eval_rows_per_pass(const Workload& workload, const ParallelismConfig& layout
 // a partial pass runs its share of the kernels' GPU time and of the host operations per sample, and all of its
 // launches.
 double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed = 1.0,
-                         double fill = 1.0, double stack_speed = 1.0, double fitted_host_kernels_per_pass = 0.0);
+                         double fill = 1.0, double stack_speed = 1.0, double fitted_host_kernels_per_pass = 0.0,
+                         const LayerKernelSums* sums = nullptr);
 // One evaluation: floor(samples_per_rank / samples per pass) whole passes and the rest as one partial pass
 // (a whole one where the framework pads it, EvalPasses::pad_last_batch), each also waiting `exposed_fraction` of half
 // the TP/CP collectives of a training micro step (`tp_cp_seconds_per_micro_step`, at `training_rows` graph rows),
@@ -182,9 +200,10 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& effic
 double operator_eval_seconds(const EvalTable& table, const layers::Efficiency& efficiency, double speed,
                              double samples_per_rank, double exposed_fraction, double tp_cp_seconds_per_micro_step,
                              double training_rows, double stack_speed = 1.0,
-                             double fitted_host_kernels_per_sample = 0.0);
+                             double fitted_host_kernels_per_sample = 0.0, const LayerKernelSums* sums = nullptr);
 // (fitted_host_kernels_per_sample: the calibration's eager host operations per sample beyond the catalog's,
-// ComputeProfile::eval_host_kernels_per_sample.)
+// ComputeProfile::eval_host_kernels_per_sample; sums: the evaluation table's layer_kernel_sums, as in
+// price_operator_step.)
 
 // The same priced as training micro steps' forward passes (the default; profiles without operator_eval_passes):
 // `samples_per_rank` at the table's micro batch, with the same share of the TP/CP collectives per pass.

@@ -45,7 +45,13 @@ struct ComputeTerms {
     enum class FixedStep { added, in_passes, beside_graph } fixed_step = FixedStep::added;
 };
 
-ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& profile) {
+// Whether the evaluation is priced by its own passes (EvalTable) rather than as training forwards.
+bool prices_eval_passes(const PreparedScenario& s, const ComputeProfile& profile) {
+    return s.workload->eval_on_the_clock && profile.operator_eval_passes;
+}
+
+ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& profile,
+                           const ScenarioKernelSums* sums = nullptr) {
     const Workload& w = *s.workload;
     const GpuSpec& gpu = *s.gpu;
     const ParallelismConfig& c = s.layout;
@@ -56,7 +62,8 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
             profile.operator_host_overlap ? profile.fixed_step_seconds / (2.0 * c.gradient_accumulation) : 0.0;
         const OperatorStepTimes step = price_operator_step(*s.operator_table, *profile.operator_efficiency,
                                                            profile.operator_speed, host_per_pass,
-                                                           profile.operator_stack_speed);
+                                                           profile.operator_stack_speed,
+                                                           sums ? &sums->training : nullptr);
         if (profile.operator_host_overlap)
             t.fixed_step = ComputeTerms::FixedStep::in_passes;
         else if (profile.operator_graph_host_overlap && s.operator_table->cuda_graphs == layers::CudaGraphs::full_iteration)
@@ -85,7 +92,8 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
                                                            profile.tp_comm_exposed_fraction,
                                                            s.tp_cp_comm_seconds_per_micro_step,
                                                            s.operator_table->graph_micro_batch, profile.operator_stack_speed,
-                                                           profile.eval_host_kernels_per_sample);
+                                                           profile.eval_host_kernels_per_sample,
+                                                           sums ? &sums->eval : nullptr);
         }
         // The tables price every layer of the rank's TP/CP shard; a pipelined evaluation runs forward-only through
         // the stages, each device its 1/p of the layers for all m micro batches plus the p - 1 micro batches of
@@ -105,7 +113,8 @@ ComputeTerms compute_terms(const PreparedScenario& s, const ComputeProfile& prof
     return t;
 }
 
-IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile, const ComputeTerms& terms) {
+// `terms` by value: make_iteration_plan hands its own over, and its layer lists move into the plan.
+IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile, ComputeTerms terms) {
     const ParallelismConfig& c = s.layout;
     IterationPlan plan;
     plan.micro_steps = c.gradient_accumulation;
@@ -113,11 +122,11 @@ IterationPlan plan_from(const PreparedScenario& s, const ComputeProfile& profile
         terms.micro_step_seconds + profile.tp_comm_exposed_fraction * s.tp_cp_comm_seconds_per_micro_step;
     plan.backward_share = terms.backward_share;
     plan.bucket_comm_seconds = s.bucket_comm_seconds;
-    plan.bucket_ready_fractions = terms.bucket_ready_fractions;
+    plan.bucket_ready_fractions = std::move(terms.bucket_ready_fractions);
     // Reductions held until backward ends: every bucket is ready at its end, none overlaps the backward pass.
     if (c.gradient_reduction_after_backward) plan.bucket_ready_fractions.assign(plan.bucket_comm_seconds.size(), 1.0);
-    plan.layers = terms.layers;
-    plan.layer_collectives = terms.layer_collectives;
+    plan.layers = std::move(terms.layers);
+    plan.layer_collectives = std::move(terms.layer_collectives);
     plan.bucket_comm_name = s.bucket_comm_name;
     plan.optimizer_seconds = terms.optimizer_seconds;
     // A job spanning more than one scale-up domain (node) pays the shared multi-node per-step overhead.
@@ -169,9 +178,27 @@ RunClock clock_of(const PreparedScenario& s, const ComputeProfile& profile, doub
 }
 }  // namespace
 
-RunClock run_clock(const PreparedScenario& s, const ComputeProfile& profile) {
-    const IterationPlan plan = make_iteration_plan(s, profile);
+RunClock run_clock(const PreparedScenario& s, const ComputeProfile& profile, const ScenarioKernelSums* sums) {
+    const IterationPlan plan = plan_from(s, profile, compute_terms(s, profile, sums));
     return clock_of(s, profile, simulate_iteration(plan).step_seconds, plan.eval_seconds);
+}
+
+ScenarioKernelSums kernel_sums(const PreparedScenario& s, const ComputeProfile& profile) {
+    TTSIM_ASSERT(profile.operator_efficiency && s.operator_table, "kernel sums without operator efficiencies or table");
+    ScenarioKernelSums sums;
+    sums.training = layer_kernel_sums(s.operator_table->layers, *profile.operator_efficiency, profile.operator_speed);
+    if (prices_eval_passes(s, profile)) {
+        TTSIM_ASSERT(s.eval_table != nullptr, "an on-the-clock evaluation without its evaluation table");
+        sums.eval = layer_kernel_sums(s.eval_table->layers, *profile.operator_efficiency, profile.operator_speed);
+    }
+    return sums;
+}
+
+bool same_kernel_prices(const PreparedScenario& a, const PreparedScenario& b) {
+    if (!a.operator_table || !b.operator_table) return false;
+    if (!same_kernel_prices(a.operator_table->layers, b.operator_table->layers)) return false;
+    if (!a.eval_table || !b.eval_table) return !a.eval_table && !b.eval_table;
+    return same_kernel_prices(a.eval_table->layers, b.eval_table->layers);
 }
 
 std::optional<double> ttt_lower_bound_minutes(const PreparedScenario& s, const ComputeProfile& profile) {

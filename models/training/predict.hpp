@@ -300,7 +300,22 @@ struct RunClock {
     EvalSchedule schedule;
     double seconds(double samples, long long* steps = nullptr, long long* evaluations = nullptr) const;
 };
-RunClock run_clock(const PreparedScenario& scenario, const ComputeProfile& profile);
+// `sums`: the scenario's kernel_sums under `profile`, where the caller has them (the same clock, to the bit).
+struct ScenarioKernelSums;
+RunClock run_clock(const PreparedScenario& scenario, const ComputeProfile& profile,
+                   const ScenarioKernelSums* sums = nullptr);
+
+// The operator tables of a scenario summed at a profile's efficiencies and family speed (layer_kernel_sums, its
+// training table and, where the profile prices evaluations by their own passes, its evaluation table): all of the
+// kernels' pricing a run clock does that no software stack's offset enters. Equal for scenarios whose tables
+// price alike (same_kernel_prices) under profiles with equal efficiencies, family speed and evaluation passes.
+struct ScenarioKernelSums {
+    LayerKernelSums training, eval;
+};
+// Requires operator efficiencies on the profile and an operator table on the scenario.
+ScenarioKernelSums kernel_sums(const PreparedScenario& scenario, const ComputeProfile& profile);
+// Whether two scenarios' tables price alike (kernel_sums equal under any one profile).
+bool same_kernel_prices(const PreparedScenario& a, const PreparedScenario& b);
 
 // The iteration plan evaluate() simulates (for traces: set plan.record_timeline and call simulate_iteration()).
 // eval_seconds is set to one evaluation's duration when evaluation is on the clock.

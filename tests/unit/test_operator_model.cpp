@@ -120,6 +120,26 @@ TEST_CASE("operator model: kernel times respect the roofline and move the right 
     CHECK(price_operator_step(table, perfect, 2.0).optimizer_seconds >= best.optimizer_seconds * (1 - 1e-12));
 }
 
+TEST_CASE("operator model: shared layer sums price a step as kernel by kernel, offsets that reach the roof included",
+          "[operator]") {
+    const PreparedScenario s = prepare(request("stable_diffusion", 8));
+    const OperatorTable& table = *s.operator_table;
+    layers::Efficiency e;
+    e.gemm = 0.9;
+    e.conv = 1.0;   // at its roof: any offset above 1 reaches it
+    e.memory = 0.6;
+    for (const double speed : {0.8, 1.0, 1.2}) {
+        const LayerKernelSums sums = layer_kernel_sums(table.layers, e, speed);
+        for (const double stack : {0.5, 1.0, 1.05, 2.0}) {
+            INFO("speed " << speed << ", stack " << stack);
+            const OperatorStepTimes a = price_operator_step(table, e, speed, 0.0, stack);
+            const OperatorStepTimes b = price_operator_step(table, e, speed, 0.0, stack, &sums);
+            CHECK(a.forward_seconds == b.forward_seconds);   // to the bit
+            CHECK(a.backward_seconds == b.backward_seconds);
+        }
+    }
+}
+
 TEST_CASE("operator model: eager launches make a small-batch step launch-bound", "[operator]") {
     PredictionRequest r = request("bert", 64);
     const PreparedScenario s = prepare(r);

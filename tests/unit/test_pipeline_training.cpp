@@ -32,9 +32,9 @@ namespace {
 
 // The public rows' MAPE and the layouts within the memory estimate, as measured when this test was written
 // (regression guards; the aim is 12 % and all of them); tighten them as the model improves.
-// Measured 11.2 % over 23 rows with the profiles fitted on every round (10.3 % with v4.1's alone: the joint fit's
-// GEMM efficiency 0.77 against 0.68 prices the H100 rows faster, and GB200's own fitted speed its rows -9 to -16 %).
-constexpr double kPublicStepTimeMapeGuard = 11.3;
+// Measured 11.3 % over 23 rows with the profiles fitted on every round (10.3 % with v4.1's alone: the joint fit's
+// GEMM efficiency 0.78 against 0.68 prices the H100 rows faster).
+constexpr double kPublicStepTimeMapeGuard = 11.4;
 constexpr int kPublicLayoutsFittingGuard = 21;      // measured 21 of 23 (Llama 3.1 405B at DP 4 is 1 GB over)
 
 const ProfileSet& operator_profiles() {
