@@ -160,7 +160,7 @@ void read_sweep_cluster(const ConfigNode& cluster, const ConfigNode& root, Sweep
         for (const NetworkOption& n : spec.networks)
             if (n.shapes_scale_out())
                 network->fail("network option '" + n.name + "' sets a NIC, an oversubscription or a fabric shape (planes, "
-                              "switch_ports, spine_oversubscription), but topology " +
+                              "switch_ports, tiers, spine_oversubscription), but topology " +
                               path.string() + " describes its own fabric; only 'sharp' applies");
 }
 
@@ -328,8 +328,8 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
                           ", but no point of this sweep spans NVLink domains (largest " +
                           std::to_string(s.spec.gpu_counts.back()) + " GPUs): it would change nothing");
             // A radix three tiers of which cannot hold the largest count is refused at its key, not row by row.
-            if (n.shape.switch_ports && !root.has("cluster") && !s.spec.gpu_counts.empty())
-                item.required("switch_ports").feeding([&] {
+            if (n.shape.sets_capacity() && !root.has("cluster") && !s.spec.gpu_counts.empty())
+                item.feeding_keys(item, [&] {
                     for (const std::string& base : bases) {
                         const System system = resolve_system(base);
                         check_radix_holds(system.node_shape(), s.spec.gpu_counts.back(), n.shape.applied_to(system.fabric));
@@ -625,7 +625,7 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     const auto gpus = root.optional("gpus");
     const auto network = root.optional("network");
     const bool one_network = network && !network->is_sequence();
-    if (one_network && s.query.network.shape.switch_ports)
+    if (one_network && s.query.network.shape.sets_capacity())
         network->feeding_keys(gpus ? *gpus : *network, [&] { check_plan_range(s.query); });
     else if (gpus)
         gpus->feeding([&] { check_plan_range(s.query); });

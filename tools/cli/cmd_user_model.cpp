@@ -12,7 +12,7 @@
 //   energy: {...}                # optional: node and switch power, PUE, as a sweep's
 //   allocation: tray             # optional: rack | tray, what a rack-scale system is rented by, as a plan's
 //   network: {planes: 2}         # optional: one network option, as a plan's (nic, oversubscription, sharp,
-//                                #   planes, switch_ports, spine_oversubscription)
+//                                #   planes, switch_ports, tiers, spine_oversubscription)
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
 #include <algorithm>
@@ -196,7 +196,7 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         });
     }
     // The fabric every count runs on (`network:`, one option as a plan's: nic, oversubscription, planes,
-    // switch_ports, spine_oversubscription, sharp); counts within one NVLink domain use none of it.
+    // switch_ports, tiers, spine_oversubscription, sharp); counts within one NVLink domain use none of it.
     planning::NetworkOption network;
     if (auto node = root.optional("network")) {
         if (node->is_sequence()) node->fail("a user model runs on one network option; compare several with a sweep");
@@ -206,8 +206,8 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         if (network.shapes_scale_out() && counts.back() <= resolved.gpus_per_nvlink_domain)
             node->fail("no count spans two NVLink domains (largest " + std::to_string(counts.back()) +
                        " GPUs), so no NIC or switch is used: the option would change nothing");
-        if (network.shape.switch_ports)
-            node->required("switch_ports").feeding([&] {
+        if (network.shape.sets_capacity())
+            node->feeding_keys(*node, [&] {
                 check_radix_holds(resolved.node_shape(), counts.back(), network.shape.applied_to(resolved.fabric));
                 return 0;
             });
