@@ -25,6 +25,7 @@
 
 #include "models/compute/profile_files.hpp"
 #include "models/planning/cost_config.hpp"
+#include "models/planning/network_check.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/point_prediction.hpp"
 #include "models/planning/prediction_cost.hpp"
@@ -203,14 +204,13 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         if (auto name = node->optional("name"))
             name->fail("a user model runs on one network option, which no name labels (a sweep names its options)");
         network = planning::read_network(*node);
-        if (network.shapes_scale_out() && counts.back() <= resolved.gpus_per_nvlink_domain)
+        if (planning::network_option_unused(network, {resolved}, counts.back()))
             node->fail("no count spans two NVLink domains (largest " + std::to_string(counts.back()) +
                        " GPUs), so no NIC or switch is used: the option would change nothing");
-        if (network.shape.sets_capacity())
-            node->feeding_keys(*node, [&] {
-                check_radix_holds(resolved.node_shape(), counts.back(), network.shape.applied_to(resolved.fabric));
-                return 0;
-            });
+        node->feeding_keys(*node, [&] {
+            planning::check_network_option_holds(network, {resolved}, counts.back());
+            return 0;
+        });
     }
     const ScenarioProfiles chosen = read_scenario_profiles(root, ComputeModel::operator_level, {gpu});
     const ProfileSet& profiles = chosen.profiles;
