@@ -191,8 +191,11 @@ std::string_view scenario_key(Field field) {
         case Field::storage_bandwidth: return "storage_bandwidth";
         case Field::hot_spares: return "hot_spares";
         case Field::spine_oversubscription: return "spine_oversubscription";
+        case Field::superspine_oversubscription: return "superspine_oversubscription";
         case Field::planes: return "planes";
         case Field::switch_ports: return "switch_ports";
+        case Field::tiers: return "tiers";
+        case Field::rail_optimized: return "rail_optimized";
         // Set by flags only: no scenario key names them.
         case Field::tensor_parallel:
         case Field::context_parallel:

@@ -16,8 +16,11 @@ std::string_view to_string(Field field) {
         case Field::nic: return "nic";
         case Field::oversubscription: return "oversubscription";
         case Field::spine_oversubscription: return "spine_oversubscription";
+        case Field::superspine_oversubscription: return "superspine_oversubscription";
         case Field::planes: return "planes";
         case Field::switch_ports: return "switch_ports";
+        case Field::tiers: return "tiers";
+        case Field::rail_optimized: return "rail_optimized";
         case Field::routing: return "routing";
         case Field::min_gpus: return "min_gpus";
         case Field::max_gpus: return "max_gpus";

@@ -22,8 +22,11 @@ enum class Field {
     nic,
     oversubscription,
     spine_oversubscription,   // the spine tier's, three-tier fabrics (topologies/presets.hpp FabricOptions)
+    superspine_oversubscription,   // the super-spine tier's, four-tier fabrics
     planes,                   // parallel fat trees per NIC
     switch_ports,             // switch radix
+    tiers,                    // switch tiers of the fat tree (2-4)
+    rail_optimized,           // NIC k of every node on rail leaf k, or a node's NICs on one leaf
     routing,
     // A planning query (models/planning/plan_query.hpp): its GPU range, constraints and objective.
     min_gpus,
@@ -48,7 +51,7 @@ enum class Field {
 // Every Field, for tables that must cover them all (each front end's test walks this list).
 inline constexpr std::array kAllFields{
     Field::workload,   Field::system,     Field::gpus,     Field::global_batch,     Field::batch_per_rank, Field::tensor_parallel,
-    Field::context_parallel, Field::layout, Field::sharp, Field::nic,     Field::oversubscription, Field::spine_oversubscription, Field::planes, Field::switch_ports, Field::routing,
+    Field::context_parallel, Field::layout, Field::sharp, Field::nic,     Field::oversubscription, Field::spine_oversubscription, Field::superspine_oversubscription, Field::planes, Field::switch_ports, Field::tiers, Field::rail_optimized, Field::routing,
     Field::min_gpus,   Field::max_gpus,   Field::deadline, Field::confidence,       Field::margin,
     Field::objective,  Field::allocation, Field::memory_reserve, Field::failure_rates,
     Field::checkpoint_interval, Field::storage_bandwidth, Field::hot_spares, Field::profiles,   Field::shared_parameters, Field::output_dir,

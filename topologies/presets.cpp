@@ -103,6 +103,16 @@ std::string known_systems() {
     return fmt::format("{}", fmt::join(names, ", "));
 }
 
+}  // namespace
+
+std::string fabric_tiers_phrase(const FabricOptions& options) {
+    static const char* const kWords[] = {"", "", "two", "three", "four"};
+    const int tiers = options.tiers == 0 ? 3 : options.tiers;
+    return std::string(kWords[tiers]) + " tiers";
+}
+
+namespace {
+
 void check_gpu_count(const PresetInfo& info, int gpus, const FabricOptions& options) {
     const int per_node = info.gpus_per_node;
     const int most = max_cluster_gpus(info, options);
@@ -112,7 +122,8 @@ void check_gpu_count(const PresetInfo& info, int gpus, const FabricOptions& opti
     throw InputError(info.name + " takes 1 to " + std::to_string(per_node) + " GPUs (one " +
                      (info.gpus_per_node == info.gpus_per_nvlink_domain ? "node" : "compute tray") +
                      ") or a multiple of " + std::to_string(per_node) + " up to " + std::to_string(most) +
-                     " GPUs (three tiers of " + std::to_string(options.switch_ports) + "-port switches); got " +
+                     " GPUs (" + fabric_tiers_phrase(options) + " of " + std::to_string(options.switch_ports) +
+                     "-port switches); got " +
                      std::to_string(gpus),
                      Field::gpus);
 }
@@ -188,6 +199,10 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
                              std::to_string(kMaxSwitchPorts) + "; got " +
                              std::to_string(options.switch_ports),
                          Field::switch_ports);
+    if (options.tiers != 0 && (options.tiers < kMinFabricTiers || options.tiers > kMaxFabricTiers))
+        throw InputError("a fat tree has " + std::to_string(kMinFabricTiers) + " to " + std::to_string(kMaxFabricTiers) +
+                             " switch tiers; got " + std::to_string(options.tiers),
+                         Field::tiers);
     if (options.planes < 1 || options.planes > kMaxPlanes)
         throw InputError("planes per NIC must be 1 to " + std::to_string(kMaxPlanes) + "; got " + std::to_string(options.planes), Field::planes);
     if (options.nic.bytes_per_second / options.planes < NicSpeed::kMinBytesPerSecond)
@@ -199,6 +214,11 @@ void check_cluster(const PresetInfo& node, int gpus, const FabricOptions& option
         throw InputError("spine oversubscription must be between 1 (non-blocking) and 64; got " +
                              std::to_string(options.spine_oversubscription),
                          Field::spine_oversubscription);
+    if (!std::isfinite(options.superspine_oversubscription) || options.superspine_oversubscription < 1.0 ||
+        options.superspine_oversubscription > kMaxSpineOversubscription)
+        throw InputError("super-spine oversubscription must be between 1 (non-blocking) and 64; got " +
+                             std::to_string(options.superspine_oversubscription),
+                         Field::superspine_oversubscription);
     check_gpu_count(node, gpus, options);
     check_nic_range(options.nic, options.nic.label());
     if (!std::isfinite(options.oversubscription) || options.oversubscription < 1.0 ||
@@ -230,8 +250,9 @@ int checked_gpu_request(std::int64_t gpus, Field field) {
 
 int max_cluster_gpus(const PresetInfo& node, const FabricOptions& options) {
     const int rails = node.gpus_per_node;   // one NIC per GPU
-    const long long nodes = superpod_max_nodes(rails, options.switch_ports / 2, options.switch_ports);
-    return static_cast<int>(std::min<long long>(nodes * node.gpus_per_node, kMaxPresetGpus));
+    const std::int64_t nodes =
+        superpod_max_nodes(rails, options.switch_ports / 2, options.switch_ports, options.tiers, options.rail_optimized);
+    return static_cast<int>(std::min<std::int64_t>(nodes * node.gpus_per_node, kMaxPresetGpus));
 }
 
 void validate_preset(std::string_view system, int gpus, const FabricOptions& options) {
@@ -256,8 +277,15 @@ void check_fabric_applies(std::string_view name, int gpus_per_domain, int gpus, 
     if (asked.spine_oversubscription != runs_with.spine_oversubscription)
         throw InputError(within + ", which uses no network switch: spine oversubscription cannot apply",
                          Field::spine_oversubscription);
+    if (asked.superspine_oversubscription != runs_with.superspine_oversubscription)
+        throw InputError(within + ", which uses no network switch: super-spine oversubscription cannot apply",
+                         Field::superspine_oversubscription);
+    if (asked.rail_optimized != runs_with.rail_optimized)
+        throw InputError(within + ", which uses no network switch: leaves' rails cannot apply", Field::rail_optimized);
     if (asked.planes != runs_with.planes)
         throw InputError(within + ", which uses no NIC: planes cannot apply", Field::planes);
+    if (asked.tiers != runs_with.tiers)
+        throw InputError(within + ", which uses no network switch: switch tiers cannot apply", Field::tiers);
     if (asked.switch_ports != runs_with.switch_ports)
         throw InputError(within + ", which uses no network switch: another radix cannot apply", Field::switch_ports);
     if (asked.nic.bytes_per_second != runs_with.nic.bytes_per_second)
@@ -270,15 +298,20 @@ std::string fabric_shape_note(const FabricOptions& options) {
     std::string text;
     if (!options.infiniband) text += ", Ethernet";
     if (options.switch_ports != FabricOptions{}.switch_ports) text += ", " + std::to_string(options.switch_ports) + "-port switches";
+    if (options.tiers != 0) text += ", " + std::to_string(options.tiers) + " tiers";
     if (options.planes > 1) text += ", " + std::to_string(options.planes) + " planes";
     if (options.spine_oversubscription != 1.0)
         text += ", spines " + units::format_number(options.spine_oversubscription) + ":1 oversubscribed";
+    if (options.superspine_oversubscription != 1.0)
+        text += ", super-spines " + units::format_number(options.superspine_oversubscription) + ":1 oversubscribed";
+    if (!options.rail_optimized) text += ", leaves not rail-optimised";
     return text;
 }
 
 double fabric_switch_equivalents(int gpus, int gpus_per_node, const FabricOptions& options) {
     return options.planes *
-           superpod_switch_equivalents(gpus, gpus_per_node, options.switch_ports / 2, options.switch_ports);
+           superpod_switch_equivalents(gpus, gpus_per_node, options.switch_ports / 2, options.switch_ports, options.tiers,
+                                       options.rail_optimized);
 }
 
 std::string nic_description(const FabricOptions& options) {
@@ -316,7 +349,7 @@ Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& op
         if (gpus > per_domain) {
             const SuperPodSize fabric =
                 superpod_size(superpod_shape((gpus + per_node - 1) / per_node, std::min(gpus, per_node), half,
-                                             options.switch_ports),
+                                             options.switch_ports, options.tiers, options.rail_optimized),
                               gpus);
             vertices += fabric.switches;
             links += fabric.directed_links;
@@ -341,8 +374,10 @@ Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& op
         spec.port_bandwidth_bytes_per_s = options.nic.bytes_per_second;
         spec.switch_ports = options.switch_ports;
         spec.nodes_per_unit = half;
-        spec.oversubscription = options.oversubscription;
-        spec.spine_oversubscription = options.spine_oversubscription;
+        spec.tiers = options.tiers;
+        spec.oversubscription = {options.oversubscription, options.spine_oversubscription,
+                                 options.superspine_oversubscription};
+        spec.rail_optimized = options.rail_optimized;
         spec.link_kind = options.infiniband ? LinkKind::InfiniBand : LinkKind::Ethernet;
         spec.switch_latency = kIbSwitchLatency;
         spec.cable_latency = kCableLatency;

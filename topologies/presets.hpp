@@ -56,8 +56,12 @@ struct FabricOptions {
     // Switch radix: ports per switch, each at the line rate of one plane (below). 64: Quantum-2 QM9700, 64 x NDR
     // 400G (SPOD_H100); 144: Quantum-X800 Q3400, 144 x XDR 800G (NVIDIA Quantum-X800 announcement, GTC 2024:
     // "144 ports of 800Gb/s"); 128: Spectrum-4 SN5600, 64 x 800GbE split as 128 x 400GbE (SN5600 datasheet). Two
-    // tiers of radix k hold k^2/2 NICs, three tiers k^3/4 (superpod_fabric.cpp); leaves put k/2 ports down.
+    // tiers of radix k hold k^2/2 NICs, three tiers k^3/4, four k^4/8 (superpod_fabric.cpp); leaves put k/2 ports
+    // down.
     int switch_ports = 64;
+    // Switch tiers of the fat tree, 2 to 4 (kMinFabricTiers..kMaxFabricTiers); 0: the fewest of two and three that
+    // hold the job, as the SuperPOD designs build it. A fourth tier is built only when asked for.
+    int tiers = 0;
     // Planes per NIC: the NIC's line rate split over this many parallel, identical fat trees, one port per plane
     // (a ConnectX-8 800G as 2 x 400G on two planes). Every connection is striped evenly over the planes (NCCL
     // spreads its channels over a NIC's ports), so the planes are one equivalence class: simulated as one tree
@@ -68,6 +72,14 @@ struct FabricOptions {
     // spine-core cables (Llama 3's 24k-GPU clusters: full bisection inside a 3,072-GPU pod, 1:7 between pods,
     // arXiv 2407.21783 section 3.3.1). Two-tier fabrics have no core: it changes nothing there.
     double spine_oversubscription = 1.0;
+    // Super-spine (third-tier) downlink : uplink of a four-tier fabric, likewise; fewer tiers: it changes nothing.
+    double superspine_oversubscription = 1.0;
+    // Rail-optimised leaves (the DGX SuperPOD's): NIC k of every node of a scalable unit on leaf k, so same-rail
+    // traffic between nodes crosses one leaf. False: a node's NICs share a leaf (each leaf takes the next K/2 NICs
+    // in node order, as top-of-rack switches; Meta's RoCE clusters put two 8-GPU servers under one ToR, arXiv
+    // 2407.21783 section 3.3.1), so GPU i of one node and GPU j of another meet at one leaf when their nodes share
+    // it. superpod_fabric.cpp.
+    bool rail_optimized = true;
     // The switches are InfiniBand (SHARP can reduce in them); false for an Ethernet fabric (Spectrum-X), where
     // SHARP is refused. Ethernet links run at Spectrum-X's effective share of their line rate under load
     // (models/data/nccl.yaml link_efficiency.ethernet, 95 %, where InfiniBand's NCCL ceiling is 96 %); with static
@@ -92,7 +104,8 @@ struct PresetInfo {
 const std::vector<PresetInfo>& preset_systems();
 
 // Largest GPU count any preset accepts: 262,144 (a quarter of a three-tier fat tree of 128-port switches); each
-// system's own limit is its fabric's (max_cluster_gpus): 65,536 for three tiers of 64-port switches.
+// system's own limit is its fabric's (max_cluster_gpus): 65,536 for three tiers of 64-port switches, 262,144 (the
+// cap) for four.
 inline constexpr int kMaxPresetGpus = 262'144;
 
 // A GPU count as a user asked for it (any whole number up to kMaxRequestableGpus, sim/resource_guard.hpp):
@@ -101,7 +114,8 @@ inline constexpr int kMaxPresetGpus = 262'144;
 int checked_gpu_request(std::int64_t gpus, Field field = Field::gpus);
 
 // What a fabric has beyond the DGX SuperPOD of 64-port InfiniBand switches, for headers: ", Ethernet, 128-port
-// switches, 2 planes, spines 7:1 oversubscribed"; "" for that fabric (NIC, leaf oversubscription and routing are
+// switches, 4 tiers, 2 planes, spines 7:1 oversubscribed, super-spines 7:1 oversubscribed, leaves not
+// rail-optimised"; "" for that fabric (NIC, leaf oversubscription and routing are
 // described by their callers, as before).
 std::string fabric_shape_note(const FabricOptions& options);
 // The NIC as headers name it: the InfiniBand generation ("NDR 400G", NicSpeed::description), or on Ethernet the
@@ -143,8 +157,12 @@ void check_fabric_applies(std::string_view name, int gpus_per_domain, int gpus, 
 Topology build_cluster(const PresetInfo& node, int gpus, const FabricOptions& options = {});
 void validate_cluster(const PresetInfo& node, int gpus, const FabricOptions& options = {});
 
-// The most GPUs a cluster of this node shape holds on a fabric of `options`' radix: three tiers of it (capped at
-// kMaxPresetGpus).
+// "three tiers": the most tiers `options` allows (its tiers, or three when they are not set), for messages. Tiers
+// outside 2-4 are check_cluster's to refuse; this is not called on them.
+std::string fabric_tiers_phrase(const FabricOptions& options);
+
+// The most GPUs a cluster of this node shape holds on a fabric of `options`' radix and tiers (three when the tiers
+// are not set), capped at kMaxPresetGpus.
 int max_cluster_gpus(const PresetInfo& node, const FabricOptions& options);
 
 }  // namespace ttsim

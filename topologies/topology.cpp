@@ -19,6 +19,7 @@ std::string_view to_string(VertexKind kind) {
         case VertexKind::LeafSwitch: return "leaf";
         case VertexKind::SpineSwitch: return "spine";
         case VertexKind::CoreSwitch: return "core";
+        case VertexKind::SuperSpineSwitch: return "superspine";
         case VertexKind::Switch: return "switch";
     }
     return "?";
@@ -307,11 +308,12 @@ TopologySummary Topology::summary() const {
             case VertexKind::LeafSwitch: ++s.leaf_switches; break;
             case VertexKind::SpineSwitch: ++s.spine_switches; break;
             case VertexKind::CoreSwitch: ++s.core_switches; break;
+            case VertexKind::SuperSpineSwitch: ++s.superspine_switches; break;
             case VertexKind::Switch: ++s.untiered_switches; break;
             default: break;
         }
     }
-    s.fabric_tiers = (s.leaf_switches > 0) + (s.spine_switches > 0) + (s.core_switches > 0) +
+    s.fabric_tiers = (s.leaf_switches > 0) + (s.spine_switches > 0) + (s.superspine_switches > 0) + (s.core_switches > 0) +
                      (s.untiered_switches > 0 && s.leaf_switches == 0 ? 1 : 0);
     s.directed_links = links_.size();
     s.physical_links = links_.size() / 2;
@@ -320,9 +322,10 @@ TopologySummary Topology::summary() const {
 
 std::string TopologySummary::to_string() const {
     return fmt::format("topology {}: {} GPUs on {} nodes, {} NVLink domains, {} NICs\n"
-                       "  switches: {} leaf, {} spine, {} core{} ({} tier{})\n"
+                       "  switches: {} leaf, {} spine, {}{} core{} ({} tier{})\n"
                        "  links: {} full-duplex = {} directed\n",
-                       name, gpus, nodes, nvlink_domains, nics, leaf_switches, spine_switches, core_switches,
+                       name, gpus, nodes, nvlink_domains, nics, leaf_switches, spine_switches,
+                       superspine_switches > 0 ? fmt::format("{} super-spine, ", superspine_switches) : "", core_switches,
                        untiered_switches > 0 ? fmt::format(", {} untiered", untiered_switches) : "", fabric_tiers,
                        fabric_tiers == 1 ? "" : "s", physical_links, directed_links);
 }

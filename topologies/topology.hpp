@@ -47,6 +47,7 @@ enum class VertexKind : std::uint8_t {
     LeafSwitch,    // network switches by tier; `Switch` is an untiered switch from a YAML description
     SpineSwitch,
     CoreSwitch,
+    SuperSpineSwitch,  // the third of four tiers (between spine and core)
     Switch,
 };
 
@@ -58,7 +59,7 @@ std::string_view to_string(LinkKind kind);
 // forward; NVLink switches only join the GPUs of their own domain).
 constexpr bool is_network_switch(VertexKind kind) {
     return kind == VertexKind::LeafSwitch || kind == VertexKind::SpineSwitch || kind == VertexKind::CoreSwitch ||
-           kind == VertexKind::Switch;
+           kind == VertexKind::SuperSpineSwitch || kind == VertexKind::Switch;
 }
 
 struct VertexProps {
@@ -157,8 +158,8 @@ struct GpuInfo {
 struct TopologySummary {
     std::string name;
     int gpus = 0, nodes = 0, nvlink_domains = 0, nics = 0;
-    int leaf_switches = 0, spine_switches = 0, core_switches = 0, untiered_switches = 0;
-    int fabric_tiers = 0;  // 0 = no scale-out switches; 2 = leaf/spine; 3 = leaf/spine/core
+    int leaf_switches = 0, spine_switches = 0, superspine_switches = 0, core_switches = 0, untiered_switches = 0;
+    int fabric_tiers = 0;  // 0 = no scale-out switches; 2 = leaf/spine; 3 = leaf/spine/core; 4 = with super-spines
     std::size_t physical_links = 0, directed_links = 0;
     std::string to_string() const;  // one line per item, for `ttsim` reports
 };

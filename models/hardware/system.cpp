@@ -270,7 +270,7 @@ void check_job_size(const System& system, int gpus) {
         return;
     }
     if (const int most = max_cluster_gpus(system.node_shape(), system.fabric); gpus > most)
-        throw InputError(system.name + " holds at most " + std::to_string(most) + " GPUs (three tiers of " +
+        throw InputError(system.name + " holds at most " + std::to_string(most) + " GPUs (" + fabric_tiers_phrase(system.fabric) + " of " +
                              std::to_string(system.fabric.switch_ports) + "-port switches; got " +
                              std::to_string(gpus) + ")",
                          Field::gpus);

@@ -143,13 +143,15 @@ void check_plan_range(const PlanQuery& query) {
             const FabricOptions fabric = query.network.shape.applied_to(system.fabric);
             if (const int most = max_cluster_gpus(system.node_shape(), fabric); most > largest) {
                 largest = most;
-                holder = system.name + ": three tiers of " + std::to_string(fabric.switch_ports) + "-port switches";
+                holder = system.name + ": " + fabric_tiers_phrase(fabric) + " of " + std::to_string(fabric.switch_ports) +
+                         "-port switches";
             }
         }
-        // With a radix asked for, the radix is what cannot hold the range.
+        // With tiers or a radix asked for, they are what cannot hold the range.
+        const FabricShape& shape = query.network.shape;
         if (reached > largest)
             throw InputError("no system searched holds more than " + std::to_string(largest) + " GPUs (" + holder + ")",
-                             query.network.shape.switch_ports ? Field::switch_ports : Field::max_gpus);
+                             shape.tiers ? Field::tiers : shape.switch_ports ? Field::switch_ports : Field::max_gpus);
     }
     for (const std::string& system : query.systems)
         if (plan_counts_for(query, system).empty())

@@ -62,7 +62,10 @@ nlohmann::ordered_json fabric_shape_json(const FabricShape& shape) {
     nlohmann::ordered_json j = nlohmann::ordered_json::object();
     if (shape.planes) j["planes"] = *shape.planes;
     if (shape.switch_ports) j["switch_ports"] = *shape.switch_ports;
+    if (shape.tiers) j["tiers"] = *shape.tiers;
     if (shape.spine_oversubscription) j["spine_oversubscription"] = *shape.spine_oversubscription;
+    if (shape.superspine_oversubscription) j["superspine_oversubscription"] = *shape.superspine_oversubscription;
+    if (shape.rail_optimized) j["rail_optimized"] = *shape.rail_optimized;
     return j;
 }
 

@@ -41,7 +41,7 @@ std::string reliability_csv_fields(const Prediction& p);
 // `ttt_minutes`) and a `reliability` object with the rest (rates, MTTF, checkpoint size and times, wall-time
 // distribution); nulls where the prediction has none.
 void add_reliability_json(nlohmann::ordered_json& j, const Prediction& p);
-// A network option's fabric shape as JSON: the fields it sets (planes, switch_ports, spine_oversubscription).
+// A network option's fabric shape as JSON: the fields it sets (FabricShape: planes, switch_ports, tiers, ...).
 nlohmann::ordered_json fabric_shape_json(const FabricShape& shape);
 // The published layout's prediction beside a searched one (Prediction::published), as every JSON output writes it.
 nlohmann::ordered_json published_alternative_json(const Prediction::Alternative& a);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "models/planning/network_check.hpp"
 #include "models/training/layout_search.hpp"
 #include "models/training/pipeline_schedule.hpp"
 #include "models/training/predict.hpp"
@@ -160,7 +161,7 @@ void read_sweep_cluster(const ConfigNode& cluster, const ConfigNode& root, Sweep
         for (const NetworkOption& n : spec.networks)
             if (n.shapes_scale_out())
                 network->fail("network option '" + n.name + "' sets a NIC, an oversubscription or a fabric shape (planes, "
-                              "switch_ports, spine_oversubscription), but topology " +
+                              "switch_ports, tiers, spine_oversubscription), but topology " +
                               path.string() + " describes its own fabric; only 'sharp' applies");
 }
 
@@ -315,25 +316,23 @@ SweepScenario read_sweep_scenario(const ConfigNode& root) {
         const std::vector<ConfigNode> items = network->is_sequence() ? network->items() : std::vector<ConfigNode>{*network};
         // A NIC or an oversubscription only acts on a job that spans NVLink domains: an option setting one where no
         // point of the sweep does would label rows with a fabric they never used (predict refuses it the same way).
-        const bool any_spans = root.has("cluster") || s.spec.gpu_counts.empty() ||
-                               std::any_of(bases.begin(), bases.end(), [&](const std::string& base) {
-                                   return resolve_system(base).spans_domains(s.spec.gpu_counts.back());
-                               });
+        // A radix or tiers that cannot hold the largest count are refused at their key, not row by row. A `cluster:`
+        // brings its own fabric, which the scenario's cluster check covers.
+        const bool checked = !root.has("cluster") && !s.spec.gpu_counts.empty();
+        std::vector<System> systems;
+        if (checked)
+            for (const std::string& base : bases) systems.push_back(resolve_system(base));
         for (const ConfigNode& item : items) {
             NetworkOption n = read_network(item);
             if (!names.insert(n.name).second) item.fail("duplicate network option name '" + n.name + "'");
-            if (!any_spans && n.shapes_scale_out())
+            if (checked && network_option_unused(n, systems, s.spec.gpu_counts.back()))
                 item.fail("network option '" + n.name + "' sets a " +
                           (n.oversubscription > 1.0 ? "leaf oversubscription" : n.shape.any() ? "fabric shape" : "NIC") +
                           ", but no point of this sweep spans NVLink domains (largest " +
                           std::to_string(s.spec.gpu_counts.back()) + " GPUs): it would change nothing");
-            // A radix three tiers of which cannot hold the largest count is refused at its key, not row by row.
-            if (n.shape.switch_ports && !root.has("cluster") && !s.spec.gpu_counts.empty())
-                item.required("switch_ports").feeding([&] {
-                    for (const std::string& base : bases) {
-                        const System system = resolve_system(base);
-                        check_radix_holds(system.node_shape(), s.spec.gpu_counts.back(), n.shape.applied_to(system.fabric));
-                    }
+            if (checked)
+                item.feeding_keys(item, [&] {
+                    check_network_option_holds(n, systems, s.spec.gpu_counts.back());
                     return 0;
                 });
             s.spec.networks.push_back(std::move(n));
@@ -625,17 +624,18 @@ PlanScenario read_plan_scenario(const ConfigNode& root) {
     const auto gpus = root.optional("gpus");
     const auto network = root.optional("network");
     const bool one_network = network && !network->is_sequence();
-    if (one_network && s.query.network.shape.switch_ports)
+    if (one_network && s.query.network.shape.sets_capacity())
         network->feeding_keys(gpus ? *gpus : *network, [&] { check_plan_range(s.query); });
     else if (gpus)
         gpus->feeding([&] { check_plan_range(s.query); });
-    if (one_network && s.query.network.shapes_scale_out() &&
-        std::none_of(bases.begin(), bases.end(), [&](const std::string& base) {
-            return resolve_system(base).spans_domains(s.query.gpu_counts.back());
-        }))
-        network->fail("the network option sets a NIC, oversubscription or fabric shape, but no configuration searched "
-                      "spans two NVLink domains (largest " + std::to_string(s.query.gpu_counts.back()) +
-                      " GPUs): it would change nothing (raise gpus.to)");
+    if (one_network && !s.query.gpu_counts.empty()) {
+        std::vector<System> systems;
+        for (const std::string& base : bases) systems.push_back(resolve_system(base));
+        if (network_option_unused(s.query.network, systems, s.query.gpu_counts.back()))
+            network->fail("the network option sets a NIC, oversubscription or fabric shape, but no configuration "
+                          "searched spans two NVLink domains (largest " + std::to_string(s.query.gpu_counts.back()) +
+                          " GPUs): it would change nothing (raise gpus.to)");
+    }
     });
     errors.attempt([&] { s.format = read_format(root); });
     errors.attempt([&] { s.model = user_model ? ComputeModel::operator_level : read_compute_model(root); });

@@ -60,7 +60,7 @@ LayoutRequest read_layout(const ConfigNode& node, ComputeModel model);
 // every count checked against the resource guard at its key.
 std::vector<int> read_gpu_counts(const ConfigNode& node);
 // One network option (a sweep's `network:` item, a plan's or user model's `network:`): {name, nic, sharp,
-// oversubscription, planes, switch_ports, spine_oversubscription}, each optional; unnamed, it is named by what it
+// oversubscription} and the fabric shape's keys (kFabricShapeKeys), each optional; unnamed, it is named by what it
 // sets ("xdr-sharp-2planes").
 NetworkOption read_network(const ConfigNode& node);
 

@@ -40,7 +40,7 @@ struct NetworkOption {
     NicSpeed nic = NicSpeed::Ndr400;        // ndr: the system's own NIC; else each GPU's NIC line rate
     std::optional<bool> sharp;              // nullopt: predict()'s default (on for multi-node NVIDIA layouts)
     double oversubscription = 1.0;          // leaf downlink : uplink
-    FabricShape shape;                      // planes, radix, spine oversubscription; unset: the system's own
+    FabricShape shape;                      // planes, radix, tiers, ...; unset: the system's own
     bool is_default() const { return nic == NicSpeed::Ndr400 && !sharp && oversubscription == 1.0 && !shape.any(); }
     // Sets a NIC, an oversubscription or a shape: something only a job spanning NVLink domains uses.
     bool shapes_scale_out() const { return nic != NicSpeed::Ndr400 || oversubscription != 1.0 || shape.any(); }

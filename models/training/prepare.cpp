@@ -220,8 +220,8 @@ System resolve_request_system(const PredictionRequest& request) {
     // the system's own, cannot apply there (nor SHARP on: sharp_unavailable_reason). A sweep's points drop them.
     if (!system.topology_file && request.gpus > 0) {
         check_fabric_applies(system.name, system.gpus_per_nvlink_domain, request.gpus, system.fabric, own_fabric);
-        // A radix asked for that three tiers of cannot hold the job: the radix is at fault, not the count.
-        if (request.fabric.shape.switch_ports) check_radix_holds(system.node_shape(), request.gpus, system.fabric);
+        // A radix or tiers asked for that cannot hold the job: they are at fault, not the count.
+        if (request.fabric.shape.sets_capacity()) check_radix_holds(system.node_shape(), request.gpus, system.fabric);
     }
     if (request.memory_reserve_bytes) {
         check_memory_reserve(*request.memory_reserve_bytes, *system.gpu);

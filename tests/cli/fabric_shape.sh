@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The fabric's shape (planes per NIC, switch radix, spine oversubscription) on every command and scenario that
+# The fabric's shape (planes per NIC, switch radix, tiers, spine and super-spine oversubscription, rail-optimised
+# leaves) on every command and scenario that
 # predicts: the same flags on predict, plan and collective; the same keys in a collective's `cluster:` and in a
 # sweep's, plan's or user model's `network:` option. Refusals name the flag or file:line:key and exit 2.
 source "$(dirname "$0")/lib/eval_checks.bash"
@@ -7,8 +8,8 @@ source "$(dirname "$0")/lib/eval_checks.bash"
 # Flags: predict, plan and collective take all three, and say so in --help.
 for cmd in predict plan collective; do
   "$ttsim" "$cmd" --help >"$tmp/help_$cmd.txt"
-  check "$cmd --help lists --planes, --switch-ports and --spine-oversubscription" \
-    'grep -q -- "--planes P" "$tmp/help_$cmd.txt" && grep -q -- "--switch-ports K" "$tmp/help_$cmd.txt" && grep -q -- "--spine-oversubscription R" "$tmp/help_$cmd.txt"'
+  check "$cmd --help lists every shape flag" \
+    'for f in "--planes P" "--switch-ports K" "--tiers T" "--spine-oversubscription R" "--superspine-oversubscription R" "--rail-optimized on|off"; do grep -q -- "$f" "$tmp/help_$cmd.txt" || exit 1; done'
 done
 
 # A plan on two planes says so, and its JSON carries the shape.
@@ -37,6 +38,24 @@ refused "plan: planes where no candidate spans NVLink domains names --planes" pl
   plan --workload bert --system dgx-h100 --deadline 1min --max-gpus 8 --planes 2
 refused "plan: nine planes names --planes" planes \
   plan --workload bert --system dgx-h100 --deadline 1min --planes 9
+refused "collective: two tiers too few for the GPU count names --tiers" tiers \
+  collective --system dgx-h100 --gpus 4096 --tiers 2 --op allreduce --min-size 1MiB --max-size 1MiB
+refused "collective: five tiers names --tiers" tiers \
+  collective --system dgx-h100 --gpus 4096 --tiers 5 --op allreduce --min-size 1MiB --max-size 1MiB
+refused "predict: tiers within one NVLink domain names --tiers" tiers \
+  predict --workload bert --system dgx-h100 --gpus 8 --tiers 3
+refused "predict: leaves without rails within one NVLink domain names --rail-optimized" rail-optimized \
+  predict --workload bert --system dgx-h100 --gpus 8 --rail-optimized off
+refused "collective: --rail-optimized takes on or off" rail-optimized \
+  collective --system dgx-h100 --gpus 64 --rail-optimized maybe --op allreduce --min-size 1MiB --max-size 1MiB
+refused "collective: a super-spine ratio below 1 names --superspine-oversubscription" superspine-oversubscription \
+  collective --system dgx-h100 --gpus 64 --superspine-oversubscription 0.5 --op allreduce --min-size 1MiB --max-size 1MiB
+"$ttsim" collective --system dgx-h100 --gpus 1024 --switch-ports 16 --tiers 4 --superspine-oversubscription 7 --rail-optimized off --op allreduce --algo ring --min-size 1GiB --max-size 1GiB >"$tmp/meta.txt"; rc=$?
+check "collective: a four-tier top at 1:7 without rails is named in the header" '[[ $rc -eq 0 ]] && grep -q "16-port switches, 4 tiers, super-spines 7:1 oversubscribed, leaves not rail-optimised" "$tmp/meta.txt"'
+refused "plan: two tiers that hold none of the range names --tiers" tiers \
+  plan --workload bert --system dgx-h100 --deadline 1min --min-gpus 4096 --max-gpus 8192 --tiers 2
+"$ttsim" collective --system dgx-h100 --gpus 4096 --switch-ports 16 --tiers 4 --op allreduce --algo ring --min-size 1GiB --max-size 1GiB >"$tmp/tiers.txt"; rc=$?
+check "collective: four tiers of 16-port switches hold what three cannot, and the header says so" '[[ $rc -eq 0 ]] && grep -q "16-port switches, 4 tiers" "$tmp/tiers.txt"'
 
 # Scenario keys: a collective's cluster, a sweep's network option.
 printf 'scenario: collective\ncluster:\n  system: dgx-h100\n  gpus: 1024\n  planes: 2\n  switch_ports: 32\n  spine_oversubscription: 2\ncollective: {op: allreduce, algorithm: ring, min_size: 1GiB, max_size: 1GiB}\n' >"$tmp/col.yaml"
@@ -62,6 +81,10 @@ for case in "odd|{switch_ports: 33}|switch_ports|give an even radix" \
             "small|{switch_ports: 32}|switch_ports|32-port switches hold at most 8192" \
             "planes|{planes: 0}|planes|out of range" \
             "spine|{spine_oversubscription: 0.5}|spine_oversubscription|out of range" \
+            "tiers|{tiers: 2}|tiers|hold at most 2048 dgx-h100 GPUs in two tiers" \
+            "tiers5|{tiers: 5}|tiers|out of range" \
+            "superspine|{superspine_oversubscription: 65}|superspine_oversubscription|out of range" \
+            "rails|{rail_optimized: maybe}|rail_optimized|expected true or false" \
             "typo|{plane: 2}|plane|did you mean"; do
   IFS='|' read -r name option key message <<<"$case"
   sweep '[8, 16384]' "$option" >"$tmp/sw_$name.yaml"

@@ -80,6 +80,8 @@ TEST_CASE("SHARP latency grows with the switch tiers its aggregation climbs", "[
     REQUIRE(three_tier.summary().fabric_tiers == 3);
     CHECK(sharp_tree_climb_us(two_tier) == Approx(0.7).margin(1e-9));
     CHECK(sharp_tree_climb_us(three_tier) == Approx(1.4).margin(1e-9));
+    // Four tiers (asked for): spine -> super-spine -> core, one more tier climbed.
+    CHECK(sharp_tree_climb_us(build_preset("dgx-h100", 1024, FabricOptions{.tiers = 4})) == Approx(2.1).margin(1e-9));
 
     const NcclParams p = nccl_params(GpuGeneration::Hopper);
     // NCCL's CollNetDirect latency with 8 GPUs per node: 2 (3.7 + 0.4 x 7) + 31 us.

@@ -50,6 +50,7 @@ TEST_CASE("one flow per equivalence class gives the flow-by-flow result", "[coll
         {"h100-100k", 2048, {}},
         {"gb200-nvl72-xdr", 648, {}},
         {"dgx-h100", 512, FabricOptions{.switch_ports = 16}},  // three tiers at 512 GPUs
+        {"dgx-h100", 1024, FabricOptions{.switch_ports = 16, .tiers = 4}},  // four tiers, two zones
     };
     const std::vector<CollectiveOp> ops = {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter,
                                            CollectiveOp::AllGather, CollectiveOp::Broadcast, CollectiveOp::AllToAll};

@@ -57,9 +57,9 @@ TEST_CASE("DGX H100 SuperPOD switch counts match SPOD_H100 Table 4 and SPOD_B200
         for (const auto& row : rows) {
             const SuperPodShape shape = superpod_shape(row[0], 8);
             INFO("nodes " << row[0]);
-            CHECK(shape.leaves == row[1]);
-            CHECK(shape.spines == row[2]);
-            CHECK(shape.cores == row[3]);
+            CHECK(shape.leaves() == row[1]);
+            CHECK(shape.spines() == row[2]);
+            CHECK(shape.cores() == row[3]);
             CHECK(shape.tiers == (row[3] > 0 ? 3 : 2));
         }
         // Three tiers of 64-port switches: 65,536 NICs, what a DGX SuperPOD preset holds (8 or 4 rails alike).

@@ -41,8 +41,11 @@ std::string_view flag_name(Field field) {
         case Field::storage_bandwidth: return "storage-bandwidth";
         case Field::hot_spares: return "hot-spares";
         case Field::spine_oversubscription: return "spine-oversubscription";
+        case Field::superspine_oversubscription: return "superspine-oversubscription";
         case Field::planes: return "planes";
         case Field::switch_ports: return "switch-ports";
+        case Field::tiers: return "tiers";
+        case Field::rail_optimized: return "rail-optimized";
     }
     throw InternalError("flag_name: a Field without a flag");
 }

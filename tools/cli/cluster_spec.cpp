@@ -28,8 +28,8 @@ Topology ClusterSpec::build() const {
 int check_preset_cluster(const std::string& system, std::int64_t gpus, const FabricOptions& fabric,
                          const FabricShape& asked) {
     const int count = checked_gpu_request(gpus);   // the resource guard first: 10^8 GPUs, with the estimate
-    // A radix asked for that cannot hold the count: the radix's fault (an unknown system is validate_preset's).
-    if (asked.switch_ports)
+    // A radix or tiers asked for that cannot hold the count: their fault (an unknown system is validate_preset's).
+    if (asked.sets_capacity())
         for (const PresetInfo& node : preset_systems())
             if (node.name == system) check_radix_holds(node, count, fabric);
     validate_preset(system, count, fabric);        // an unknown system before the count it cannot hold
@@ -88,12 +88,21 @@ void declare_fabric_shape_flags(ArgParser& args) {
                 "the system's (1)")
         .option("switch-ports", "K",
                 "switch radix, ports per switch at one plane's rate: 64 (Quantum-2), 128 (Spectrum-4 as 400GbE), 144 "
-                "(Quantum-X800); two tiers hold K^2/2 NICs per plane, three K^3/4",
+                "(Quantum-X800); two tiers hold K^2/2 NICs per plane, three K^3/4, four K^4/8",
                 "the system's (64)")
+        .option("tiers", "T",
+                "switch tiers of the fat tree, 2 to 4; a job the tiers cannot hold is refused", "the fewest of 2 and 3 that hold the job")
         .option("spine-oversubscription", "R",
-                "spine downlink:uplink ratio of a three-tier fat tree (e.g. 7 for 1:7 between pods), 1 to 64; two "
-                "tiers have no core and are unchanged",
-                "1");
+                "spine downlink:uplink ratio of a three- or four-tier fat tree (e.g. 7 for 1:7 between pods on three "
+                "tiers), 1 to 64; two tiers have no core and are unchanged",
+                "1")
+        .option("superspine-oversubscription", "R",
+                "super-spine downlink:uplink ratio of a four-tier fat tree (its top boundary), 1 to 64; fewer tiers "
+                "are unchanged",
+                "1")
+        .option("rail-optimized", "on|off",
+                "rail-optimised leaves (NIC k of every node on leaf k) or off: a node's NICs share a leaf",
+                "the system's (on)");
 }
 
 void fabric_shape_flags(const ArgParser& args, FabricChoice& choice) {
@@ -103,8 +112,13 @@ void fabric_shape_flags(const ArgParser& args, FabricChoice& choice) {
         if (*choice.shape.switch_ports % 2 != 0)
             args.fail("switch-ports", "a switch's ports split half down, half up at a leaf: give an even radix");
     }
+    if (args.has("tiers")) choice.shape.tiers = static_cast<int>(args.get_int("tiers", kMinFabricTiers, kMaxFabricTiers));
     if (args.has("spine-oversubscription"))
         choice.shape.spine_oversubscription = args.get_double("spine-oversubscription", 1.0, kMaxSpineOversubscription);
+    if (args.has("superspine-oversubscription"))
+        choice.shape.superspine_oversubscription =
+            args.get_double("superspine-oversubscription", 1.0, kMaxSpineOversubscription);
+    if (args.has("rail-optimized")) choice.shape.rail_optimized = args.get_choice("rail-optimized", {"on", "off"}) == "on";
 }
 
 bool sharp_flag(const ArgParser& args) { return args.get_choice("sharp", {"on", "off"}) == "on"; }

@@ -33,8 +33,9 @@ double memory_reserve_flag(const ArgParser& args);
 // which names the same flag).
 void declare_fabric_flags(ArgParser& args);
 FabricChoice fabric_flags(const ArgParser& args);
-// The fabric's shape (predict, plan, collective): --planes, --switch-ports, --spine-oversubscription, on top of the
-// system's (a preset's own radix and planes); each unset flag keeps it.
+// The fabric's shape (predict, plan, collective): --planes, --switch-ports, --tiers, --spine-oversubscription,
+// --superspine-oversubscription, --rail-optimized, on top of the system's (a preset's own radix and planes); each
+// unset flag keeps it.
 void declare_fabric_shape_flags(ArgParser& args);
 void fabric_shape_flags(const ArgParser& args, FabricChoice& choice);
 

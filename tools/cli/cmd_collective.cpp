@@ -114,7 +114,7 @@ int run_collective(const CommandArgs& raw, std::ostream& out) {
     CollectiveSweepSpec spec;
     if (auto file = args.get_optional("topology")) {
         for (const char* flag : {"system", "gpus", "nic", "oversubscription", "routing", "planes", "switch-ports",
-                                 "spine-oversubscription"})
+                                 "tiers", "spine-oversubscription", "superspine-oversubscription", "rail-optimized"})
             if (args.has(flag))
                 args.fail("topology", "cannot be combined with --" + std::string(flag) + " (the topology file sets it)");
         spec.cluster.topology_file = *file;

@@ -7,6 +7,7 @@
 
 #include "models/calibration/like_system.hpp"
 #include "models/planning/plan_evaluator.hpp"
+#include "models/planning/network_check.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/prediction_band.hpp"
 #include "models/planning/sweep_config.hpp"
@@ -167,10 +168,13 @@ int run_plan(const CommandArgs& raw, std::ostream& out) {
         query.gpu_counts = {file_gpus};
         query.refine = false;
     }
-    if ((query.network.oversubscription != 1.0 || query.network.shape.any()) &&
-        std::none_of(query.systems.begin(), query.systems.end(), [&](const std::string& s) {
-            return resolve_system(s).spans_domains(query.gpu_counts.back());
-        }))
+    // Unlike a plan scenario's `network:`, the command line has never refused a NIC that no candidate uses: the NIC
+    // is left out of the check.
+    planning::NetworkOption without_nic = query.network;
+    without_nic.nic = planning::NetworkOption{}.nic;
+    std::vector<System> systems;
+    for (const std::string& s : query.systems) systems.push_back(resolve_system(s));
+    if (planning::network_option_unused(without_nic, systems, query.gpu_counts.back()))
         args.fail(query.network.oversubscription != 1.0 ? "oversubscription" : std::string(flag_name(query.network.shape.first_field())),
                   "no configuration searched spans two NVLink domains, so no NIC or switch is used (raise --max-gpus)");
     if (args.has("sharp")) query.sharp = sharp_flag(args);

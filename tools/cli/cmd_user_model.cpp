@@ -12,7 +12,7 @@
 //   energy: {...}                # optional: node and switch power, PUE, as a sweep's
 //   allocation: tray             # optional: rack | tray, what a rack-scale system is rented by, as a plan's
 //   network: {planes: 2}         # optional: one network option, as a plan's (nic, oversubscription, sharp,
-//                                #   planes, switch_ports, spine_oversubscription)
+//                                #   planes, switch_ports, tiers, spine_oversubscription)
 //
 // Prints a table; with --out, results.csv and results.json (written atomically).
 #include <algorithm>
@@ -25,6 +25,7 @@
 
 #include "models/compute/profile_files.hpp"
 #include "models/planning/cost_config.hpp"
+#include "models/planning/network_check.hpp"
 #include "models/planning/plan_format.hpp"
 #include "models/planning/point_prediction.hpp"
 #include "models/planning/prediction_cost.hpp"
@@ -196,21 +197,20 @@ int run_user_model_scenario(const ConfigNode& root, const ScenarioContext& conte
         });
     }
     // The fabric every count runs on (`network:`, one option as a plan's: nic, oversubscription, planes,
-    // switch_ports, spine_oversubscription, sharp); counts within one NVLink domain use none of it.
+    // switch_ports, tiers, spine_oversubscription, sharp); counts within one NVLink domain use none of it.
     planning::NetworkOption network;
     if (auto node = root.optional("network")) {
         if (node->is_sequence()) node->fail("a user model runs on one network option; compare several with a sweep");
         if (auto name = node->optional("name"))
             name->fail("a user model runs on one network option, which no name labels (a sweep names its options)");
         network = planning::read_network(*node);
-        if (network.shapes_scale_out() && counts.back() <= resolved.gpus_per_nvlink_domain)
+        if (planning::network_option_unused(network, {resolved}, counts.back()))
             node->fail("no count spans two NVLink domains (largest " + std::to_string(counts.back()) +
                        " GPUs), so no NIC or switch is used: the option would change nothing");
-        if (network.shape.switch_ports)
-            node->required("switch_ports").feeding([&] {
-                check_radix_holds(resolved.node_shape(), counts.back(), network.shape.applied_to(resolved.fabric));
-                return 0;
-            });
+        node->feeding_keys(*node, [&] {
+            planning::check_network_option_holds(network, {resolved}, counts.back());
+            return 0;
+        });
     }
     const ScenarioProfiles chosen = read_scenario_profiles(root, ComputeModel::operator_level, {gpu});
     const ProfileSet& profiles = chosen.profiles;
