@@ -15,6 +15,7 @@ LayerSchedule layer_schedule(const OperatorTable& table, const OperatorStepTimes
     LayerSchedule out;
     out.layers.resize(n);
     double forward_wait = 0, backward_wait = 0;   // one carrying layer's exposed seconds, per pass
+    out.collectives.reserve(collectives.size());
     for (const LayerCollective& c : collectives) {
         out.collectives.push_back({c.name, c.measured.seconds, c.backward});
         (c.backward ? backward_wait : forward_wait) += exposed_fraction * c.measured.seconds;
@@ -49,6 +50,7 @@ LayerSchedule layer_schedule(const OperatorTable& table, const OperatorStepTimes
         out.layers[i].forward_end = i + 1 == n ? 1.0 : share(kernels + waits, forward_total);
     }
     std::vector<double> ready_by_backward_order;
+    ready_by_backward_order.reserve(n);
     kernels = waits = 0;
     for (std::size_t i = n; i-- > 0;) {
         kernels += step.backward_layer_gpu_seconds[i];

@@ -432,6 +432,8 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
 
     // Backward runs the layers last to first; a layer's gradients are ready when its backward ends.
     double done = 0;
+    t.gradient_ready_fraction.reserve(table.layers.size());
+    t.gradient_bytes.reserve(table.layers.size());
     for (std::size_t i = table.layers.size(); i-- > 0;) {
         done += backward_layer[i];
         t.gradient_ready_fraction.push_back(t.backward_gpu_seconds > 0 ? done / t.backward_gpu_seconds : 1.0);

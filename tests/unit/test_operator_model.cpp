@@ -427,3 +427,28 @@ TEST_CASE("operator model: a whole-iteration graph hides the fixed host cost beh
     CHECK(host_row);
     CHECK(wait);
 }
+
+// The calibration's objective sums each distinct table once per evaluation and prices every result on it with its own
+// stack offset (operator_fit.cpp): that must be the clock run_clock gives without the sums, to the bit, as the fit
+// is sensitive to the last bits of its loss.
+TEST_CASE("operator model: a run clock priced from shared kernel sums is the same to the bit", "[operator]") {
+    for (const auto& [workload, gpus] : std::vector<std::pair<std::string, int>>{
+             {"llama2_70b_lora", 64}, {"bert", 8}, {"retinanet", 64}, {"stable_diffusion", 8}}) {
+        INFO(workload << " on " << gpus);
+        const PreparedScenario s = prepare(request(workload, gpus));
+        const PreparedScenario twin = prepare(request(workload, gpus));   // its own tables, priced alike
+        REQUIRE(s.operator_table != twin.operator_table);
+        CHECK(same_kernel_prices(s, twin));
+        for (const bool eval_passes : {false, true}) {
+            ComputeProfile profile = operator_profiles().find(*s.workload, *s.gpu);
+            profile.operator_eval_passes = eval_passes;
+            const ScenarioKernelSums sums = kernel_sums(s, profile);
+            profile.operator_stack_speed = 1.07;   // a stack's offset divides after the sums
+            const RunClock plain = run_clock(twin, profile), shared = run_clock(twin, profile, &sums);
+            CHECK(shared.step_seconds == plain.step_seconds);
+            CHECK(shared.eval_seconds == plain.eval_seconds);
+        }
+    }
+    // Another per-GPU batch prices other kernels.
+    CHECK(!same_kernel_prices(prepare(request("bert", 8)), prepare(request("bert", 64))));
+}

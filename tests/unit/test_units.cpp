@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <cstdint>
+
 #include "sim/errors.hpp"
+#include "sim/time.hpp"
 #include "sim/units.hpp"
 
 using namespace ttsim;
@@ -60,4 +64,25 @@ TEST_CASE("SimTime rounds once, to the nearest picosecond", "[units][time]") {
     CHECK(SimTime::microseconds(3) == SimTime::nanoseconds(3000));
     CHECK(SimTime::from_seconds(1e30) == SimTime::max());
     CHECK((SimTime::microseconds(2) + SimTime::nanoseconds(500)).ps() == 2'500'000);
+    // std::llround's rounding, halves away from zero, at the edges of the double's fractions.
+    const double two52 = 4503599627370496.0;
+    for (const double ps : {0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 1e-3,
+                            -1e-3, 12345.5, 999999.4999, two52 - 0.5, two52 + 0.5, -(two52 + 0.5), two52 * 2 + 1,
+                            9.1e18, -9.1e18, 1.7e12 / 3, -1.7e12 / 3}) {
+        INFO(ps);
+        CHECK(SimTime::from_seconds(ps * 1e-12).ps() == std::llround(ps * 1e-12 * 1e12));
+    }
+    // And at every scale from femtoseconds to days, where most ps have a fraction, or halves (k / 2 x 10^-12).
+    std::uint64_t state = 88172645463325252ULL;   // xorshift64: a fixed, portable sequence
+    int mismatches = 0;
+    for (int i = 0; i < 20000; ++i) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        const double unit = static_cast<double>(state >> 11) / 9007199254740992.0;   // [0, 1)
+        const double seconds = i % 4 == 0 ? static_cast<double>(state % 100000) * 0.5e-12
+                                          : (i % 2 ? 1 : -1) * unit * std::pow(10.0, i % 20 - 15);
+        mismatches += SimTime::from_seconds(seconds).ps() != std::llround(seconds * 1e12);
+    }
+    CHECK(mismatches == 0);
 }
