@@ -19,9 +19,10 @@ TEST_CASE("method check: each round's results at scale, predicted from its small
     check_options.shared = SharedFit::operator_defaults();
     const MethodCheck check = method_check(check_options);
     // round -> {results predicted, MAPE bound %, largest-error bound %}: the figures measured, rounded up at the
-    // second decimal (v4.0 9.68 / 16.95, v4.1 7.38 / 23.02, v5.0 17.90 / 45.20).
+    // second decimal (v4.0 10.83 / 18.92, v4.1 7.51 / 22.95, v5.0 17.98 / 45.10; with no kernel held at its roof
+    // they were 9.68 / 16.95, 7.38 / 23.02 and 17.90 / 45.20: Stable Diffusion's convolutions sat past it).
     const std::map<std::string, std::tuple<std::size_t, double, double>> today = {
-        {"4.0", {8, 9.69, 16.96}}, {"4.1", {8, 7.39, 23.03}}, {"5.0", {13, 17.91, 45.21}}};
+        {"4.0", {8, 10.83, 18.93}}, {"4.1", {8, 7.51, 22.95}}, {"5.0", {13, 17.99, 45.10}}};
     REQUIRE(check.rounds.size() == 3);
     for (const RoundHoldout& r : check.rounds) {
         INFO("v" << r.round << ": MAPE " << r.mape_percent << "%, largest " << r.max_abs_percent << "%\n"
