@@ -65,7 +65,7 @@ int run_calibrate(const CommandArgs& args, std::ostream& out) {
                      "round in --rounds together), print predicted vs published for every result used and every "
                      "published result not used with why, and write DIR/profiles.yaml (--model operator: "
                      "DIR/operator_profiles.yaml). The operator fit (the default model) of every shipped round takes "
-                     "about ten minutes on 2 cores, of one round two; --model lumped a few seconds.");
+                     "about 2.5 CPU-minutes, of one round 20 s; --model lumped a few seconds.");
     parser.option("data", "FILE",
                   "results CSV: the v4.1_results.csv format, or your own measured runs in the user-runs format "
                   "(docs/user-runs.md; told apart by the header)",

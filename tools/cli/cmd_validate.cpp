@@ -187,7 +187,7 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
                      "(a) in-sample error of the profiles for every result of the round (--round, default " +
                          mlperf_rounds().default_round + ") on a GPU of the catalog; (b) hold-out: "
                      "calibrate on results with <= 64 GPUs only, predict every result with >= 128 GPUs. With the "
-                     "operator model (the default) the hold-out fit takes about a minute on 2 cores, --cross-validate "
+                     "operator model (the default) the hold-out fit takes about 20 s of CPU, --cross-validate "
                      "several; --log-parts and --run-lines fit nothing.");
     parser.option("data", "FILE", "results CSV", "shipped models/data/mlperf/v4.1_results.csv")
         .option("runs", "FILE", "run logs CSV (v4.1_runs.csv format), matched to the results by submitter/system/benchmark",
@@ -219,12 +219,13 @@ int run_validate(const CommandArgs& args, std::ostream& out) {
               "only print the method check: for each MLPerf round, calibrate on its results with <= 64 GPUs and "
               "predict its results with >= 72 at their published layouts (per-round MAPE, largest error, every "
               "point); then every round fitted together (in-sample), the published speedup of each workload between "
-              "rounds, and every result not used with why (several minutes per round)")
+              "rounds, and every result not used with why (about a minute of CPU per round, two more for every round "
+              "together)")
         .flag("error-model",
               "only print the model error per kind of extrapolation (inside the calibrated range, scale, a GPU family "
               "without results at scale, an unseen software stack, another round), each cross-validated, as YAML: the "
               "shipped models/data/validation/model_error.yaml that predict and plan bands carry (a dozen fits of the "
-              "shipped rounds, tens of minutes on 2 cores; progress on stderr)")
+              "shipped rounds, about 10 CPU-minutes; progress on stderr)")
         .option("rounds", "LIST", "with --method-check: the rounds, comma-separated from models/data/mlperf/rounds.yaml",
                 "every round");
     declare_model_flag(parser);
