@@ -501,6 +501,20 @@ CalibrationReport calibrate_operator_points(const std::vector<CalibrationPoint>&
         sum += std::pow(std::log1p(report.fitted.back().error), 2);
     }
     report.rms_log_error = points.empty() ? 0.0 : std::sqrt(sum / points.size());
+    // Each cell's own misfit (ComputeProfile::fit_residual), from the same errors.
+    std::map<std::pair<std::string, std::string>, std::pair<double, int>> cells;
+    for (const PointError& e : report.fitted) {
+        auto& [squares, count] = cells[{e.workload, e.gpu}];
+        squares += std::pow(std::log1p(e.error), 2);
+        ++count;
+    }
+    const auto fitted_profiles = report.profiles.all();   // a copy: add() replaces entries
+    for (auto [cell, profile] : fitted_profiles)
+        if (const auto found = cells.find(cell); found != cells.end()) {
+            profile.fit_residual = std::sqrt(found->second.first / found->second.second);
+            profile.fit_results = found->second.second;
+            report.profiles.add(std::move(profile));
+        }
     report.data_description = description +
                               "\nmodel: operator-level (layer graphs, roofline kernels); fitted (the evaluation terms and "
                               "per-run overheads in a second stage): ";

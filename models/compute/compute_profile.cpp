@@ -158,7 +158,7 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
     ProfileSet set;
     for (const ConfigNode& item : root.required("profiles").items()) {
         item.check_keys({"workload", "gpu", "max_flops_fraction", "half_saturation_samples", "fixed_step_seconds",
-                         "multi_node_step_seconds", "run_overhead_seconds", "convergence_factor", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "eval_host_kernels_per_sample", "tp_comm_exposed_fraction", "parameter_sd", "transferred_from",
+                         "multi_node_step_seconds", "run_overhead_seconds", "convergence_factor", "step_jitter_seconds", "step_jitter_cv", "step_jitter_unit", "eval_fixed_seconds", "eval_forward_factor", "eval_step_seconds", "eval_host_kernels_per_sample", "tp_comm_exposed_fraction", "parameter_sd", "fit_residual", "fit_results", "transferred_from",
                          "fitted_samples_per_gpu", "fitted_gpus", "operator"});
         ComputeProfile p;
         p.workload = find_workload(item.required("workload").as_string()).name;
@@ -183,6 +183,9 @@ ProfileSet ProfileSet::load_file(const std::filesystem::path& file) {
         if (auto n = item.optional("tp_comm_exposed_fraction")) p.tp_comm_exposed_fraction = n->as_double(0.0, 1.0);
         // A relative standard deviation: no upper physical bound, but a step-time sd of 100x is no calibration.
         if (auto n = item.optional("parameter_sd")) p.parameter_sd = n->as_double(0.0, 100.0);
+        // An RMS log error: 10 is a factor e^10 off, no calibration.
+        if (auto n = item.optional("fit_residual")) p.fit_residual = n->as_double(0.0, 10.0);
+        if (auto n = item.optional("fit_results")) p.fit_results = static_cast<int>(n->as_int(0, 1000000));
         if (auto n = item.optional("transferred_from")) p.transferred_from = find_gpu(n->as_string()).name;
         if (auto op = item.optional("operator")) {
             op->check_keys({"gemm", "conv", "attention", "memory", "launch_seconds", "graph_launch_seconds",
@@ -268,6 +271,8 @@ void ProfileSet::save_file(const std::filesystem::path& file) const {
         if (p.eval_host_kernels_per_sample != 0.0)
             out << "    eval_host_kernels_per_sample: " << p.eval_host_kernels_per_sample << "\n";
         if (p.parameter_sd != 0.0) out << "    parameter_sd: " << p.parameter_sd << "\n";
+        if (p.fit_results > 0)
+            out << "    fit_residual: " << p.fit_residual << "\n    fit_results: " << p.fit_results << "\n";
         if (p.transferred_from) out << "    transferred_from: " << *p.transferred_from << "\n";
         if (const auto& e = p.operator_efficiency) {
             out << "    operator: {gemm: " << e->gemm << ", conv: " << e->conv << ", attention: " << e->attention

@@ -115,6 +115,11 @@ struct ComputeProfile {
     // posterior mode). One of the independent log-space terms of a prediction's p10/p90 band. 0 = unknown (the
     // band then carries no parameter term). YAML: `parameter_sd: 0.03` (optional, >= 0).
     double parameter_sd = 0.0;
+    // The RMS log error of the fitted results of this profile's workload and GPU under the fit that wrote it, and
+    // their count: the cell's own misfit, which a prediction's model-error term never falls below
+    // (prediction_band.hpp). 0 results: none fitted. YAML: `fit_residual: 0.05`, `fit_results: 12` (optional).
+    double fit_residual = 0.0;
+    int fit_results = 0;
 
     std::optional<std::string> transferred_from;   // set when derived from another GPU's calibration
     // Set by calibration (YAML: fitted_samples_per_gpu: [min, max], fitted_gpus: [min, max]); a transferred

@@ -15,6 +15,10 @@ namespace ttsim::planning {
 
 struct PredictionBand : LogNormalBand {
     std::optional<KindError> model;          // the kind whose error the band carries; none: not quoted
+    // Where the profile's own fitted results miss by more than that kind's error (ComputeProfile::fit_residual):
+    // their RMS log error, which the band carries instead, and their count; 0 results: the kind's.
+    double cell_residual = 0;
+    int cell_results = 0;
     std::string not_quoted;                  // why there is no model term (where `model` is empty)
 };
 

@@ -89,6 +89,34 @@ TEST_CASE("a prediction's kinds: what it asks beyond its profile's data", "[cali
     CHECK(model_error_for(errors, gb200, {512, true, false}).kind == K::gpu_family);
 }
 
+TEST_CASE("a band never carries less than its own workload and GPU's misfit", "[planning]") {
+    const ModelErrors errors = made_up();   // inside: RMS log error 0.05
+    ComputeProfile p = operator_profile("bert", "H100-SXM");
+    p.parameter_sd = 0;
+    Prediction prediction;
+    prediction.ttt_p10_minutes = 9;
+    prediction.ttt_minutes = 10;
+    prediction.ttt_p90_minutes = 12;
+    const ExtrapolationQuery inside{64, true, false};
+    p.fit_residual = 0.02;   // the cell fits better than the kind's error: the kind's is carried
+    p.fit_results = 5;
+    const planning::PredictionBand kind = planning::prediction_band(prediction, p, &errors, inside);
+    CHECK(kind.cell_results == 0);
+    CHECK(kind.model_sigma == Approx(0.05));
+    p.fit_residual = 0.30;   // the cell's own results miss by more: that is carried
+    const planning::PredictionBand own = planning::prediction_band(prediction, p, &errors, inside);
+    CHECK(own.cell_results == 5);
+    CHECK(own.model_sigma == Approx(0.30));
+    CHECK(own.p90 > kind.p90);
+    CHECK(own.p10 < kind.p10);
+    CHECK(planning::describe_band(own).find("carried instead: this workload and GPU's 5 fitted results") !=
+          std::string::npos);
+    // No model term (profiles the error file does not describe): no residual either.
+    const planning::PredictionBand none = planning::prediction_band(prediction, p, nullptr, inside, "why");
+    CHECK(none.model_sigma == 0);
+    CHECK(none.cell_results == 0);
+}
+
 TEST_CASE("band arithmetic: independent log-normal terms in quadrature, the convergence skew kept", "[calibration]") {
     // Convergence p10 9, p50 10, p90 12: sigma low = ln(10/9)/1.28155 = 0.082212, high = ln(1.2)/1.28155 = 0.142265.
     const LogNormalBand alone = combine_band(9, 10, 12, 0, 0);

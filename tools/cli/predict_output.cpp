@@ -44,9 +44,14 @@ std::string format_prediction_table(const PredictionReport& report) {
         // good as what it says it covers.
         const planning::PredictionBand& b = *report.band;
         rows.push_back({"model error",
-                        b.model ? fmt::format("{}: {:.1f} % MAPE over {} cross-validated predictions", describe(b.model->kind),
-                                              b.model->mape_percent, b.model->results)
-                                : "not quoted: " + b.not_quoted,
+                        !b.model ? "not quoted: " + b.not_quoted
+                        : b.cell_results > 0
+                            ? fmt::format("its {} fitted results' own misfit, RMS log error {:.3f} (above {}: "
+                                          "{:.1f} % MAPE)",
+                                          b.cell_results, b.cell_residual, describe(b.model->kind),
+                                          b.model->mape_percent)
+                            : fmt::format("{}: {:.1f} % MAPE over {} cross-validated predictions", describe(b.model->kind),
+                                          b.model->mape_percent, b.model->results),
                         planning::describe_band(b)});
     }
     rows.push_back({"layout", describe_layout(p.layout), ""});
@@ -254,6 +259,8 @@ std::string format_prediction_json(const PredictionReport& report) {
                      {"kind", b->model ? nlohmann::ordered_json(key_of(b->model->kind)) : nlohmann::ordered_json(nullptr)},
                      {"kind_mape_percent", b->model ? nlohmann::ordered_json(b->model->mape_percent) : nlohmann::ordered_json(nullptr)},
                      {"kind_results", b->model ? nlohmann::ordered_json(b->model->results) : nlohmann::ordered_json(nullptr)},
+                     {"cell_residual", b->cell_results > 0 ? nlohmann::ordered_json(b->cell_residual) : nlohmann::ordered_json(nullptr)},
+                     {"cell_results", b->cell_results},
                      {"description", planning::describe_band(*b)},
                      {"model_error_not_quoted", b->not_quoted},
                      {"command", kModelErrorCommand}};
