@@ -171,6 +171,14 @@ double pass_kernel_sum(const std::vector<KernelPrice>& kernels, const layers::Ef
     return sum;
 }
 
+// Layer i's pass: its shared sum (LayerKernelSums) over the stack's offset where one is given and holds at that
+// offset, else priced kernel by kernel; the same to the bit either way.
+double layer_pass_seconds(const std::vector<KernelPrice>& kernels, const layers::Efficiency& e, double speed,
+                          double stack_speed, const std::vector<double>* sums, const std::vector<double>* up_to,
+                          std::size_t i) {
+    return sums && stack_speed <= (*up_to)[i] ? (*sums)[i] / stack_speed : pass_seconds(kernels, e, speed, stack_speed);
+}
+
 }  // namespace
 
 double kernel_gpu_seconds(const KernelPrice& k, const layers::Efficiency& e) {
@@ -194,21 +202,19 @@ double memory_bound_share(const OperatorTable& table, const layers::Efficiency& 
 LayerKernelSums layer_kernel_sums(const std::vector<LayerPrices>& layers, const layers::Efficiency& e, double speed) {
     LayerKernelSums sums;
     for (auto* v : {&sums.forward, &sums.backward, &sums.forward_up_to, &sums.backward_up_to}) v->resize(layers.size());
+    // Offset 0: every kernel at its roof before the cap (pass_kernel_sum), valid up to the offset it reports.
+    auto sum = [&](std::size_t i, bool as_previous, const std::vector<KernelPrice>& kernels, std::vector<double>& out,
+                   std::vector<double>& up_to) {
+        if (as_previous) {
+            out[i] = out[i - 1];
+            up_to[i] = up_to[i - 1];
+        } else {
+            out[i] = pass_kernel_sum(kernels, e, speed, 0.0, &up_to[i]);
+        }
+    };
     for (std::size_t i = 0; i < layers.size(); ++i) {
-        const LayerPrices& layer = layers[i];
-        // Offset 0: every kernel at its roof before the cap (pass_kernel_sum), valid up to the offset it reports.
-        if (layer.forward_as_previous) {
-            sums.forward[i] = sums.forward[i - 1];
-            sums.forward_up_to[i] = sums.forward_up_to[i - 1];
-        } else {
-            sums.forward[i] = pass_kernel_sum(layer.forward, e, speed, 0.0, &sums.forward_up_to[i]);
-        }
-        if (layer.backward_as_previous) {
-            sums.backward[i] = sums.backward[i - 1];
-            sums.backward_up_to[i] = sums.backward_up_to[i - 1];
-        } else {
-            sums.backward[i] = pass_kernel_sum(layer.backward, e, speed, 0.0, &sums.backward_up_to[i]);
-        }
+        sum(i, layers[i].forward_as_previous, layers[i].forward, sums.forward, sums.forward_up_to);
+        sum(i, layers[i].backward_as_previous, layers[i].backward, sums.backward, sums.backward_up_to);
     }
     return sums;
 }
@@ -380,14 +386,14 @@ OperatorStepTimes price_operator_step(const OperatorTable& table, const layers::
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
         t.forward_layer_gpu_seconds[i] = layer.forward_as_previous ? t.forward_layer_gpu_seconds[i - 1]
-                                         : sums && stack_speed <= sums->forward_up_to[i]
-                                             ? sums->forward[i] / stack_speed
-                                             : pass_seconds(layer.forward, e, speed, stack_speed);
+                                         : layer_pass_seconds(layer.forward, e, speed, stack_speed,
+                                                              sums ? &sums->forward : nullptr,
+                                                              sums ? &sums->forward_up_to : nullptr, i);
         t.forward_gpu_seconds += t.forward_layer_gpu_seconds[i];
         backward_layer[i] = layer.backward_as_previous ? backward_layer[i - 1]
-                            : sums && stack_speed <= sums->backward_up_to[i]
-                                ? sums->backward[i] / stack_speed
-                                : pass_seconds(layer.backward, e, speed, stack_speed);
+                            : layer_pass_seconds(layer.backward, e, speed, stack_speed,
+                                                 sums ? &sums->backward : nullptr,
+                                                 sums ? &sums->backward_up_to : nullptr, i);
         t.backward_gpu_seconds += backward_layer[i];
         switch (table.cuda_graphs) {
             case layers::CudaGraphs::none:
@@ -521,8 +527,8 @@ double eval_pass_seconds(const EvalTable& table, const layers::Efficiency& e, do
     for (std::size_t i = 0; i < table.layers.size(); ++i) {
         const LayerPrices& layer = table.layers[i];
         if (!layer.forward_as_previous)
-            layer_gpu = sums && stack_speed <= sums->forward_up_to[i] ? sums->forward[i] / stack_speed
-                                                                      : pass_seconds(layer.forward, e, speed, stack_speed);
+            layer_gpu = layer_pass_seconds(layer.forward, e, speed, stack_speed, sums ? &sums->forward : nullptr,
+                                           sums ? &sums->forward_up_to : nullptr, i);
         gpu += layer_gpu;
         if (table.cuda_graphs == layers::CudaGraphs::none ||
             (table.cuda_graphs == layers::CudaGraphs::per_layer && !layer.block))
